@@ -1,0 +1,34 @@
+# backupkit: every check CI runs is `make test`.
+SHELL := /bin/bash
+GO ?= go
+# Pinned so that nothing needs a manual install; `go run` fetches it through the module proxy.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# Per fuzz target: a short bounded run in `make test`, a longer one in `make fuzz`.
+FUZZTIME_SHORT ?= 5s
+FUZZTIME ?= 2m
+
+.PHONY: test fmt-check vet staticcheck unit fuzz-short fuzz bench
+
+test: fmt-check vet staticcheck unit fuzz-short
+
+fmt-check:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+fuzz-short:
+	FUZZTIME=$(FUZZTIME_SHORT) bash hack/fuzz.sh
+
+fuzz:
+	FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh
+
+bench:
+	bash hack/bench.sh
