@@ -1,0 +1,149 @@
+package readiness
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Compute decides the readiness of u. It is pure: it does not fetch anything, read a clock
+// (unless WithNow supplies the time), or modify u; it never panics, whatever u holds. It is
+// safe for concurrent use.
+//
+// The decision order is fixed:
+//
+//  1. a nil object: Unknown (NilObject); a malformed metadata or status (a field of the
+//     wrong type): Unknown (MalformedStatus);
+//  2. metadata.deletionTimestamp set: Terminating;
+//  3. metadata.generation newer than status.observedGeneration: InProgress
+//     (ObservedGenerationStale);
+//  4. condition Reconciling=True: InProgress; condition Stalled=True: Failed;
+//  5. a kind whose status a controller writes (RequireStatus) with no status at all:
+//     InProgress (NoStatus), unless WithLenient;
+//  6. the kind's Checker (built-in rules, or WithRegistry's);
+//  7. kinds without a Checker: condition Ready (True: Current, otherwise InProgress), and
+//     Current when there is no Ready condition.
+//
+// The package doc lists every built-in rule.
+func Compute(u *unstructured.Unstructured, opts ...Option) Result {
+	var env Env
+	var reg *Registry
+	if len(opts) > 0 {
+		c := new(config)
+		for _, o := range opts {
+			if o != nil {
+				o(c)
+			}
+		}
+		env, reg = c.env, c.registry
+	}
+	return compute(u, env, reg)
+}
+
+// compute is Compute once the options are read; the Waiter calls it with its own env.
+func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
+	if u == nil || u.Object == nil {
+		return Result{Status: Unknown, Reason: ReasonNilObject, Message: "no object"}
+	}
+	var f fields
+	obj := u.Object
+	meta := f.mapAt(obj, "metadata", "metadata")
+	if meta != nil {
+		if v, ok := meta["deletionTimestamp"]; ok && v != nil {
+			return Result{Status: Terminating, Reason: ReasonTerminating, Message: "deletion in progress"}
+		}
+	}
+	statusV, hasStatus := obj["status"]
+	status := f.mapAt(obj, "status", "status")
+	if f.bad != "" {
+		return malformed(f.bad)
+	}
+	if meta != nil && status != nil {
+		gen, okG := f.integer(meta, "generation", "metadata.generation")
+		obs, okO := f.integer(status, "observedGeneration", "status.observedGeneration")
+		if f.bad != "" {
+			return malformed(f.bad)
+		}
+		if okG && okO && obs < gen {
+			return Result{Status: InProgress, Reason: ReasonStaleGeneration,
+				Message: "generation " + itoa(gen) + " not yet observed (observed " + itoa(obs) + ")"}
+		}
+	}
+	var conds []any
+	if status != nil {
+		conds = f.listAt(status, "conditions", "status.conditions")
+		if c := f.condition(conds, "Reconciling"); c.status == "True" {
+			return f.done(Result{Status: InProgress, Reason: ReasonReconciling, Message: orReason(c, "reconciling")})
+		}
+		if c := f.condition(conds, "Stalled"); c.status == "True" {
+			return f.done(Result{Status: Failed, Reason: ReasonStalled, Message: orReason(c, "stalled")})
+		}
+		if f.bad != "" {
+			return malformed(f.bad)
+		}
+	}
+
+	group, kind := groupKindOf(obj)
+	var e entry
+	var ok bool
+	if reg != nil {
+		e, ok = reg.lookup(schema.GroupKind{Group: group, Kind: kind})
+	} else {
+		e.check, e.requireStatus = builtin(group, kind)
+		ok = e.check != nil
+	}
+	if ok {
+		if e.requireStatus && !env.Lenient && (!hasStatus || isZero(statusV)) {
+			return Result{Status: InProgress, Reason: ReasonNoStatus, Message: "no status written yet"}
+		}
+		return runChecker(e.check, u, env, group, kind)
+	}
+
+	c := f.condition(conds, "Ready")
+	switch {
+	case f.bad != "":
+		return malformed(f.bad)
+	case !c.found:
+		return Result{Status: Current, Reason: ReasonNoConditions, Message: "no Ready condition"}
+	case c.status == "True":
+		return Result{Status: Current, Reason: ReasonReady, Message: orReason(c, "ready")}
+	default:
+		return Result{Status: InProgress, Reason: ReasonNotReady, Message: orReason(c, "Ready is "+c.status)}
+	}
+}
+
+// runChecker calls c, turning a panic into Unknown.
+func runChecker(c Checker, u *unstructured.Unstructured, env Env, group, kind string) (r Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = Result{Status: Unknown, Reason: ReasonCheckerPanic, Message: "checker for " + kind + "." + group + " panicked"}
+		}
+	}()
+	r = c(u, env)
+	if r.Status == "" {
+		r.Status = Unknown
+	}
+	return r
+}
+
+// groupKindOf reads apiVersion and kind without allocating.
+func groupKindOf(obj map[string]any) (group, kind string) {
+	av, _ := obj["apiVersion"].(string)
+	kind, _ = obj["kind"].(string)
+	if i := strings.LastIndexByte(av, '/'); i >= 0 {
+		group = av[:i]
+	}
+	return group, kind
+}
+
+// orReason returns the condition's message, else its reason, else def.
+func orReason(c condition, def string) string {
+	if c.message != "" {
+		return c.message
+	}
+	if c.reason != "" {
+		return c.reason
+	}
+	return def
+}

@@ -1,0 +1,188 @@
+package readiness
+
+import (
+	"math"
+	"strconv"
+)
+
+// fields reads unstructured content without panicking. A value of the wrong type is
+// remembered (the first one only) so that a rule can report Unknown instead of guessing.
+// Paths are constant strings, so reading allocates nothing.
+type fields struct {
+	bad string
+}
+
+func (f *fields) fail(path string) {
+	if f.bad == "" {
+		f.bad = path
+	}
+}
+
+// done returns r, or Unknown if any field read on the way was malformed.
+func (f *fields) done(r Result) Result {
+	if f.bad != "" {
+		return malformed(f.bad)
+	}
+	return r
+}
+
+func malformed(path string) Result {
+	return Result{Status: Unknown, Reason: ReasonMalformed, Message: path + " has an unexpected type"}
+}
+
+func (f *fields) mapAt(m map[string]any, key, path string) map[string]any {
+	v, ok := m[key]
+	if !ok || v == nil {
+		return nil
+	}
+	mm, ok := v.(map[string]any)
+	if !ok {
+		f.fail(path)
+		return nil
+	}
+	return mm
+}
+
+func (f *fields) listAt(m map[string]any, key, path string) []any {
+	v, ok := m[key]
+	if !ok || v == nil {
+		return nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		f.fail(path)
+		return nil
+	}
+	return l
+}
+
+func (f *fields) str(m map[string]any, key, path string) string {
+	v, ok := m[key]
+	if !ok || v == nil {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		f.fail(path)
+		return ""
+	}
+	return s
+}
+
+func (f *fields) boolean(m map[string]any, key, path string) bool {
+	v, ok := m[key]
+	if !ok || v == nil {
+		return false
+	}
+	b, ok := v.(bool)
+	if !ok {
+		f.fail(path)
+		return false
+	}
+	return b
+}
+
+// integer returns the value and whether it is present. Integers decoded from JSON arrive as
+// int64 (apimachinery's decoder) or float64 (encoding/json); both are accepted, a fraction is not.
+func (f *fields) integer(m map[string]any, key, path string) (int64, bool) {
+	v, ok := m[key]
+	if !ok || v == nil {
+		return 0, false
+	}
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case float64:
+		if n == math.Trunc(n) && n >= math.MinInt64 && n <= math.MaxInt64 {
+			return int64(n), true
+		}
+	}
+	f.fail(path)
+	return 0, false
+}
+
+// intOr returns the integer at key, or def when absent.
+func (f *fields) intOr(m map[string]any, key, path string, def int64) int64 {
+	if n, ok := f.integer(m, key, path); ok {
+		return n
+	}
+	return def
+}
+
+// condition is one entry of status.conditions.
+type condition struct {
+	found              bool
+	status             string // "True", "False", "Unknown"
+	reason, message    string
+	lastTransitionTime string
+}
+
+// condition finds the condition of type typ in conds (status.conditions).
+func (f *fields) condition(conds []any, typ string) condition {
+	for _, c := range conds {
+		cm, ok := c.(map[string]any)
+		if !ok {
+			f.fail("status.conditions[]")
+			return condition{}
+		}
+		if t := f.str(cm, "type", "status.conditions[].type"); t != typ {
+			continue
+		}
+		return condition{
+			found:              true,
+			status:             f.str(cm, "status", "status.conditions[].status"),
+			reason:             f.str(cm, "reason", "status.conditions[].reason"),
+			message:            f.str(cm, "message", "status.conditions[].message"),
+			lastTransitionTime: f.str(cm, "lastTransitionTime", "status.conditions[].lastTransitionTime"),
+		}
+	}
+	return condition{}
+}
+
+// isZero reports whether v is the zero value the API server returns for a status nobody has
+// written: absent, null, {}, [], 0, "", false, or a map or list of only those.
+func isZero(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !isZero(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range x {
+			if !isZero(e) {
+				return false
+			}
+		}
+		return true
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case int64:
+		return x == 0
+	case int:
+		return x == 0
+	case int32:
+		return x == 0
+	case float64:
+		return x == 0
+	}
+	return false
+}
+
+// itoa formats n; strconv caches the small numbers status counters mostly are.
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// ratio renders "have/want what", e.g. "2/3 replicas ready".
+func ratio(have, want int64, what string) string {
+	return itoa(have) + "/" + itoa(want) + " " + what
+}

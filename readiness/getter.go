@@ -1,0 +1,114 @@
+package readiness
+
+import (
+	"context"
+	"errors"
+	"net"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+)
+
+// ObjectRef names one object to wait for. It is a comparable value.
+type ObjectRef struct {
+	// GroupKind is the object's group and kind ("apps", "Deployment"; core group "").
+	GroupKind schema.GroupKind
+	// Namespace is empty for a cluster-scoped object.
+	Namespace string
+	Name      string
+	// UID, if set, is the UID of the object the caller created: an object found under the same
+	// name with another UID is a replacement and the wait for it ends with ErrReplaced. If
+	// empty, the first UID the waiter sees plays that role.
+	UID types.UID
+}
+
+// String renders the ref as "Kind.group namespace/name" ("Kind name" for a core,
+// cluster-scoped object).
+func (r ObjectRef) String() string {
+	s := r.GroupKind.Kind
+	if r.GroupKind.Group != "" {
+		s += "." + r.GroupKind.Group
+	}
+	s += " "
+	if r.Namespace != "" {
+		s += r.Namespace + "/"
+	}
+	return s + r.Name
+}
+
+// RefOf returns the ObjectRef of u, its UID included.
+func RefOf(u *unstructured.Unstructured) ObjectRef {
+	gvk := u.GroupVersionKind()
+	return ObjectRef{GroupKind: gvk.GroupKind(), Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID()}
+}
+
+// Getter fetches one object. It returns an error for which apierrors.IsNotFound is true
+// when the object does not exist (meta.IsNoMatchError, a kind not served yet, counts the
+// same). Implementations must be safe for the waiter's sequential use; NewDynamicGetter's is
+// safe for concurrent use.
+type Getter interface {
+	Get(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error)
+}
+
+// Lister is an optional interface of a Getter: all objects of a kind in one namespace (all
+// cluster-scoped objects of the kind when namespace is ""). When the getter has it, the
+// waiter makes one LIST per GroupKind and namespace per tick instead of a GET per object,
+// once at least WithListThreshold objects wait there. The returned objects are only read.
+type Lister interface {
+	List(ctx context.Context, gk schema.GroupKind, namespace string) ([]*unstructured.Unstructured, error)
+}
+
+// errClass is what the waiter does with a getter's error.
+type errClass int
+
+const (
+	errNone errClass = iota
+	errNotFound
+	errTransient
+	errPermanent
+)
+
+func classify(err error, transient func(error) bool) errClass {
+	switch {
+	case err == nil:
+		return errNone
+	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+		return errNotFound
+	case transient(err):
+		return errTransient
+	}
+	return errPermanent
+}
+
+// Transient reports whether err is worth retrying: 429 Too Many Requests, any 5xx, server
+// and client timeouts, connection refused or reset, an unexpected EOF. Everything else
+// (403 Forbidden, 400 Bad Request, 401, 422, errors it does not recognize) is permanent.
+// It is the default of WithTransient.
+func Transient(err error) bool {
+	if err == nil {
+		return false
+	}
+	if apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err) {
+		return true
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) && st.Status().Code >= 500 {
+		return true
+	}
+	if utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) ||
+		utilnet.IsHTTP2ConnectionLost(err) || utilnet.IsTimeout(err) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return errors.Is(err, context.DeadlineExceeded)
+}
+
+func typesUID(s string) types.UID { return types.UID(s) }

@@ -1,0 +1,78 @@
+package readiness
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/clock"
+)
+
+// DefaultUnschedulableWindow is how long a Pod may stay Unschedulable before it counts as
+// Failed, when the time is known (WithNow, or the Waiter's clock). Cluster autoscalers take
+// minutes to add a node, so the window is generous.
+const DefaultUnschedulableWindow = 5 * time.Minute
+
+// Env is what a Checker knows besides the object. Its zero value means: time unknown, strict
+// (restore-aware) reading, DefaultUnschedulableWindow.
+type Env struct {
+	// Now is the current time; the zero value means unknown, and time-based rules
+	// (Unschedulable past a window) then never fire.
+	Now time.Time
+	// Lenient is true when the caller asked for kstatus's reading (WithLenient): an object
+	// with no status at all is not held back for that alone.
+	Lenient bool
+	// UnschedulableWindow: see DefaultUnschedulableWindow; not positive means the default.
+	UnschedulableWindow time.Duration
+}
+
+func (e Env) unschedulableWindow() time.Duration {
+	if e.UnschedulableWindow <= 0 {
+		return DefaultUnschedulableWindow
+	}
+	return e.UnschedulableWindow
+}
+
+// Option changes how Compute decides or how Wait waits. Options that only concern waiting
+// are ignored by Compute; each option says where it applies and what its default is.
+type Option func(*config)
+
+type config struct {
+	env      Env
+	registry *Registry
+
+	// Wait only.
+	clock          clock.Clock
+	timeout        time.Duration
+	itemTimeout    time.Duration
+	backoff        wait.Backoff
+	progress       func(Event)
+	listThreshold  int
+	keepGoing      bool
+	transient      func(error) bool
+	nowFromOptions bool
+}
+
+// WithNow gives the rules the current time (Compute, for Unschedulable past a window).
+// Default: unknown, so no rule depends on time. Wait uses its clock instead.
+func WithNow(t time.Time) Option {
+	return func(c *config) { c.env.Now = t; c.nowFromOptions = true }
+}
+
+// WithLenient restores kstatus's reading (Compute and Wait): an object of a kind whose
+// status a controller writes is not InProgress merely because it has no status yet; its rule
+// reads the absent status as zeros. Default: strict, restore-aware.
+func WithLenient() Option {
+	return func(c *config) { c.env.Lenient = true }
+}
+
+// WithUnschedulableWindow sets how long a Pod may be Unschedulable before it is Failed
+// (Compute and Wait). Default: DefaultUnschedulableWindow; not positive keeps the default.
+func WithUnschedulableWindow(d time.Duration) Option {
+	return func(c *config) { c.env.UnschedulableWindow = d }
+}
+
+// WithRegistry makes Compute and Wait use r's checkers instead of the built-in rules.
+// Default: the built-in rules (what NewRegistry holds). A nil r keeps the default.
+func WithRegistry(r *Registry) Option {
+	return func(c *config) { c.registry = r }
+}

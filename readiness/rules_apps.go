@@ -1,0 +1,135 @@
+package readiness
+
+import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+// deploymentRule: apps/Deployment.
+func deploymentRule(u *unstructured.Unstructured, _ Env) Result {
+	var f fields
+	spec := f.mapAt(u.Object, "spec", "spec")
+	status := f.mapAt(u.Object, "status", "status")
+	want := f.intOr(spec, "replicas", "spec.replicas", 1)
+	conds := f.listAt(status, "conditions", "status.conditions")
+	if c := f.condition(conds, "Progressing"); c.status == "False" && c.reason == "ProgressDeadlineExceeded" {
+		return f.done(Result{Status: Failed, Reason: "ProgressDeadlineExceeded", Message: orReason(c, "progress deadline exceeded")})
+	}
+	replicas := f.intOr(status, "replicas", "status.replicas", 0)
+	updated := f.intOr(status, "updatedReplicas", "status.updatedReplicas", 0)
+	ready := f.intOr(status, "readyReplicas", "status.readyReplicas", 0)
+	available := f.intOr(status, "availableReplicas", "status.availableReplicas", 0)
+	avail := f.condition(conds, "Available")
+	switch {
+	case f.bad != "":
+		return malformed(f.bad)
+	case updated < want:
+		return Result{Status: InProgress, Reason: "LessUpdated", Message: ratio(updated, want, "replicas updated")}
+	case replicas > updated:
+		return Result{Status: InProgress, Reason: "OldReplicas", Message: itoa(replicas-updated) + " old replicas pending termination"}
+	case available < want:
+		return Result{Status: InProgress, Reason: "LessAvailable", Message: ratio(available, want, "replicas available")}
+	case ready < want:
+		return Result{Status: InProgress, Reason: "LessReady", Message: ratio(ready, want, "replicas ready")}
+	case avail.found && avail.status != "True":
+		return Result{Status: InProgress, Reason: "NotAvailable", Message: orReason(avail, "Available is "+avail.status)}
+	}
+	return Result{Status: Current, Reason: "Available", Message: ratio(available, want, "replicas available")}
+}
+
+// statefulSetRule: apps/StatefulSet, with RollingUpdate partitions and OnDelete.
+func statefulSetRule(u *unstructured.Unstructured, _ Env) Result {
+	var f fields
+	spec := f.mapAt(u.Object, "spec", "spec")
+	status := f.mapAt(u.Object, "status", "status")
+	want := f.intOr(spec, "replicas", "spec.replicas", 1)
+	strategy := f.mapAt(spec, "updateStrategy", "spec.updateStrategy")
+	onDelete := f.str(strategy, "type", "spec.updateStrategy.type") == "OnDelete"
+	partition := f.intOr(f.mapAt(strategy, "rollingUpdate", "spec.updateStrategy.rollingUpdate"),
+		"partition", "spec.updateStrategy.rollingUpdate.partition", 0)
+	replicas := f.intOr(status, "replicas", "status.replicas", 0)
+	ready := f.intOr(status, "readyReplicas", "status.readyReplicas", 0)
+	available, hasAvailable := f.integer(status, "availableReplicas", "status.availableReplicas")
+	updated := f.intOr(status, "updatedReplicas", "status.updatedReplicas", 0)
+	currentRev := f.str(status, "currentRevision", "status.currentRevision")
+	updateRev := f.str(status, "updateRevision", "status.updateRevision")
+	switch {
+	case f.bad != "":
+		return malformed(f.bad)
+	case replicas > want:
+		return Result{Status: InProgress, Reason: "ExtraReplicas", Message: ratio(replicas, want, "replicas, scaling down")}
+	case ready < want:
+		return Result{Status: InProgress, Reason: "LessReady", Message: ratio(ready, want, "replicas ready")}
+	case hasAvailable && available < want:
+		return Result{Status: InProgress, Reason: "LessAvailable", Message: ratio(available, want, "replicas available")}
+	case onDelete:
+		return Result{Status: Current, Reason: "OnDelete", Message: ratio(ready, want, "replicas ready; OnDelete updates wait for pod deletion")}
+	case partition > 0:
+		need := max(want-partition, 0)
+		if updated < need {
+			return Result{Status: InProgress, Reason: "PartitionRollout", Message: ratio(updated, need, "replicas above the partition updated")}
+		}
+		return Result{Status: Current, Reason: "PartitionRolledOut", Message: ratio(updated, need, "replicas above the partition updated")}
+	case updated < want:
+		return Result{Status: InProgress, Reason: "LessUpdated", Message: ratio(updated, want, "replicas updated")}
+	case updateRev != "" && currentRev != updateRev:
+		return Result{Status: InProgress, Reason: "RevisionMismatch", Message: "current revision " + currentRev + " is not update revision " + updateRev}
+	}
+	return Result{Status: Current, Reason: "Ready", Message: ratio(ready, want, "replicas ready")}
+}
+
+// daemonSetRule: apps/DaemonSet.
+func daemonSetRule(u *unstructured.Unstructured, _ Env) Result {
+	var f fields
+	spec := f.mapAt(u.Object, "spec", "spec")
+	status := f.mapAt(u.Object, "status", "status")
+	onDelete := f.str(f.mapAt(spec, "updateStrategy", "spec.updateStrategy"), "type", "spec.updateStrategy.type") == "OnDelete"
+	desired := f.intOr(status, "desiredNumberScheduled", "status.desiredNumberScheduled", 0)
+	scheduled := f.intOr(status, "currentNumberScheduled", "status.currentNumberScheduled", 0)
+	mis := f.intOr(status, "numberMisscheduled", "status.numberMisscheduled", 0)
+	updated := f.intOr(status, "updatedNumberScheduled", "status.updatedNumberScheduled", 0)
+	available := f.intOr(status, "numberAvailable", "status.numberAvailable", 0)
+	ready := f.intOr(status, "numberReady", "status.numberReady", 0)
+	switch {
+	case f.bad != "":
+		return malformed(f.bad)
+	case scheduled < desired:
+		return Result{Status: InProgress, Reason: "LessScheduled", Message: ratio(scheduled, desired, "nodes scheduled")}
+	case mis > 0:
+		return Result{Status: InProgress, Reason: "Misscheduled", Message: itoa(mis) + " pods on nodes that should not run them"}
+	case !onDelete && updated < desired:
+		return Result{Status: InProgress, Reason: "LessUpdated", Message: ratio(updated, desired, "nodes updated")}
+	case available < desired:
+		return Result{Status: InProgress, Reason: "LessAvailable", Message: ratio(available, desired, "nodes available")}
+	case ready < desired:
+		return Result{Status: InProgress, Reason: "LessReady", Message: ratio(ready, desired, "nodes ready")}
+	}
+	return Result{Status: Current, Reason: "Available", Message: ratio(available, desired, "nodes available")}
+}
+
+// replicaSetRule: apps/ReplicaSet.
+func replicaSetRule(u *unstructured.Unstructured, _ Env) Result {
+	var f fields
+	spec := f.mapAt(u.Object, "spec", "spec")
+	status := f.mapAt(u.Object, "status", "status")
+	want := f.intOr(spec, "replicas", "spec.replicas", 1)
+	replicas := f.intOr(status, "replicas", "status.replicas", 0)
+	ready := f.intOr(status, "readyReplicas", "status.readyReplicas", 0)
+	available := f.intOr(status, "availableReplicas", "status.availableReplicas", 0)
+	labeled := f.intOr(status, "fullyLabeledReplicas", "status.fullyLabeledReplicas", replicas)
+	rf := f.condition(f.listAt(status, "conditions", "status.conditions"), "ReplicaFailure")
+	switch {
+	case f.bad != "":
+		return malformed(f.bad)
+	case rf.status == "True":
+		return Result{Status: InProgress, Reason: "ReplicaFailure", Message: orReason(rf, "replica failure")}
+	case replicas > want:
+		return Result{Status: InProgress, Reason: "ExtraReplicas", Message: ratio(replicas, want, "replicas, scaling down")}
+	case replicas < want:
+		return Result{Status: InProgress, Reason: "LessReplicas", Message: ratio(replicas, want, "replicas created")}
+	case labeled < want:
+		return Result{Status: InProgress, Reason: "LessLabeled", Message: ratio(labeled, want, "replicas fully labeled")}
+	case available < want:
+		return Result{Status: InProgress, Reason: "LessAvailable", Message: ratio(available, want, "replicas available")}
+	case ready < want:
+		return Result{Status: InProgress, Reason: "LessReady", Message: ratio(ready, want, "replicas ready")}
+	}
+	return Result{Status: Current, Reason: "Available", Message: ratio(available, want, "replicas available")}
+}

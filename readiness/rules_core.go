@@ -1,0 +1,148 @@
+package readiness
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// podRule: v1/Pod.
+func podRule(u *unstructured.Unstructured, env Env) Result {
+	var f fields
+	status := f.mapAt(u.Object, "status", "status")
+	phase := f.str(status, "phase", "status.phase")
+	switch phase {
+	case "Succeeded":
+		return f.done(Result{Status: Current, Reason: "PodCompleted", Message: "pod completed"})
+	case "Failed":
+		msg := f.str(status, "message", "status.message")
+		if msg == "" {
+			msg = "pod failed"
+		}
+		return f.done(Result{Status: Failed, Reason: "PodFailed", Message: msg})
+	}
+	// A container waiting in CrashLoopBackOff fails the pod; remember the first other
+	// waiting reason (ContainerCreating, ImagePullBackOff, ...) for the message.
+	waiting := ""
+	for _, key := range [...]string{"initContainerStatuses", "containerStatuses"} {
+		for _, cs := range f.listAt(status, key, "status."+key) {
+			csm, ok := cs.(map[string]any)
+			if !ok {
+				f.fail("status." + key + "[]")
+				break
+			}
+			w := f.mapAt(f.mapAt(csm, "state", "status.containerStatuses[].state"), "waiting", "status.containerStatuses[].state.waiting")
+			reason := f.str(w, "reason", "status.containerStatuses[].state.waiting.reason")
+			if reason == "CrashLoopBackOff" {
+				name := f.str(csm, "name", "status.containerStatuses[].name")
+				return f.done(Result{Status: Failed, Reason: "CrashLoopBackOff", Message: "container " + name + " is in CrashLoopBackOff"})
+			}
+			if waiting == "" {
+				waiting = reason
+			}
+		}
+	}
+	conds := f.listAt(status, "conditions", "status.conditions")
+	if c := f.condition(conds, "PodScheduled"); c.status == "False" && c.reason == "Unschedulable" {
+		if !env.Now.IsZero() && c.lastTransitionTime != "" {
+			since, err := time.Parse(time.RFC3339, c.lastTransitionTime)
+			if err != nil {
+				f.fail("status.conditions[].lastTransitionTime")
+			} else if env.Now.Sub(since) > env.unschedulableWindow() {
+				return f.done(Result{Status: Failed, Reason: "Unschedulable", Message: "unschedulable for longer than " + env.unschedulableWindow().String() + ": " + orReason(c, "")})
+			}
+		}
+		return f.done(Result{Status: InProgress, Reason: "Unschedulable", Message: orReason(c, "unschedulable")})
+	}
+	ready := f.condition(conds, "Ready")
+	if f.bad != "" {
+		return malformed(f.bad)
+	}
+	switch phase {
+	case "Running":
+		if ready.status == "True" {
+			return Result{Status: Current, Reason: "PodReady", Message: "pod running and ready"}
+		}
+		if waiting != "" {
+			return Result{Status: InProgress, Reason: waiting, Message: "a container is waiting: " + waiting}
+		}
+		return Result{Status: InProgress, Reason: "PodNotReady", Message: orReason(ready, "pod running, not ready")}
+	case "Pending", "":
+		if waiting != "" {
+			return Result{Status: InProgress, Reason: waiting, Message: "a container is waiting: " + waiting}
+		}
+		return Result{Status: InProgress, Reason: "PodPending", Message: "pod pending"}
+	}
+	return Result{Status: Unknown, Reason: "PodPhaseUnknown", Message: "pod phase " + phase}
+}
+
+// namespaceRule: v1/Namespace. The API server sets phase Active on create; a Namespace
+// being deleted has phase Terminating (and a deletionTimestamp, which Compute sees first).
+func namespaceRule(u *unstructured.Unstructured, _ Env) Result {
+	var f fields
+	switch phase := f.str(f.mapAt(u.Object, "status", "status"), "phase", "status.phase"); phase {
+	case "Active":
+		return f.done(Result{Status: Current, Reason: "Active", Message: "namespace active"})
+	case "Terminating":
+		return f.done(Result{Status: Terminating, Reason: "NamespaceTerminating", Message: "namespace terminating"})
+	case "":
+		return f.done(Result{Status: Current, Reason: "NoPhase", Message: "no phase recorded"})
+	default:
+		return f.done(Result{Status: Unknown, Reason: "NamespacePhaseUnknown", Message: "namespace phase " + phase})
+	}
+}
+
+// pvcRule: v1/PersistentVolumeClaim.
+func pvcRule(u *unstructured.Unstructured, _ Env) Result {
+	var f fields
+	switch phase := f.str(f.mapAt(u.Object, "status", "status"), "phase", "status.phase"); phase {
+	case "Bound":
+		return f.done(Result{Status: Current, Reason: "Bound", Message: "claim bound"})
+	case "Lost":
+		return f.done(Result{Status: Failed, Reason: "ClaimLost", Message: "the bound volume is gone"})
+	case "Pending", "":
+		return f.done(Result{Status: InProgress, Reason: "Pending", Message: "claim not bound yet"})
+	default:
+		return f.done(Result{Status: Unknown, Reason: "ClaimPhaseUnknown", Message: "claim phase " + phase})
+	}
+}
+
+// pvRule: v1/PersistentVolume.
+func pvRule(u *unstructured.Unstructured, _ Env) Result {
+	var f fields
+	status := f.mapAt(u.Object, "status", "status")
+	switch phase := f.str(status, "phase", "status.phase"); phase {
+	case "Available", "Bound", "Released":
+		return f.done(Result{Status: Current, Reason: phase, Message: "volume " + phase})
+	case "Failed":
+		msg := f.str(status, "message", "status.message")
+		if msg == "" {
+			msg = "volume failed"
+		}
+		return f.done(Result{Status: Failed, Reason: "VolumeFailed", Message: msg})
+	case "Pending":
+		return f.done(Result{Status: InProgress, Reason: "Pending", Message: "volume pending"})
+	case "":
+		return f.done(Result{Status: Current, Reason: "NoPhase", Message: "no phase recorded"})
+	default:
+		return f.done(Result{Status: Unknown, Reason: "VolumePhaseUnknown", Message: "volume phase " + phase})
+	}
+}
+
+// serviceRule: v1/Service. Only a LoadBalancer has status to wait for.
+func serviceRule(u *unstructured.Unstructured, _ Env) Result {
+	var f fields
+	spec := f.mapAt(u.Object, "spec", "spec")
+	if typ := f.str(spec, "type", "spec.type"); typ != "LoadBalancer" {
+		return f.done(Result{Status: Current, Reason: "ServiceReady", Message: "no load balancer to wait for"})
+	}
+	lb := f.mapAt(f.mapAt(u.Object, "status", "status"), "loadBalancer", "status.loadBalancer")
+	ingress := f.listAt(lb, "ingress", "status.loadBalancer.ingress")
+	if f.bad != "" {
+		return malformed(f.bad)
+	}
+	if len(ingress) == 0 {
+		return Result{Status: InProgress, Reason: "NoIngress", Message: "load balancer has no ingress yet"}
+	}
+	return Result{Status: Current, Reason: "LoadBalancerReady", Message: "load balancer has an ingress"}
+}

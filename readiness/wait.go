@@ -1,0 +1,416 @@
+package readiness
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/clock"
+)
+
+// Defaults of Wait's options.
+const (
+	// DefaultTimeout is Velero's server-wide wait for additional items.
+	DefaultTimeout = 10 * time.Minute
+	// DefaultListThreshold: with a Lister, this many objects of one kind in one namespace
+	// are read with one LIST per tick instead of a GET each.
+	DefaultListThreshold = 3
+)
+
+// DefaultBackoff is the polling schedule of Wait: 500ms, growing by half each round up to 5s,
+// each delay jittered by up to 20%. It is a function so that nobody can change it for
+// everyone.
+func DefaultBackoff() wait.Backoff {
+	return wait.Backoff{Duration: 500 * time.Millisecond, Factor: 1.5, Jitter: 0.2, Steps: math.MaxInt32, Cap: 5 * time.Second}
+}
+
+// Event tells a progress callback that one object's status changed (its first observation
+// included) and how many objects are ready.
+type Event struct {
+	Ref              ObjectRef
+	Previous, Result Result // Previous is the zero Result at the first observation
+	Ready, Total     int
+}
+
+// WithClock sets the clock Wait reads and sleeps on (Wait only). Default: the real clock.
+// Tests pass k8s.io/utils/clock/testing's FakeClock and never sleep.
+func WithClock(c clock.Clock) Option {
+	return func(cf *config) { cf.clock = c }
+}
+
+// WithTimeout sets the global deadline of Wait, counted from its start on its clock (Wait
+// only). Default: DefaultTimeout; not positive keeps the default. A deadline on ctx applies
+// as well.
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) { c.timeout = d }
+}
+
+// WithItemTimeout gives each object its own limit, counted from the start of Wait (Wait
+// only): an object not Current by then ends with ErrTimeout while the global deadline may
+// still be far (Velero's per-plugin override). Default: none (only the global deadline);
+// a value beyond the global deadline has no effect.
+func WithItemTimeout(d time.Duration) Option {
+	return func(c *config) { c.itemTimeout = d }
+}
+
+// WithBackoff sets the polling schedule (Wait only): the delay before each round after the
+// first is b.Step(). Default: DefaultBackoff(). A Backoff whose Duration is not positive
+// keeps the default.
+func WithBackoff(b wait.Backoff) Option {
+	return func(c *config) { c.backoff = b }
+}
+
+// WithProgress calls f, synchronously from Wait's goroutine, each time an object's status
+// changes (Wait only). Default: no callback. f must not block for long: the wait waits for it.
+func WithProgress(f func(Event)) Option {
+	return func(c *config) { c.progress = f }
+}
+
+// WithListThreshold sets how many objects of one GroupKind in one namespace make Wait use one
+// LIST instead of GETs, when the getter is also a Lister (Wait only). Default:
+// DefaultListThreshold; not positive keeps the default; math.MaxInt disables LIST.
+func WithListThreshold(n int) Option {
+	return func(c *config) { c.listThreshold = n }
+}
+
+// WithKeepGoing makes Wait continue waiting for the other objects after one has failed
+// (Failed, replaced, a permanent error, its item timeout), so the report holds everyone's
+// outcome (Wait only). Default: the first such object ends the wait, since "all Current" can
+// no longer happen; the objects still pending then get ErrStopped.
+func WithKeepGoing() Option {
+	return func(c *config) { c.keepGoing = true }
+}
+
+// WithTransient sets which getter errors are retried (Wait only). Default: Transient.
+// NotFound is never an error to this function: the object is waited for.
+func WithTransient(f func(error) bool) Option {
+	return func(c *config) { c.transient = f }
+}
+
+// item is the waiter's state for one ref.
+type item struct {
+	ref     ObjectRef
+	uid     string // expected UID: ref.UID, else the first one seen
+	result  Result
+	seenUID string
+	err     error // terminal cause; nil while pending or when Current
+	done    bool
+	checks  int
+	lastTr  error
+}
+
+type groupKey struct {
+	gk        schema.GroupKind
+	namespace string
+}
+
+// waiter holds one Wait call's state.
+type waiter struct {
+	cfg    config
+	getter Getter
+	lister Lister
+	items  []item
+	ready  int
+	failed bool // a terminal non-Current outcome happened
+	noList map[groupKey]bool
+	start  time.Time
+	calls  int
+	ticks  int
+}
+
+// Wait reads the objects refs names until every one is Current, and reports on each.
+//
+// It polls: a round reads every pending object (GET per object, or one LIST per GroupKind and
+// namespace when the getter is a Lister and enough objects wait there), computes its status
+// with Compute (the options given apply; "now" is the clock's), then sleeps the next backoff
+// step. NotFound objects are waited for; transient errors (see Transient) are retried;
+// a permanent error, a Failed status or a replaced object (UID changed) ends that object's
+// wait at once, and, unless WithKeepGoing, the whole wait. Objects still pending at the
+// deadline get ErrTimeout; when ctx ends, they get its error.
+//
+// The error is nil exactly when every object is Current; otherwise it is a *WaitError. A
+// malformed ref list (empty kind or name, a duplicate) is an error wrapping ErrInvalidRef,
+// returned before any API call, with a nil report. Wait does not watch: polling only.
+func Wait(ctx context.Context, g Getter, refs []ObjectRef, opts ...Option) (*Report, error) {
+	w, err := newWaiter(g, refs, opts)
+	if err != nil {
+		return nil, err
+	}
+	return w.run(ctx)
+}
+
+func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
+	if g == nil {
+		return nil, fmt.Errorf("%w: nil getter", ErrInvalidRef)
+	}
+	w := &waiter{getter: g, noList: map[groupKey]bool{}}
+	for _, o := range opts {
+		if o != nil {
+			o(&w.cfg)
+		}
+	}
+	c := &w.cfg
+	if c.clock == nil {
+		c.clock = clock.RealClock{}
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultTimeout
+	}
+	if c.backoff.Duration <= 0 {
+		c.backoff = DefaultBackoff()
+	}
+	if c.listThreshold <= 0 {
+		c.listThreshold = DefaultListThreshold
+	}
+	if c.transient == nil {
+		c.transient = Transient
+	}
+	w.lister, _ = g.(Lister)
+	seen := make(map[ObjectRef]bool, len(refs))
+	w.items = make([]item, len(refs))
+	for i, r := range refs {
+		key := r
+		key.UID = ""
+		switch {
+		case r.GroupKind.Kind == "" || r.Name == "":
+			return nil, fmt.Errorf("%w: ref %d (%s) has no kind or name", ErrInvalidRef, i, r)
+		case seen[key]:
+			return nil, fmt.Errorf("%w: %s given twice", ErrInvalidRef, r)
+		}
+		seen[key] = true
+		w.items[i] = item{ref: r, uid: string(r.UID), result: Result{Status: Unknown, Reason: "NotChecked", Message: "not read yet"}}
+	}
+	return w, nil
+}
+
+func (w *waiter) run(ctx context.Context) (*Report, error) {
+	clk := w.cfg.clock
+	w.start = clk.Now()
+	deadline := w.start.Add(w.cfg.timeout)
+	backoff := w.cfg.backoff
+	for {
+		if err := ctx.Err(); err != nil {
+			w.finish(err)
+			break
+		}
+		w.tick(ctx)
+		if w.pending() == 0 {
+			break
+		}
+		if w.failed && !w.cfg.keepGoing {
+			w.finish(ErrStopped)
+			break
+		}
+		now := clk.Now()
+		if !now.Before(deadline) {
+			w.finish(ErrTimeout)
+			break
+		}
+		d := backoff.Step()
+		d = min(d, deadline.Sub(now))
+		if w.cfg.itemTimeout > 0 {
+			if left := w.start.Add(w.cfg.itemTimeout).Sub(now); left > 0 {
+				d = min(d, left)
+			}
+		}
+		t := clk.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C():
+		}
+	}
+	return w.report()
+}
+
+// pending counts the objects still waited for.
+func (w *waiter) pending() int {
+	n := 0
+	for i := range w.items {
+		if !w.items[i].done {
+			n++
+		}
+	}
+	return n
+}
+
+// finish ends every pending object with cause.
+func (w *waiter) finish(cause error) {
+	for i := range w.items {
+		if it := &w.items[i]; !it.done {
+			it.done, it.err = true, cause
+		}
+	}
+}
+
+// tick reads every pending object once.
+func (w *waiter) tick(ctx context.Context) {
+	w.ticks++
+	now := w.cfg.clock.Now()
+	groups := map[groupKey][]int{}
+	for i := range w.items {
+		if it := &w.items[i]; !it.done {
+			k := groupKey{it.ref.GroupKind, it.ref.Namespace}
+			groups[k] = append(groups[k], i)
+		}
+	}
+	keys := make([]groupKey, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b groupKey) int {
+		return cmp.Or(cmp.Compare(a.gk.Group, b.gk.Group), cmp.Compare(a.gk.Kind, b.gk.Kind), cmp.Compare(a.namespace, b.namespace))
+	})
+	for _, k := range keys {
+		idx := groups[k]
+		if w.lister != nil && len(idx) >= w.cfg.listThreshold && !w.noList[k] && w.listGroup(ctx, k, idx, now) {
+			continue
+		}
+		for _, i := range idx {
+			if ctx.Err() != nil {
+				return
+			}
+			w.calls++
+			obj, err := w.getter.Get(ctx, w.items[i].ref)
+			w.observe(i, obj, err, now)
+		}
+	}
+}
+
+// listGroup reads the objects idx with one LIST; false means "use GETs instead" (LIST
+// forbidden: remembered for the rest of the wait).
+func (w *waiter) listGroup(ctx context.Context, k groupKey, idx []int, now time.Time) bool {
+	w.calls++
+	objs, err := w.lister.List(ctx, k.gk, k.namespace)
+	if apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err) {
+		w.noList[k] = true
+		return false
+	}
+	if err != nil {
+		for _, i := range idx {
+			w.observe(i, nil, err, now)
+		}
+		return true
+	}
+	byName := make(map[string]*unstructured.Unstructured, len(objs))
+	for _, o := range objs {
+		if o != nil {
+			byName[o.GetName()] = o
+		}
+	}
+	for _, i := range idx {
+		it := &w.items[i]
+		if o, ok := byName[it.ref.Name]; ok {
+			w.observe(i, o, nil, now)
+		} else {
+			w.observe(i, nil, apierrors.NewNotFound(schema.GroupResource{Group: it.ref.GroupKind.Group, Resource: it.ref.GroupKind.Kind}, it.ref.Name), now)
+		}
+	}
+	return true
+}
+
+// observe records what one read of item i gave.
+func (w *waiter) observe(i int, obj *unstructured.Unstructured, err error, now time.Time) {
+	it := &w.items[i]
+	it.checks++
+	var res Result
+	switch classify(err, w.cfg.transient) {
+	case errNotFound:
+		res = Result{Status: NotFound, Reason: "NotFound", Message: "not created yet"}
+	case errTransient:
+		it.lastTr = err
+		if it.result.Reason == "NotChecked" {
+			w.setResult(it, Result{Status: Unknown, Reason: "TransientError", Message: err.Error()})
+		}
+		w.checkItemTimeout(it, now)
+		return
+	case errPermanent:
+		w.setResult(it, Result{Status: Unknown, Reason: "PermanentError", Message: err.Error()})
+		w.end(it, err)
+		return
+	default:
+		uid := string(obj.GetUID())
+		if it.uid != "" && uid != "" && uid != it.uid {
+			it.seenUID = uid
+			w.setResult(it, Result{Status: Unknown, Reason: "Replaced", Message: "UID " + it.uid + " replaced by " + uid})
+			w.end(it, ErrReplaced)
+			return
+		}
+		if it.uid == "" {
+			it.uid = uid
+		}
+		it.seenUID = uid
+		env := w.cfg.env
+		if !w.cfg.nowFromOptions {
+			env.Now = now
+		}
+		res = compute(obj, env, w.cfg.registry)
+	}
+	if res.Status == Current {
+		it.done = true
+		w.ready++
+	}
+	w.setResult(it, res)
+	switch res.Status {
+	case Current:
+	case Failed:
+		w.end(it, ErrFailed)
+	default:
+		w.checkItemTimeout(it, now)
+	}
+}
+
+func (w *waiter) checkItemTimeout(it *item, now time.Time) {
+	if w.cfg.itemTimeout > 0 && now.Sub(w.start) >= w.cfg.itemTimeout {
+		w.end(it, ErrTimeout)
+	}
+}
+
+func (w *waiter) end(it *item, err error) {
+	it.done, it.err = true, err
+	w.failed = true
+}
+
+func (w *waiter) setResult(it *item, r Result) {
+	prev := it.result
+	it.result = r
+	if prev.Status != r.Status || prev.Reason != r.Reason {
+		w.emit(it, prev, r)
+	}
+}
+
+func (w *waiter) emit(it *item, prev, r Result) {
+	if w.cfg.progress == nil {
+		return
+	}
+	if prev.Reason == "NotChecked" {
+		prev = Result{}
+	}
+	w.cfg.progress(Event{Ref: it.ref, Previous: prev, Result: r, Ready: w.ready, Total: len(w.items)})
+}
+
+func (w *waiter) report() (*Report, error) {
+	rep := &Report{Items: make([]ItemReport, len(w.items)), Ticks: w.ticks, Calls: w.calls}
+	var errs []*ItemError
+	for i, it := range w.items {
+		ir := ItemReport{Ref: it.ref, Result: it.result, Checks: it.checks, LastTransient: it.lastTr}
+		ir.UID = typesUID(it.seenUID)
+		if it.err != nil {
+			ie := &ItemError{Ref: it.ref, Result: it.result, Err: it.err}
+			ir.Err = ie
+			errs = append(errs, ie)
+		}
+		rep.Items[i] = ir
+	}
+	if len(errs) > 0 {
+		return rep, &WaitError{Items: errs, Total: len(w.items)}
+	}
+	return rep, nil
+}
