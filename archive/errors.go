@@ -1,0 +1,77 @@
+package archive
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors. Every error returned by this package for a bad archive wraps exactly one of
+// them, so callers decide policy with errors.Is; the message names the offending entry.
+var (
+	// ErrInsecurePath: an entry that could land outside the destination or is not a plain file
+	// or directory (absolute name, a ".." component, NUL, symlink, hard link, device, FIFO), a
+	// duplicate entry, or an item path component that could escape (ItemPath).
+	ErrInsecurePath = errors.New("archive: insecure path")
+	// ErrLimitExceeded: a Limits value was crossed; reading stopped at once.
+	ErrLimitExceeded = errors.New("archive: limit exceeded")
+	// ErrFormat: the input is not a gzip-compressed tar stream, is truncated, or fails the
+	// gzip checksum.
+	ErrFormat = errors.New("archive: bad format")
+)
+
+// Error reports a refused archive or a failure while reading it. Entry names the entry as
+// stored in the archive ("" when the stream itself is at fault, before any entry). Err wraps
+// one of the sentinels, a context error, or the underlying I/O error; errors.Is and
+// errors.As see through Error.
+type Error struct {
+	Op    string // "extract", "scan" or "open"
+	Entry string // the entry name as stored, possibly hostile; printed quoted
+	Err   error
+}
+
+// Error returns "archive: <op> <quoted entry>: <reason>".
+func (e *Error) Error() string {
+	if e.Entry == "" {
+		return "archive: " + e.Op + ": " + e.Err.Error()
+	}
+	return fmt.Sprintf("archive: %s %q: %v", e.Op, e.Entry, e.Err)
+}
+
+// Unwrap returns the wrapped error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// reason is a sentinel with a detail; it prints without repeating the "archive: " prefix.
+type reason struct {
+	kind   error
+	detail string
+}
+
+func (r *reason) Error() string {
+	return strings.TrimPrefix(r.kind.Error(), "archive: ") + ": " + r.detail
+}
+
+func (r *reason) Unwrap() error { return r.kind }
+
+func insecure(format string, args ...any) error {
+	return &reason{ErrInsecurePath, fmt.Sprintf(format, args...)}
+}
+
+func overLimit(format string, args ...any) error {
+	return &reason{ErrLimitExceeded, fmt.Sprintf(format, args...)}
+}
+
+func badFormat(format string, args ...any) error {
+	return &reason{ErrFormat, fmt.Sprintf(format, args...)}
+}
+
+// Problem is something Open or Scan found wrong with a backup but did not treat as fatal: a
+// stray file where a directory belongs, a resource without a single preferred version, an
+// item whose metadata could not be read. Path is the slash path inside the backup.
+type Problem struct {
+	Path   string
+	Reason string
+}
+
+// String returns "<path>: <reason>".
+func (p Problem) String() string { return p.Path + ": " + p.Reason }

@@ -1,0 +1,203 @@
+package archive
+
+import (
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/backupkit/backupkit/versionselect"
+)
+
+// The Velero backup layout, format 1.1.0.
+const (
+	// CurrentFormat is the format version Writer writes to metadata/version.
+	CurrentFormat = "1.1.0"
+	// VersionFile is the path of the file holding the format version.
+	VersionFile = "metadata/version"
+	// ResourcesDir is the directory holding one directory per backed-up resource.
+	ResourcesDir = "resources"
+	// PreferredSuffix marks the version directory of a resource's preferred version.
+	PreferredSuffix = "-preferredversion"
+
+	clusterDir    = "cluster"
+	namespacesDir = "namespaces"
+	itemExt       = ".json"
+)
+
+// ItemRef locates one backed-up item: where it is stored and its coordinates parsed from that
+// path. It is a plain value, safe to copy and compare (Meta aside, which is shared).
+type ItemRef struct {
+	Path          string    // slash path inside the backup, e.g. "resources/deployments.apps/v1-preferredversion/namespaces/ns/web.json"
+	GroupResource string    // the directory under resources/, "<resource>.<group>" or "<resource>"; the key of GroupVersions
+	Resource      string    // the plural resource, "deployments"
+	Group         string    // the API group, "apps"; "" for the core group
+	VersionDir    string    // "" for the legacy unversioned path, else "<v>" or "<v>-preferredversion"
+	Namespace     string    // "" for a cluster-scoped item
+	Name          string    // the object name, the file name without ".json"
+	Size          int64     // bytes as stored
+	Meta          *Metadata // set only by Scan with WithMetadata and a readable item
+}
+
+// Version returns the API version of the version directory ("v1" for "v1-preferredversion"),
+// or "" for the legacy unversioned path.
+func (r ItemRef) Version() string { return strings.TrimSuffix(r.VersionDir, PreferredSuffix) }
+
+// ItemPath returns the slash path of an item inside a backup:
+// resources/<resource>[/<versionDir>]/{namespaces/<namespace>|cluster}/<name>.json.
+// resource is the directory name ("deployments.apps", "pods"); versionDir is "" for the
+// legacy path; namespace is "" for a cluster-scoped item. Any component that is empty where
+// required, contains '/', '\\' or NUL, or is "." or "..": an error wrapping ErrInsecurePath.
+func ItemPath(resource, versionDir, namespace, name string) (string, error) {
+	if err := checkComponent("resource", resource, true); err != nil {
+		return "", err
+	}
+	if err := checkComponent("version directory", versionDir, false); err != nil {
+		return "", err
+	}
+	if err := checkComponent("namespace", namespace, false); err != nil {
+		return "", err
+	}
+	if err := checkComponent("name", name, true); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.Grow(len(ResourcesDir) + len(resource) + len(versionDir) + len(namespace) + len(name) + 32)
+	b.WriteString(ResourcesDir)
+	b.WriteByte('/')
+	b.WriteString(resource)
+	if versionDir != "" {
+		b.WriteByte('/')
+		b.WriteString(versionDir)
+	}
+	if namespace == "" {
+		b.WriteString("/" + clusterDir + "/")
+	} else {
+		b.WriteString("/" + namespacesDir + "/")
+		b.WriteString(namespace)
+		b.WriteByte('/')
+	}
+	b.WriteString(name)
+	b.WriteString(itemExt)
+	return b.String(), nil
+}
+
+func checkComponent(what, s string, required bool) error {
+	switch {
+	case s == "" && required:
+		return insecure("empty %s", what)
+	case s == "." || s == "..":
+		return insecure("%s %q", what, s)
+	case strings.ContainsAny(s, "/\\\x00"):
+		return insecure("%s %q contains a separator or NUL", what, s)
+	}
+	return nil
+}
+
+// parseItemPath parses a clean slash path as an item path; ok is false for anything else.
+func parseItemPath(p string) (ItemRef, bool) {
+	rest, ok := strings.CutPrefix(p, ResourcesDir+"/")
+	if !ok {
+		return ItemRef{}, false
+	}
+	parts := strings.Split(rest, "/")
+	ref := ItemRef{Path: p}
+	switch {
+	case len(parts) == 3 && parts[1] == clusterDir:
+	case len(parts) == 4 && parts[1] == namespacesDir:
+		ref.Namespace = parts[2]
+	case len(parts) == 4 && parts[2] == clusterDir:
+		ref.VersionDir = parts[1]
+	case len(parts) == 5 && parts[2] == namespacesDir:
+		ref.VersionDir, ref.Namespace = parts[1], parts[3]
+	default:
+		return ItemRef{}, false
+	}
+	file := parts[len(parts)-1]
+	name, ok := strings.CutSuffix(file, itemExt)
+	if !ok || name == "" || parts[0] == "" {
+		return ItemRef{}, false
+	}
+	ref.Name = name
+	ref.GroupResource = parts[0]
+	ref.Resource, ref.Group, _ = strings.Cut(parts[0], ".")
+	if ref.VersionDir != "" && ref.Version() == "" {
+		return ItemRef{}, false
+	}
+	return ref, true
+}
+
+// groupVersions turns the version directories seen per resource directory into what
+// versionselect.Choose takes. A resource with no "-preferredversion" directory or several is
+// reported and gets no PreferredVersion; a resource with no version directory at all (a
+// format 1.0 backup) is reported and left out.
+func groupVersions(dirs map[string]map[string]bool) (map[string]metav1.APIGroup, []Problem) {
+	out := make(map[string]metav1.APIGroup, len(dirs))
+	var problems []Problem
+	for key, vdirs := range dirs {
+		where := ResourcesDir + "/" + key
+		_, group, _ := strings.Cut(key, ".")
+		seen := map[string]bool{}
+		var versions, preferred []string
+		for d := range vdirs {
+			v, pref := strings.CutSuffix(d, PreferredSuffix)
+			if v == "" {
+				continue
+			}
+			if pref {
+				preferred = append(preferred, v)
+			}
+			if !seen[v] {
+				seen[v] = true
+				versions = append(versions, v)
+			}
+		}
+		if len(versions) == 0 {
+			problems = append(problems, Problem{where, "no version directory"})
+			continue
+		}
+		versionselect.Sort(versions)
+		g := metav1.APIGroup{Name: group}
+		for _, v := range versions {
+			g.Versions = append(g.Versions, gv(group, v))
+		}
+		switch len(preferred) {
+		case 1:
+			g.PreferredVersion = gv(group, preferred[0])
+		case 0:
+			problems = append(problems, Problem{where, "no " + PreferredSuffix + " directory"})
+		default:
+			sort.Strings(preferred)
+			problems = append(problems, Problem{where, "several " + PreferredSuffix + " directories: " + strings.Join(preferred, ", ")})
+		}
+		out[key] = g
+	}
+	sortProblems(problems)
+	return out, problems
+}
+
+func gv(group, version string) metav1.GroupVersionForDiscovery {
+	if group == "" {
+		return metav1.GroupVersionForDiscovery{GroupVersion: version, Version: version}
+	}
+	return metav1.GroupVersionForDiscovery{GroupVersion: group + "/" + version, Version: version}
+}
+
+func sortProblems(p []Problem) {
+	sort.SliceStable(p, func(i, j int) bool {
+		if p[i].Path != p[j].Path {
+			return p[i].Path < p[j].Path
+		}
+		return p[i].Reason < p[j].Reason
+	})
+}
+
+func copyGroups(in map[string]metav1.APIGroup) map[string]metav1.APIGroup {
+	out := make(map[string]metav1.APIGroup, len(in))
+	for k, g := range in {
+		c := g
+		c.Versions = append([]metav1.GroupVersionForDiscovery(nil), g.Versions...)
+		out[k] = c
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+package archive
+
+import "fmt"
+
+// Limits bounds what Extract and Scan accept from an archive. A zero field means the value of
+// the same field in DefaultLimits; a negative field is an error before anything is read.
+// Crossing any limit stops reading at once with an error wrapping ErrLimitExceeded.
+type Limits struct {
+	MaxEntries    int   // tar entries of any type, directories and PAX headers included
+	MaxEntryBytes int64 // one entry, decompressed
+	MaxTotalBytes int64 // all entries, decompressed, counted as bytes actually read
+	MaxPathLen    int   // one entry name as stored, bytes
+}
+
+// DefaultLimits are the limits used for every zero field of the Limits given to WithLimits,
+// and for all of them without WithLimits. Treat it as a constant: it is read, never written,
+// by this package.
+var DefaultLimits = Limits{MaxEntries: 1_000_000, MaxEntryBytes: 64 << 20, MaxTotalBytes: 16 << 30, MaxPathLen: 4096}
+
+// Option configures Extract and Scan. The zero configuration is DefaultLimits, no metadata and
+// no manifest.
+type Option func(*options)
+
+type options struct {
+	limits   Limits
+	metadata bool
+	manifest bool
+}
+
+// WithLimits sets the limits for Extract and Scan. Zero fields take DefaultLimits' values.
+// Default: DefaultLimits.
+func WithLimits(l Limits) Option {
+	return func(o *options) { o.limits = l }
+}
+
+// WithMetadata makes Scan decode each item's metadata (apiVersion, kind, name, namespace, uid,
+// labels, annotations, ownerReferences) into ItemRef.Meta. It reads every item's bytes, so it
+// costs a JSON decode per item. Default: off. Extract ignores it.
+func WithMetadata() Option {
+	return func(o *options) { o.metadata = true }
+}
+
+func resolve(opts []Option) (options, error) {
+	var o options
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	l, d := o.limits, DefaultLimits
+	if l.MaxEntries < 0 || l.MaxEntryBytes < 0 || l.MaxTotalBytes < 0 || l.MaxPathLen < 0 {
+		return o, fmt.Errorf("archive: negative limit in %+v", l)
+	}
+	if l.MaxEntries == 0 {
+		l.MaxEntries = d.MaxEntries
+	}
+	if l.MaxEntryBytes == 0 {
+		l.MaxEntryBytes = d.MaxEntryBytes
+	}
+	if l.MaxTotalBytes == 0 {
+		l.MaxTotalBytes = d.MaxTotalBytes
+	}
+	if l.MaxPathLen == 0 {
+		l.MaxPathLen = d.MaxPathLen
+	}
+	o.limits = l
+	return o, nil
+}

@@ -1,0 +1,161 @@
+package archive
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Metadata is what Scan keeps of an item's object with WithMetadata: enough to build an
+// index or a dependency graph without holding the item's bytes.
+type Metadata struct {
+	APIVersion      string
+	Kind            string
+	Name            string
+	Namespace       string
+	UID             types.UID
+	Labels          map[string]string
+	Annotations     map[string]string
+	OwnerReferences []metav1.OwnerReference
+}
+
+// Item is an item met by Scan, handed to the visit function. It is valid only during that
+// call; keep its ItemRef, not the *Item.
+type Item struct {
+	ItemRef
+	e    *entry
+	data []byte
+	err  error
+	read bool
+}
+
+// Bytes returns the item's bytes, reading them from the stream on the first call. The slice
+// is the caller's to keep.
+func (it *Item) Bytes() ([]byte, error) {
+	if !it.read {
+		it.read = true
+		it.data, it.err = it.e.bytes()
+	}
+	return it.data, it.err
+}
+
+// Index is what one pass of Scan learns about a backup.
+type Index struct {
+	// FormatVersion is the contents of metadata/version, strings.TrimSpace'd; "" if absent.
+	FormatVersion string
+	// GroupVersions is keyed "<resource>.<group>" (core: "<resource>"), Versions in
+	// versionselect.Compare order, PreferredVersion from the single "<v>-preferredversion"
+	// directory: exactly what versionselect.Choose takes. Derived from the item paths.
+	GroupVersions map[string]metav1.APIGroup
+	// Items lists every item in archive order.
+	Items []ItemRef
+	// Problems lists what was skipped or odd, sorted by path: files that are not items, items
+	// whose metadata could not be read, resources without a single preferred version.
+	Problems []Problem
+}
+
+// maxVersionFile bounds what Scan keeps of metadata/version.
+const maxVersionFile = 1 << 10
+
+// Scan reads a gzip-compressed tar backup from r in one pass, without touching disk, and
+// returns its Index. visit, if not nil, is called for every item in archive order and may
+// read the item's bytes with Item.Bytes; an error from visit stops the scan and is returned
+// wrapped in an *Error naming the entry. Memory grows with the number of items, not with
+// their size (unless visit keeps the bytes).
+//
+// Every entry passes the same checks as in Extract, with the same errors: an archive Scan
+// accepts is one Extract accepts. Options: WithLimits, WithMetadata. Cancelling ctx stops
+// the scan with an error that errors.Is ctx.Err(). Scan is safe to call concurrently.
+func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Option) (*Index, error) {
+	o, err := resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	idx := &Index{}
+	dirs := map[string]map[string]bool{}
+	err = walk(ctx, r, o.limits, "scan", func(e *entry) error {
+		if e.kind != kindFile {
+			return nil
+		}
+		if e.name == VersionFile {
+			if e.hdr.Size > maxVersionFile {
+				return badFormat("%s of %d bytes", VersionFile, e.hdr.Size)
+			}
+			b, err := e.bytes()
+			if err != nil {
+				return err
+			}
+			idx.FormatVersion = strings.TrimSpace(string(b))
+			return nil
+		}
+		ref, ok := parseItemPath(e.name)
+		if !ok {
+			idx.Problems = append(idx.Problems, Problem{e.name, "not an item of the backup layout"})
+			return nil
+		}
+		ref.Size = e.hdr.Size
+		vd := dirs[ref.GroupResource]
+		if vd == nil {
+			vd = map[string]bool{}
+			dirs[ref.GroupResource] = vd
+		}
+		vd[ref.VersionDir] = true
+		it := &Item{ItemRef: ref, e: e}
+		if visit != nil {
+			if err := visit(it); err != nil {
+				return err
+			}
+		}
+		if o.metadata {
+			b, err := it.Bytes()
+			if err != nil {
+				return err
+			}
+			m, err := decodeMetadata(b)
+			if err != nil {
+				idx.Problems = append(idx.Problems, Problem{e.name, "metadata: " + err.Error()})
+			} else {
+				ref.Meta = m
+			}
+		}
+		idx.Items = append(idx.Items, ref)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	gvs, problems := groupVersions(dirs)
+	idx.GroupVersions = gvs
+	idx.Problems = append(idx.Problems, problems...)
+	sortProblems(idx.Problems)
+	return idx, nil
+}
+
+// decodeMetadata decodes only the fields Metadata keeps.
+func decodeMetadata(b []byte) (*Metadata, error) {
+	var doc struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name            string                  `json:"name"`
+			Namespace       string                  `json:"namespace"`
+			UID             types.UID               `json:"uid"`
+			Labels          map[string]string       `json:"labels"`
+			Annotations     map[string]string       `json:"annotations"`
+			OwnerReferences []metav1.OwnerReference `json:"ownerReferences"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	md := doc.Metadata
+	return &Metadata{
+		APIVersion: doc.APIVersion, Kind: doc.Kind,
+		Name: md.Name, Namespace: md.Namespace, UID: md.UID,
+		Labels: md.Labels, Annotations: md.Annotations, OwnerReferences: md.OwnerReferences,
+	}, nil
+}

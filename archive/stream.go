@@ -1,0 +1,297 @@
+package archive
+
+import (
+	"archive/tar"
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// entryKind is what an accepted tar entry becomes.
+type entryKind int
+
+const (
+	kindSkip entryKind = iota // PAX global header, the root directory "./"
+	kindDir
+	kindFile
+)
+
+// entry is one accepted tar entry, valid until the walk moves on.
+type entry struct {
+	hdr  *tar.Header
+	name string // clean slash path, local to the root
+	kind entryKind
+	s    *stream
+}
+
+// bytes reads the whole entry; read errors are classified (ErrFormat, context, source I/O).
+func (e *entry) bytes() ([]byte, error) {
+	buf := make([]byte, e.hdr.Size)
+	if _, err := io.ReadFull(e.s.tr, buf); err != nil {
+		return nil, e.s.classify(err)
+	}
+	return buf, nil
+}
+
+// copyTo copies the entry to w, never more than its header size.
+func (e *entry) copyTo(w io.Writer) error {
+	if e.s.buf == nil {
+		e.s.buf = make([]byte, 64<<10)
+	}
+	buf := e.s.buf
+	for {
+		n, err := e.s.tr.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return e.s.classify(err)
+		}
+	}
+}
+
+// source wraps the caller's reader: it checks the context on every read and remembers the
+// first error that came from outside the decompressor, so it is not mistaken for ErrFormat.
+type source struct {
+	ctx context.Context
+	r   io.Reader
+	err error
+}
+
+func (s *source) Read(p []byte) (int, error) {
+	if err := s.ctx.Err(); err != nil {
+		s.err = err
+		return 0, err
+	}
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// stream is one pass over a gzip-compressed tar, with the checks every operation shares.
+type stream struct {
+	src   *source
+	tr    *tar.Reader
+	lim   Limits
+	count int
+	total int64
+	files map[string]struct{}
+	dirs  map[string]struct{}
+	buf   []byte
+}
+
+// classify turns an error met while reading the stream into the error to report.
+func (s *stream) classify(err error) error {
+	if s.src.err != nil {
+		return s.src.err
+	}
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return badFormat("%v", err)
+}
+
+// walk reads r to its end, checks every entry and hands the accepted ones to fn. op names
+// the operation in errors. An error from fn is reported with the entry's name.
+func walk(ctx context.Context, r io.Reader, lim Limits, op string, fn func(*entry) error) error {
+	src := &source{ctx: ctx, r: r}
+	fail := func(entry string, err error) error {
+		var e *Error
+		if errors.As(err, &e) {
+			return err
+		}
+		return &Error{Op: op, Entry: entry, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail("", err)
+	}
+	zr, err := gzip.NewReader(bufio.NewReaderSize(src, 64<<10))
+	if err != nil {
+		if src.err != nil {
+			return fail("", src.err)
+		}
+		if errors.Is(err, io.EOF) {
+			return fail("", badFormat("not gzip: empty input"))
+		}
+		return fail("", badFormat("not gzip: %v", err))
+	}
+	s := &stream{
+		src:   src,
+		tr:    tar.NewReader(zr),
+		lim:   lim,
+		files: map[string]struct{}{},
+		dirs:  map[string]struct{}{},
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return fail("", err)
+		}
+		hdr, err := s.tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil && !(errors.Is(err, tar.ErrInsecurePath) && hdr != nil) {
+			return fail("", s.classify(err))
+		}
+		e, err := s.check(hdr)
+		if err != nil {
+			return fail(hdr.Name, err)
+		}
+		if e.kind == kindSkip {
+			continue
+		}
+		if err := fn(e); err != nil {
+			return fail(hdr.Name, err)
+		}
+	}
+	// Read the decompressed stream to its end, so that the gzip trailer (CRC-32 and size) is
+	// verified; what follows the tar end counts toward MaxTotalBytes.
+	left := s.lim.MaxTotalBytes - s.total
+	n, err := io.Copy(io.Discard, io.LimitReader(zr, left+1))
+	if err != nil {
+		return fail("", s.classify(err))
+	}
+	if n > left {
+		return fail("", overLimit("more than %d bytes decompressed (MaxTotalBytes)", s.lim.MaxTotalBytes))
+	}
+	return nil
+}
+
+// check applies the limits and the path rules to one header. It is the single gate every
+// operation goes through.
+func (s *stream) check(hdr *tar.Header) (*entry, error) {
+	s.count++
+	if s.count > s.lim.MaxEntries {
+		return nil, overLimit("more than %d entries (MaxEntries)", s.lim.MaxEntries)
+	}
+	if hdr.Size < 0 {
+		return nil, badFormat("negative size %d", hdr.Size)
+	}
+	if hdr.Size > s.lim.MaxEntryBytes {
+		return nil, overLimit("size %d over %d bytes (MaxEntryBytes)", hdr.Size, s.lim.MaxEntryBytes)
+	}
+	if hdr.Size > s.lim.MaxTotalBytes-s.total {
+		return nil, overLimit("more than %d bytes in all entries (MaxTotalBytes)", s.lim.MaxTotalBytes)
+	}
+	s.total += hdr.Size
+	e := &entry{hdr: hdr, s: s}
+	switch hdr.Typeflag {
+	case tar.TypeXGlobalHeader:
+		return e, nil // kindSkip
+	case tar.TypeReg:
+		e.kind = kindFile
+	case tar.TypeDir:
+		e.kind = kindDir
+	case tar.TypeSymlink:
+		return nil, insecure("symbolic link to %q", hdr.Linkname)
+	case tar.TypeLink:
+		return nil, insecure("hard link to %q", hdr.Linkname)
+	case tar.TypeChar, tar.TypeBlock:
+		return nil, insecure("device file")
+	case tar.TypeFifo:
+		return nil, insecure("FIFO")
+	default:
+		return nil, badFormat("unsupported entry type %q", hdr.Typeflag)
+	}
+	if len(hdr.Name) > s.lim.MaxPathLen {
+		return nil, overLimit("name of %d bytes over %d (MaxPathLen)", len(hdr.Name), s.lim.MaxPathLen)
+	}
+	name, err := cleanName(hdr.Name, e.kind == kindDir)
+	if err != nil {
+		return nil, err
+	}
+	if name == "." {
+		if e.kind == kindFile {
+			return nil, insecure("a file named as the root directory")
+		}
+		e.kind = kindSkip
+		return e, nil
+	}
+	e.name = name
+	if e.kind == kindDir {
+		if _, ok := s.files[name]; ok {
+			return nil, insecure("directory %q duplicates a file", name)
+		}
+	} else {
+		if _, ok := s.files[name]; ok {
+			return nil, insecure("duplicate entry %q", name)
+		}
+		if _, ok := s.dirs[name]; ok {
+			return nil, insecure("file %q duplicates a directory", name)
+		}
+	}
+	for d := path.Dir(name); d != "."; d = path.Dir(d) {
+		if _, ok := s.files[d]; ok {
+			return nil, insecure("parent %q is a file", d)
+		}
+		if _, ok := s.dirs[d]; ok {
+			break
+		}
+		s.dirs[d] = struct{}{}
+	}
+	if e.kind == kindDir {
+		s.dirs[name] = struct{}{}
+	} else {
+		s.files[name] = struct{}{}
+	}
+	return e, nil
+}
+
+// cleanName accepts the names real tools write ("./"-prefixed, a trailing '/' on a
+// directory) and returns the clean local slash path, "." for the root itself. Anything that
+// is not already clean once those are removed is refused: absolute names, ".." or "."
+// components, empty components, NUL, backslashes.
+func cleanName(name string, dir bool) (string, error) {
+	switch {
+	case name == "":
+		return "", insecure("empty name")
+	case strings.IndexByte(name, 0) >= 0:
+		return "", insecure("NUL in name")
+	case strings.HasPrefix(name, "/"):
+		return "", insecure("absolute name")
+	case strings.IndexByte(name, '\\') >= 0:
+		return "", insecure("backslash in name")
+	}
+	for _, c := range strings.Split(name, "/") {
+		if c == ".." {
+			return "", insecure("%q component", "..")
+		}
+	}
+	n := name
+	for strings.HasPrefix(n, "./") {
+		n = n[2:]
+	}
+	if dir {
+		n = strings.TrimSuffix(n, "/")
+	}
+	if n == "" || n == "." {
+		return ".", nil
+	}
+	if !fsValid(n) {
+		return "", insecure("not a clean relative path")
+	}
+	return n, nil
+}
+
+// fsValid is fs.ValidPath without the allowance for "." (handled by the caller).
+func fsValid(n string) bool {
+	for _, c := range strings.Split(n, "/") {
+		if c == "" || c == "." || c == ".." {
+			return false
+		}
+	}
+	return true
+}
+
