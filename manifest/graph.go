@@ -1,0 +1,274 @@
+package manifest
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// DependsOnAnnotation is the cli-utils annotation naming objects an object must be
+// applied after: a comma-separated list of "<group>/namespaces/<namespace>/<kind>/<name>"
+// (namespaced) or "<group>/<kind>/<name>" (cluster-scoped) references, the group empty for
+// the core group. Whitespace around each reference is ignored; malformed references and
+// references to objects the manifest does not hold add no edge and are no error.
+const DependsOnAnnotation = "config.kubernetes.io/depends-on"
+
+// Reason says why one item depends on another: which rule made the edge.
+type Reason string
+
+const (
+	// ReasonOwner: an ownerReference names the dependency, and Kubernetes would accept it
+	// (same namespace, or a cluster-scoped owner).
+	ReasonOwner Reason = "OwnerReference"
+	// ReasonNamespace: the dependency is the Namespace the item lives in.
+	ReasonNamespace Reason = "Namespace"
+	// ReasonCRD: the dependency is the CustomResourceDefinition "<resource>.<group>".
+	ReasonCRD Reason = "CustomResourceDefinition"
+	// ReasonDependsOn: the item's [DependsOnAnnotation] names the dependency.
+	ReasonDependsOn Reason = "DependsOn"
+)
+
+// reason bits, in rule order.
+const (
+	whyOwner uint8 = 1 << iota
+	whyNamespace
+	whyCRD
+	whyDependsOn
+)
+
+var reasonOrder = [...]struct {
+	bit uint8
+	r   Reason
+}{{whyOwner, ReasonOwner}, {whyNamespace, ReasonNamespace}, {whyCRD, ReasonCRD}, {whyDependsOn, ReasonDependsOn}}
+
+func reasons(bits uint8) []Reason {
+	var out []Reason
+	for _, ro := range reasonOrder {
+		if bits&ro.bit != 0 {
+			out = append(out, ro.r)
+		}
+	}
+	return out
+}
+
+var (
+	namespaceGR = schema.GroupResource{Resource: "namespaces"}
+	crdGR       = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
+)
+
+// graph is the dependency graph in compressed sparse row form: the dependencies of item
+// i are dep[depOff[i]:depOff[i+1]], with the rules that made each edge in why. Reverse
+// edges (dependents) and ownership children are built on first use.
+type graph struct {
+	depOff []int32
+	dep    []int32
+	why    []uint8
+
+	revOff, rev     []int32 // dependents
+	childOff, child []int32 // items naming i in their ownerReferences
+}
+
+func (g *graph) dependencies(i int32) []int32 { return g.dep[g.depOff[i]:g.depOff[i+1]] }
+
+func (g *graph) dependents(i int32) []int32 {
+	if g.revOff == nil {
+		g.revOff, g.rev = invert(g.depOff, g.dep)
+	}
+	return g.rev[g.revOff[i]:g.revOff[i+1]]
+}
+
+// childrenLocked returns the items naming i in their ownerReferences. m.mu must be held.
+func (m *Manifest) childrenLocked(i int32) []int32 {
+	g := m.graphLocked()
+	if g.childOff == nil {
+		g.childOff, g.child = m.ownership()
+	}
+	return g.child[g.childOff[i]:g.childOff[i+1]]
+}
+
+// invert builds the reverse of a CSR graph; within each row, sources ascend.
+func invert(off, dst []int32) ([]int32, []int32) {
+	n := len(off) - 1
+	roff := make([]int32, n+1)
+	for _, d := range dst {
+		roff[d+1]++
+	}
+	for k := range n {
+		roff[k+1] += roff[k]
+	}
+	rdst := make([]int32, len(dst))
+	fill := make([]int32, n)
+	copy(fill, roff[:n])
+	for src := range n {
+		for _, d := range dst[off[src]:off[src+1]] {
+			rdst[fill[d]] = int32(src)
+			fill[d]++
+		}
+	}
+	return roff, rdst
+}
+
+// edgeBuf collects one item's dependencies without repeats, or-ing the reasons.
+type edgeBuf struct {
+	to  []int32
+	why []uint8
+}
+
+func (b *edgeBuf) add(to int32, why uint8) {
+	for k, t := range b.to {
+		if t == to {
+			b.why[k] |= why
+			return
+		}
+	}
+	b.to = append(b.to, to)
+	b.why = append(b.why, why)
+}
+
+// builder holds the per-graph lookup tables the edge rules share.
+type builder struct {
+	m       *Manifest
+	nsItem  []int32                        // Namespace item per interned namespace, -1 if absent
+	crdItem []int32                        // CRD item per interned group/resource, -1 if absent
+	byGK    map[schema.GroupKind][]int32 // interned group/resources per kind, for depends-on
+}
+
+// graphLocked returns the dependency graph, building it if stale. m.mu must be held.
+func (m *Manifest) graphLocked() *graph {
+	if m.graph != nil {
+		return m.graph
+	}
+	b := &builder{m: m}
+	b.nsItem = make([]int32, len(m.nss))
+	for k, ns := range m.nss {
+		b.nsItem[k] = -1
+		if k == 0 {
+			continue
+		}
+		if idx, ok := m.lookupLocked(namespaceGR, "", ns); ok {
+			b.nsItem[k] = idx
+		}
+	}
+	b.crdItem = make([]int32, len(m.grs))
+	for k, gr := range m.grs {
+		b.crdItem[k] = -1
+		if gr.Group == "" {
+			continue
+		}
+		if idx, ok := m.lookupLocked(crdGR, "", gr.Resource+"."+gr.Group); ok {
+			b.crdItem[k] = idx
+		}
+	}
+	if m.dependsOn {
+		b.byGK = map[schema.GroupKind][]int32{}
+		type grk struct {
+			gr   int32
+			kind string
+		}
+		seen := map[grk]struct{}{}
+		for _, it := range m.items {
+			k := grk{it.gr, it.Kind}
+			if _, ok := seen[k]; ok {
+				continue
+			}
+			seen[k] = struct{}{}
+			gk := schema.GroupKind{Group: it.Group, Kind: it.Kind}
+			b.byGK[gk] = append(b.byGK[gk], it.gr)
+		}
+	}
+
+	n := len(m.items)
+	g := &graph{depOff: make([]int32, n+1)}
+	var buf edgeBuf
+	for k, it := range m.items {
+		buf.to, buf.why = buf.to[:0], buf.why[:0]
+		b.ownerEdges(it, &buf)
+		b.namespaceEdge(it, &buf)
+		b.crdEdge(it, &buf)
+		b.dependsOnEdges(it, &buf)
+		g.dep = append(g.dep, buf.to...)
+		g.why = append(g.why, buf.why...)
+		g.depOff[k+1] = int32(len(g.dep))
+	}
+	m.graph = g
+	return g
+}
+
+// ownerEdges: an owner in the manifest, unless Kubernetes would treat the reference as
+// invalid (an owner in another namespace, a namespaced owner of a cluster-scoped item).
+func (b *builder) ownerEdges(it *Item, buf *edgeBuf) {
+	for _, ref := range it.OwnerReferences {
+		o, ok := b.m.byUID[ref.UID]
+		if !ok {
+			continue // dangling: reported by Validate
+		}
+		owner := b.m.items[o]
+		if owner.Namespace != "" && owner.Namespace != it.Namespace {
+			continue // cross-namespace, or namespaced owner of a cluster-scoped item
+		}
+		buf.add(o, whyOwner)
+	}
+}
+
+// namespaceEdge: a namespaced item needs its Namespace.
+func (b *builder) namespaceEdge(it *Item, buf *edgeBuf) {
+	if it.ns == 0 {
+		return
+	}
+	if ns := b.nsItem[it.ns]; ns >= 0 {
+		buf.add(ns, whyNamespace)
+	}
+}
+
+// crdEdge: a custom resource needs its CustomResourceDefinition.
+func (b *builder) crdEdge(it *Item, buf *edgeBuf) {
+	if crd := b.crdItem[it.gr]; crd >= 0 {
+		buf.add(crd, whyCRD)
+	}
+}
+
+// dependsOnEdges: the targets of the depends-on annotation that the manifest holds.
+func (b *builder) dependsOnEdges(it *Item, buf *edgeBuf) {
+	if b.byGK == nil {
+		return
+	}
+	v, ok := it.Annotations[DependsOnAnnotation]
+	if !ok {
+		return
+	}
+	for _, ref := range parseDependsOn(v) {
+		for _, gr := range b.byGK[schema.GroupKind{Group: ref.group, Kind: ref.kind}] {
+			ns, ok := b.m.nsIDs[ref.namespace]
+			if !ok {
+				continue
+			}
+			if idx, ok := b.m.byIdent[identKey{gr: gr, ns: ns, name: ref.name}]; ok {
+				buf.add(idx, whyDependsOn)
+			}
+		}
+	}
+}
+
+// children builds the ownership CSR: for each item, the items whose ownerReferences
+// name it (any owner in the manifest, valid or not), sources ascending.
+func (m *Manifest) ownership() ([]int32, []int32) {
+	off := make([]int32, len(m.items)+1)
+	var dst []int32
+	for k, it := range m.items {
+		start := len(dst)
+		for _, ref := range it.OwnerReferences {
+			if o, ok := m.byUID[ref.UID]; ok && !containsInt32(dst[start:], o) {
+				dst = append(dst, o)
+			}
+		}
+		off[k+1] = int32(len(dst))
+	}
+	return invert(off, dst)
+}
+
+func containsInt32(s []int32, v int32) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

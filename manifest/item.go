@@ -1,0 +1,273 @@
+package manifest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/version"
+)
+
+// Item is one backed-up object as the manifest sees it: its identity, its UID, the data
+// used to select it (labels, annotations) and the ownerReferences that link it to others.
+//
+// Identity is Group, Resource, Namespace and Name (Kind goes with Resource); it does not
+// depend on Version. UID is the index key. Labels and Annotations are data, never identity.
+//
+// An Item may be built with [NewItem], [NewItemFromMetadata] or as a struct literal; a
+// literal supports [Item.String] at once. Owners come only from OwnerReferences, which
+// the constructors fill from the object's metadata. Once an Item is added to a
+// [Manifest] (which keeps the pointer, no copy), its fields must not be modified; its
+// methods are then safe for concurrent use with each other and with the manifest's.
+// An Item belongs to at most one manifest; [Item.Clone] makes an unattached copy.
+type Item struct {
+	Group     string // API group, "" for the core group
+	Version   string // the version the object was read in; see [Item.Versions]
+	Resource  string // plural resource name, "deployments"
+	Kind      string // "Deployment"
+	Namespace string // "" for cluster-scoped objects
+	Name      string
+	UID       types.UID
+
+	Labels      map[string]string
+	Annotations map[string]string
+
+	// OwnerReferences are the object's metadata.ownerReferences, kept as written. An owner
+	// whose UID is not in the manifest is a dangling reference: kept, reported by
+	// [Manifest.Validate], never an error elsewhere.
+	OwnerReferences []metav1.OwnerReference
+
+	m   *Manifest // set by Add under m.mu; nil before
+	idx int32     // position in m.items
+	gr  int32     // interned group/resource
+	ns  int32     // interned namespace
+}
+
+// NewItem builds an Item from an object read from a backup. resource is the plural
+// resource name ("deployments", "customresourcedefinitions"). Group, version and kind come
+// from apiVersion and kind; UID, namespace, name, labels, annotations and ownerReferences
+// from metadata. The labels and annotations maps are copies; nothing in u is retained.
+// An object without name, kind or uid, an empty resource, or malformed metadata (a label
+// that is not a string, an ownerReference that is not an object) is an error wrapping
+// [ErrInvalidItem].
+func NewItem(u *unstructured.Unstructured, resource string) (*Item, error) {
+	if u == nil || u.Object == nil {
+		return nil, fmt.Errorf("%w: nil object (resource %q)", ErrInvalidItem, resource)
+	}
+	var meta metav1.ObjectMeta
+	if raw, ok := u.Object["metadata"]; ok && raw != nil {
+		mm, ok := raw.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: metadata is %T, not an object (resource %q)", ErrInvalidItem, raw, resource)
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(mm, &meta); err != nil {
+			return nil, fmt.Errorf("%w: metadata of %s %q: %v", ErrInvalidItem, resource, u.GetName(), err)
+		}
+	}
+	apiVersion, _ := u.Object["apiVersion"].(string)
+	kind, _ := u.Object["kind"].(string)
+	return newItem(apiVersion, kind, resource, &meta)
+}
+
+// NewItemFromMetadata builds an Item from already-parsed metadata, for a reader that
+// decodes only apiVersion, kind and metadata of each object (json.Unmarshal into a
+// metav1.PartialObjectMetadata ignores the rest). It follows [NewItem]'s rules. The
+// labels, annotations and ownerReferences of p are shared with the Item, not copied: p
+// must not be modified afterwards.
+func NewItemFromMetadata(p *metav1.PartialObjectMetadata, resource string) (*Item, error) {
+	if p == nil {
+		return nil, fmt.Errorf("%w: nil metadata (resource %q)", ErrInvalidItem, resource)
+	}
+	return newItem(p.APIVersion, p.Kind, resource, &p.ObjectMeta)
+}
+
+func newItem(apiVersion, kind, resource string, meta *metav1.ObjectMeta) (*Item, error) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("%w: apiVersion %q of %s %q: %v", ErrInvalidItem, apiVersion, resource, meta.Name, err)
+	}
+	it := &Item{
+		Group:           gv.Group,
+		Version:         gv.Version,
+		Resource:        resource,
+		Kind:            kind,
+		Namespace:       meta.Namespace,
+		Name:            meta.Name,
+		UID:             meta.UID,
+		Labels:          meta.Labels,
+		Annotations:     meta.Annotations,
+		OwnerReferences: meta.OwnerReferences,
+	}
+	if err := it.check(); err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// check reports the first missing required field.
+func (i *Item) check() error {
+	switch {
+	case i.Name == "":
+		return invalidItem("no name", i)
+	case i.Kind == "":
+		return invalidItem("no kind", i)
+	case i.UID == "":
+		return invalidItem("no uid", i)
+	case i.Resource == "":
+		return invalidItem("no resource", i)
+	}
+	return nil
+}
+
+// String returns the item's slash path in a backup, legacy (unversioned) layout:
+// resources/<resource[.group]>/{namespaces/<ns>|cluster}/<name>.json, group omitted for
+// the core group. For example "resources/deployments.apps/namespaces/web/front.json" and
+// "resources/namespaces/cluster/web.json". A nil *Item gives "<nil>".
+func (i *Item) String() string {
+	if i == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	n := len("resources/") + len(i.Resource) + 1 + len(i.Group) + len("/namespaces/") + len(i.Namespace) + 1 + len(i.Name) + len(".json")
+	b.Grow(n)
+	b.WriteString("resources/")
+	b.WriteString(i.Resource)
+	if i.Group != "" {
+		b.WriteByte('.')
+		b.WriteString(i.Group)
+	}
+	if i.Namespace != "" {
+		b.WriteString("/namespaces/")
+		b.WriteString(i.Namespace)
+		b.WriteByte('/')
+	} else {
+		b.WriteString("/cluster/")
+	}
+	b.WriteString(i.Name)
+	b.WriteString(".json")
+	return b.String()
+}
+
+// GroupResource returns the item's group and resource.
+func (i *Item) GroupResource() schema.GroupResource {
+	return schema.GroupResource{Group: i.Group, Resource: i.Resource}
+}
+
+// CRDName returns the name a CustomResourceDefinition defining the item's resource has,
+// "<resource>.<group>" ("widgets.example.com"), or "" for the core group. It is the seed
+// design's reason for Item.Kind: the restore order puts that CRD, when the manifest holds
+// it, before the item. A built-in group ("apps") gives a name no CRD in the manifest has.
+func (i *Item) CRDName() string {
+	if i.Group == "" {
+		return ""
+	}
+	return i.Resource + "." + i.Group
+}
+
+// Clone returns a copy of the item that belongs to no manifest. Maps and the
+// OwnerReferences slice are shared with i (treat them as read-only). Versions recorded by
+// [Manifest.AddVersion] are not part of the Item and are not copied.
+func (i *Item) Clone() *Item {
+	c := *i
+	c.m, c.idx, c.gr, c.ns = nil, 0, 0, 0
+	return &c
+}
+
+// Versions returns every API version the item was captured in, highest Kubernetes
+// version priority first ("v2", "v1", "v1beta1", ...): Version plus those recorded with
+// [Manifest.AddVersion]. Before Add it is just Version (nil if Version is empty). The
+// slice is the caller's.
+func (i *Item) Versions() []string {
+	var out []string
+	if i.Version != "" {
+		out = append(out, i.Version)
+	}
+	if m := i.m; m != nil {
+		m.mu.Lock()
+		out = append(out, m.versions[i.idx]...)
+		m.mu.Unlock()
+	}
+	sortVersions(out)
+	return out
+}
+
+// sortVersions sorts highest Kubernetes priority first, other strings after, byte-wise.
+func sortVersions(vs []string) {
+	slices.SortFunc(vs, func(a, b string) int { return version.CompareKubeAwareVersionStrings(b, a) })
+}
+
+// Owners returns the owners of the item that are in the manifest, in ownerReferences order
+// without repeats, whether or not Kubernetes would accept the reference (see
+// [Manifest.Validate]). It is nil before Add and for an item without owners.
+func (i *Item) Owners() []*Item {
+	m := i.m
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*Item
+	for _, ref := range i.OwnerReferences {
+		if o, ok := m.byUID[ref.UID]; ok && !slices.Contains(out, m.items[o]) {
+			out = append(out, m.items[o])
+		}
+	}
+	return out
+}
+
+// Children returns the items of the manifest that name this item in their
+// ownerReferences, in [Item.String] order. It is nil before Add and for an item without
+// children.
+func (i *Item) Children() []*Item {
+	m := i.m
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*Item
+	for _, c := range m.childrenLocked(i.idx) {
+		out = append(out, m.items[c])
+	}
+	m.sortItems(out)
+	return out
+}
+
+// Dependencies returns what the item needs restored before it, over every edge rule
+// (owner, namespace, CRD, depends-on), in [Item.String] order. Nil before Add.
+func (i *Item) Dependencies() []*Item {
+	return i.neighbours(false)
+}
+
+// Dependents returns the items that need this one restored before them, in
+// [Item.String] order. Nil before Add.
+func (i *Item) Dependents() []*Item {
+	return i.neighbours(true)
+}
+
+func (i *Item) neighbours(reverse bool) []*Item {
+	m := i.m
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g := m.graphLocked()
+	var idx []int32
+	if reverse {
+		idx = g.dependents(i.idx)
+	} else {
+		idx = g.dependencies(i.idx)
+	}
+	var out []*Item
+	for _, d := range idx {
+		out = append(out, m.items[d])
+	}
+	m.sortItems(out)
+	return out
+}

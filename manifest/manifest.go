@@ -1,0 +1,208 @@
+package manifest
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Manifest is the set of items a backup holds, indexed by UID and by identity, and the
+// dependency graph between them. The zero value is not usable; call [New].
+//
+// All methods are safe for concurrent use: a backup may Add from a pool of workers while
+// another goroutine reads. The graph (edges, waves) is computed lazily on the first query
+// after a change and cached until the next Add.
+type Manifest struct {
+	mu    sync.Mutex
+	items []*Item
+
+	byUID   map[types.UID]int32
+	byIdent map[identKey]int32
+
+	grIDs map[schema.GroupResource]int32
+	grs   []schema.GroupResource
+	nsIDs map[string]int32
+	nss   []string
+
+	versions   map[int32][]string // versions beyond Item.Version, by item index
+	dependsOn  bool               // some item carries a depends-on annotation
+	graph      *graph             // nil when stale
+	orderCache []int32            // item indices in String order; nil when stale
+}
+
+// identKey is an item's identity with group/resource and namespace interned.
+type identKey struct {
+	gr, ns int32
+	name   string
+}
+
+// New returns an empty manifest.
+func New() *Manifest {
+	return &Manifest{
+		byUID:   map[types.UID]int32{},
+		byIdent: map[identKey]int32{},
+		grIDs:   map[schema.GroupResource]int32{},
+		nsIDs:   map[string]int32{"": 0},
+		nss:     []string{""},
+	}
+}
+
+// Grow makes room for n more items, so that adding them does not rehash the indexes.
+// A negative n is ignored.
+func (m *Manifest) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.items) > 0 {
+		// Maps cannot be grown in place; only the item slice benefits.
+		m.items = slices.Grow(m.items, n)
+		return
+	}
+	m.items = make([]*Item, 0, n)
+	m.byUID = make(map[types.UID]int32, n)
+	m.byIdent = make(map[identKey]int32, n)
+}
+
+// Add adds it to the manifest, keeping the pointer (no copy), and returns (true, nil).
+// An item whose UID or identity (group, resource, namespace, name) is already in the
+// manifest is refused with (false, [ErrItemAlreadyExists]); an item missing its UID,
+// name, kind or resource with an error wrapping [ErrInvalidItem]; an item that belongs to
+// another manifest with [ErrItemInManifest]. Safe for concurrent use.
+func (m *Manifest) Add(it *Item) (bool, error) {
+	if it == nil {
+		return false, fmt.Errorf("%w: nil item", ErrInvalidItem)
+	}
+	if err := it.check(); err != nil {
+		return false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if it.m != nil && it.m != m {
+		return false, fmt.Errorf("%w: %s", ErrItemInManifest, describe(it))
+	}
+	if _, dup := m.byUID[it.UID]; dup {
+		return false, ErrItemAlreadyExists
+	}
+	key := identKey{gr: m.internGR(it.Group, it.Resource), ns: m.internNS(it.Namespace), name: it.Name}
+	if _, dup := m.byIdent[key]; dup {
+		return false, ErrItemAlreadyExists
+	}
+	if len(m.items) >= 1<<31-1 {
+		return false, fmt.Errorf("%w: manifest full (%d items)", ErrInvalidItem, len(m.items))
+	}
+	idx := int32(len(m.items))
+	m.items = append(m.items, it)
+	m.byUID[it.UID] = idx
+	m.byIdent[key] = idx
+	it.m, it.idx, it.gr, it.ns = m, idx, key.gr, key.ns
+	if _, ok := it.Annotations[DependsOnAnnotation]; ok {
+		m.dependsOn = true
+	}
+	m.graph, m.orderCache = nil, nil
+	return true, nil
+}
+
+func (m *Manifest) internGR(group, resource string) int32 {
+	k := schema.GroupResource{Group: group, Resource: resource}
+	if id, ok := m.grIDs[k]; ok {
+		return id
+	}
+	id := int32(len(m.grs))
+	m.grs = append(m.grs, k)
+	m.grIDs[k] = id
+	return id
+}
+
+func (m *Manifest) internNS(ns string) int32 {
+	if id, ok := m.nsIDs[ns]; ok {
+		return id
+	}
+	id := int32(len(m.nss))
+	m.nss = append(m.nss, ns)
+	m.nsIDs[ns] = id
+	return id
+}
+
+// AddVersion records that the item with this UID was also captured in version (an
+// archive holding the same object under several version directories calls it once per
+// extra directory). It returns true if the version was new for the item, false if it was
+// already recorded or is the item's Version. An unknown UID is an error wrapping
+// [ErrItemNotFound]; an empty version is ignored (false, nil). [Item.Versions] lists the
+// result. Safe for concurrent use.
+func (m *Manifest) AddVersion(uid types.UID, version string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	idx, ok := m.byUID[uid]
+	if !ok {
+		return false, fmt.Errorf("%w: uid %q", ErrItemNotFound, uid)
+	}
+	if version == "" || version == m.items[idx].Version || slices.Contains(m.versions[idx], version) {
+		return false, nil
+	}
+	if m.versions == nil {
+		m.versions = map[int32][]string{}
+	}
+	m.versions[idx] = append(m.versions[idx], version)
+	return true, nil
+}
+
+// Len returns the number of items.
+func (m *Manifest) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.items)
+}
+
+// Get returns the item with this UID.
+func (m *Manifest) Get(uid types.UID) (*Item, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	idx, ok := m.byUID[uid]
+	if !ok {
+		return nil, false
+	}
+	return m.items[idx], true
+}
+
+// Lookup returns the item with this identity: group and resource, namespace ("" for a
+// cluster-scoped object) and name. The version plays no part.
+func (m *Manifest) Lookup(gr schema.GroupResource, namespace, name string) (*Item, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	idx, ok := m.lookupLocked(gr, namespace, name)
+	if !ok {
+		return nil, false
+	}
+	return m.items[idx], true
+}
+
+func (m *Manifest) lookupLocked(gr schema.GroupResource, namespace, name string) (int32, bool) {
+	g, ok := m.grIDs[gr]
+	if !ok {
+		return 0, false
+	}
+	ns, ok := m.nsIDs[namespace]
+	if !ok {
+		return 0, false
+	}
+	idx, ok := m.byIdent[identKey{gr: g, ns: ns, name: name}]
+	return idx, ok
+}
+
+// Items returns every item in [Item.String] order. The slice is the caller's; the items
+// are the manifest's.
+func (m *Manifest) Items() []*Item {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	order := m.orderLocked()
+	out := make([]*Item, len(order))
+	for k, idx := range order {
+		out[k] = m.items[idx]
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package manifest
+
+import "slices"
+
+// Waves returns the restore order: Kahn levels over the dependency graph. An item's wave
+// is 1 + the latest wave of what it depends on, 0 if it depends on nothing; there are no
+// empty waves. Dependencies are its owners in the manifest (ownerReferences Kubernetes
+// treats as invalid, cross-namespace or a namespaced owner of a cluster-scoped item, make
+// no edge; a self-reference is a self-loop), its Namespace, its CustomResourceDefinition
+// ("<resource>.<group>", see [Item.CRDName]) and the targets of its [DependsOnAnnotation];
+// targets the manifest does not hold are ignored. Inside a wave items are in
+// [Item.String] order, whatever the order they were added in.
+//
+// On a cycle, the waves hold exactly the items neither on nor behind a cycle, and the
+// error is a *[CycleError] naming a shortest cycle of the manifest. The result is the
+// caller's; the manifest is not changed. An empty manifest gives no waves and no error.
+//
+// Cost: linear in items and edges plus a sort by String order (both cached until the next
+// Add). Finding the shortest cycle is a breadth-first search per item on a cycle's
+// strongly connected component, so it is quadratic in the size of large cyclic
+// components.
+func (m *Manifest) Waves() ([][]*Item, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	waves, level := m.wavesLocked()
+	if err := m.cycleLocked(level); err != nil {
+		return waves, err
+	}
+	return waves, nil
+}
+
+// DeletionWaves returns [Manifest.Waves] in reverse: every item comes in a wave after
+// everything that depends on it, so deleting wave by wave never removes what something
+// still in place needs. Same error as Waves on a cycle; inside a wave, String order.
+func (m *Manifest) DeletionWaves() ([][]*Item, error) {
+	waves, err := m.Waves()
+	slices.Reverse(waves)
+	return waves, err
+}
+
+// wavesLocked computes the levels; level[i] is -1 for items on or behind a cycle.
+func (m *Manifest) wavesLocked() ([][]*Item, []int32) {
+	n := len(m.items)
+	if n == 0 {
+		return nil, nil
+	}
+	g := m.graphLocked()
+	level := make([]int32, n) // pending dependency count, then -(wave+1) once placed
+	cur := make([]int32, 0, 64)
+	for k := range n {
+		level[k] = g.depOff[k+1] - g.depOff[k]
+		if level[k] == 0 {
+			cur = append(cur, int32(k))
+		}
+	}
+	var next []int32
+	var counts []int
+	for w := int32(0); len(cur) > 0; w++ {
+		next = next[:0]
+		for _, u := range cur {
+			level[u] = -(w + 1)
+			for _, v := range g.dependents(u) {
+				level[v]--
+				if level[v] == 0 {
+					next = append(next, v)
+				}
+			}
+		}
+		counts = append(counts, len(cur))
+		cur, next = next, cur
+	}
+	placed := 0
+	starts := make([]int, len(counts))
+	for w, c := range counts {
+		starts[w] = placed
+		placed += c
+	}
+	flat := make([]*Item, placed)
+	fill := slices.Clone(starts)
+	for _, idx := range m.orderLocked() {
+		if l := level[idx]; l < 0 {
+			w := -l - 1
+			flat[fill[w]] = m.items[idx]
+			fill[w]++
+		}
+	}
+	waves := make([][]*Item, len(counts))
+	for w := range counts {
+		waves[w] = flat[starts[w] : starts[w]+counts[w] : starts[w]+counts[w]]
+	}
+	// Normalise: -1 for unplaced, the wave otherwise.
+	for k, l := range level {
+		if l < 0 {
+			level[k] = -l - 1
+		} else {
+			level[k] = -1
+		}
+	}
+	return waves, level
+}
