@@ -126,8 +126,8 @@ func (b *edgeBuf) add(to int32, why uint8) {
 // builder holds the per-graph lookup tables the edge rules share.
 type builder struct {
 	m       *Manifest
-	nsItem  []int32                        // Namespace item per interned namespace, -1 if absent
-	crdItem []int32                        // CRD item per interned group/resource, -1 if absent
+	nsItem  []int32                      // Namespace item per interned namespace, -1 if absent
+	crdItem []int32                      // CRD item per interned group/resource, -1 if absent
 	byGK    map[schema.GroupKind][]int32 // interned group/resources per kind, for depends-on
 }
 
