@@ -1,0 +1,82 @@
+package readiness
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// DynamicPageSize is the page size of DynamicGetter's LIST calls.
+const DynamicPageSize = 500
+
+// DynamicGetter is the Getter and Lister over client-go's dynamic client: a RESTMapper turns
+// each GroupKind into its preferred resource and scope. It is safe for concurrent use if the
+// client and mapper are. A kind the mapper does not know reads as NotFound (a CRD being
+// restored may not be served yet); if the mapper is a meta.ResettableRESTMapper it is reset
+// so that the next read rediscovers.
+type DynamicGetter struct {
+	client dynamic.Interface
+	mapper meta.RESTMapper
+}
+
+var (
+	_ Getter = (*DynamicGetter)(nil)
+	_ Lister = (*DynamicGetter)(nil)
+)
+
+// NewDynamicGetter returns a DynamicGetter over client and mapper (both required).
+func NewDynamicGetter(client dynamic.Interface, mapper meta.RESTMapper) *DynamicGetter {
+	return &DynamicGetter{client: client, mapper: mapper}
+}
+
+func (d *DynamicGetter) resource(gk schema.GroupKind, namespace string) (dynamic.ResourceInterface, error) {
+	m, err := d.mapper.RESTMapping(gk)
+	if err != nil {
+		if r, ok := d.mapper.(meta.ResettableRESTMapper); ok && meta.IsNoMatchError(err) {
+			r.Reset()
+		}
+		return nil, err
+	}
+	ri := d.client.Resource(m.Resource)
+	if m.Scope != nil && m.Scope.Name() == meta.RESTScopeNameNamespace {
+		return ri.Namespace(namespace), nil
+	}
+	return ri, nil
+}
+
+// Get reads one object with a GET.
+func (d *DynamicGetter) Get(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error) {
+	ri, err := d.resource(ref.GroupKind, ref.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return ri.Get(ctx, ref.Name, metav1.GetOptions{})
+}
+
+// List reads every object of gk in namespace ("" for a cluster-scoped kind) with LIST calls
+// of DynamicPageSize items.
+func (d *DynamicGetter) List(ctx context.Context, gk schema.GroupKind, namespace string) ([]*unstructured.Unstructured, error) {
+	ri, err := d.resource(gk, namespace)
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	opts := metav1.ListOptions{Limit: DynamicPageSize}
+	for {
+		l, err := ri.List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		for i := range l.Items {
+			out = append(out, &l.Items[i])
+		}
+		if l.GetContinue() == "" {
+			return out, nil
+		}
+		opts.Continue = l.GetContinue()
+	}
+}
