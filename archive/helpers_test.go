@@ -1,0 +1,102 @@
+package archive_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// ent is one raw tar entry for hand-built archives; a zero Typeflag means a regular file.
+type ent struct {
+	name     string
+	body     string
+	typeflag byte
+	link     string
+	pax      map[string]string
+}
+
+func file(name, body string) ent { return ent{name: name, body: body, typeflag: tar.TypeReg} }
+func dir(name string) ent        { return ent{name: name, typeflag: tar.TypeDir} }
+
+// rawTar writes entries exactly as given, with no checks of ours.
+func rawTar(t testing.TB, ents ...ent) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range ents {
+		hdr := &tar.Header{Name: e.name, Typeflag: e.typeflag, Linkname: e.link, Mode: 0o777,
+			Size: int64(len(e.body)), PAXRecords: e.pax}
+		if e.typeflag == 0 {
+			hdr.Typeflag = tar.TypeReg
+		}
+		if hdr.Typeflag != tar.TypeReg {
+			hdr.Size = 0
+		}
+		if hdr.Typeflag == tar.TypeXGlobalHeader {
+			hdr.Format = tar.FormatPAX
+		}
+		require.NoError(t, tw.WriteHeader(hdr))
+		if hdr.Size > 0 {
+			_, err := tw.Write([]byte(e.body))
+			require.NoError(t, err)
+		}
+	}
+	require.NoError(t, tw.Close())
+	return buf.Bytes()
+}
+
+func gz(t testing.TB, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, err := zw.Write(b)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	return buf.Bytes()
+}
+
+func tgz(t testing.TB, ents ...ent) []byte { return gz(t, rawTar(t, ents...)) }
+
+// snapshot lists every path under root with its mode and size, for before/after checks.
+func snapshot(t testing.TB, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, rel+" "+info.Mode().String()+" "+string(rune('0'+info.Size()%10)))
+		return nil
+	})
+	require.NoError(t, err)
+	sort.Strings(out)
+	return out
+}
+
+// emptyDest makes parent/dest and returns both.
+func emptyDest(t testing.TB) (parent, dest string) {
+	t.Helper()
+	parent = t.TempDir()
+	dest = filepath.Join(parent, "dest")
+	require.NoError(t, os.Mkdir(dest, 0o755))
+	return parent, dest
+}
+
+func requireEmptyDir(t testing.TB, dir string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, ents, "something was left in %s", dir)
+}
