@@ -1,0 +1,232 @@
+package convert
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// ReservedPrefix starts every annotation key this package manages: the original-version
+// record (OriginalVersionAnnotation) and the property bag (StashAnnotation).
+const ReservedPrefix = "convert.backupkit.io/"
+
+// copyObject deep-copies an unstructured object, accepting the value types people put in
+// hand-built objects (int, map[string]string, []string, ...) besides the JSON ones, so
+// that a malformed object is an error rather than a panic.
+func copyObject(m map[string]any) (map[string]any, error) {
+	return copyMap(m)
+}
+
+func copyMap(m map[string]any) (map[string]any, error) {
+	if m == nil {
+		return nil, nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		c, err := copyValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = c
+	}
+	return out, nil
+}
+
+func copyValue(v any) (any, error) {
+	switch t := v.(type) {
+	case nil, string, bool, int64, float64, int, int32, int16, int8, uint, uint64, uint32, uint16, uint8, float32:
+		return t, nil
+	case json.Number:
+		return t, nil
+	case map[string]any:
+		return copyMap(t)
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			c, err := copyValue(e)
+			if err != nil {
+				return nil, fmt.Errorf("[%d]: %w", i, err)
+			}
+			out[i] = c
+		}
+		return out, nil
+	case map[string]string:
+		out := make(map[string]string, len(t))
+		for k, s := range t {
+			out[k] = s
+		}
+		return out, nil
+	case []string:
+		return append([]string(nil), t...), nil
+	case []map[string]any:
+		out := make([]map[string]any, len(t))
+		for i, e := range t {
+			c, err := copyMap(e)
+			if err != nil {
+				return nil, fmt.Errorf("[%d]: %w", i, err)
+			}
+			out[i] = c
+		}
+		return out, nil
+	default:
+		return nil, fmt.Errorf("%w: value of type %T", ErrInvalidObject, v)
+	}
+}
+
+// finishMap sets apiVersion and kind on out and replaces its metadata by snap (which
+// finishMap takes ownership of) merged with the labels and annotations out gained. When
+// record is not empty and snap has no original-version record, record becomes it.
+func finishMap(out map[string]any, gvk schema.GroupVersionKind, snap map[string]any, record string) {
+	out["apiVersion"] = gvk.GroupVersion().String()
+	out["kind"] = gvk.Kind
+	got, _ := out["metadata"].(map[string]any)
+	if snap == nil {
+		snap = map[string]any{}
+	}
+	for _, field := range [...]string{"labels", "annotations"} {
+		merged, ok := mergeKeys(asStringMap(snap[field]), asStringMap(got[field]))
+		if !ok {
+			continue // in's value is malformed: keep it as it was
+		}
+		if field == "annotations" && record != "" {
+			if _, has := merged[OriginalVersionAnnotation]; !has {
+				if merged == nil {
+					merged = map[string]string{}
+				}
+				merged[OriginalVersionAnnotation] = record
+			}
+		}
+		if len(merged) == 0 {
+			delete(snap, field)
+			continue
+		}
+		m := make(map[string]any, len(merged))
+		for k, v := range merged {
+			m[k] = v
+		}
+		snap[field] = m
+	}
+	if len(snap) == 0 {
+		delete(out, "metadata")
+		return
+	}
+	out["metadata"] = snap
+}
+
+// asStringMap reads a labels or annotations value; ok is false when it is neither absent
+// nor a map of strings.
+func asStringMap(v any) stringMap {
+	switch t := v.(type) {
+	case nil:
+		return stringMap{ok: true}
+	case map[string]string:
+		return stringMap{m: t, ok: true}
+	case map[string]any:
+		m := make(map[string]string, len(t))
+		for k, e := range t {
+			s, isString := e.(string)
+			if !isString {
+				return stringMap{}
+			}
+			m[k] = s
+		}
+		return stringMap{m: m, ok: true}
+	default:
+		return stringMap{}
+	}
+}
+
+type stringMap struct {
+	m  map[string]string
+	ok bool
+}
+
+// mergeKeys returns in's keys with in's values, plus the keys out added; the property
+// bag (StashAnnotation) follows out, so a converter can consume it. ok is false when in is
+// malformed (then the caller keeps in). A malformed out adds nothing.
+func mergeKeys(in, out stringMap) (map[string]string, bool) {
+	if !in.ok {
+		return nil, false
+	}
+	merged := make(map[string]string, len(in.m)+len(out.m))
+	for k, v := range in.m {
+		if k != StashAnnotation {
+			merged[k] = v
+		}
+	}
+	for k, v := range out.m {
+		if _, kept := merged[k]; !kept {
+			merged[k] = v
+		}
+	}
+	return merged, true
+}
+
+// snapshotMeta deep-copies the metadata of a typed object; nil when it has none.
+func snapshotMeta(obj runtime.Object) *metav1.ObjectMeta {
+	a, err := meta.Accessor(obj)
+	if err != nil {
+		return nil
+	}
+	m := metav1.ObjectMeta{
+		Name:                       a.GetName(),
+		GenerateName:               a.GetGenerateName(),
+		Namespace:                  a.GetNamespace(),
+		SelfLink:                   a.GetSelfLink(),
+		UID:                        a.GetUID(),
+		ResourceVersion:            a.GetResourceVersion(),
+		Generation:                 a.GetGeneration(),
+		CreationTimestamp:          a.GetCreationTimestamp(),
+		DeletionTimestamp:          a.GetDeletionTimestamp(),
+		DeletionGracePeriodSeconds: a.GetDeletionGracePeriodSeconds(),
+		Labels:                     a.GetLabels(),
+		Annotations:                a.GetAnnotations(),
+		OwnerReferences:            a.GetOwnerReferences(),
+		Finalizers:                 a.GetFinalizers(),
+		ManagedFields:              a.GetManagedFields(),
+	}
+	return m.DeepCopy()
+}
+
+// finishTyped sets out's TypeMeta and replaces its metadata by snap merged with the
+// labels and annotations out gained; record as in finishMap.
+func finishTyped(out runtime.Object, gvk schema.GroupVersionKind, snap *metav1.ObjectMeta, record string) {
+	out.GetObjectKind().SetGroupVersionKind(gvk)
+	a, err := meta.Accessor(out)
+	if err != nil || snap == nil {
+		return
+	}
+	labels, _ := mergeKeys(stringMap{m: snap.Labels, ok: true}, stringMap{m: a.GetLabels(), ok: true})
+	annotations, _ := mergeKeys(stringMap{m: snap.Annotations, ok: true}, stringMap{m: a.GetAnnotations(), ok: true})
+	if record != "" {
+		if _, has := annotations[OriginalVersionAnnotation]; !has {
+			annotations[OriginalVersionAnnotation] = record
+		}
+	}
+	a.SetName(snap.Name)
+	a.SetGenerateName(snap.GenerateName)
+	a.SetNamespace(snap.Namespace)
+	a.SetSelfLink(snap.SelfLink)
+	a.SetUID(snap.UID)
+	a.SetResourceVersion(snap.ResourceVersion)
+	a.SetGeneration(snap.Generation)
+	a.SetCreationTimestamp(snap.CreationTimestamp)
+	a.SetDeletionTimestamp(snap.DeletionTimestamp)
+	a.SetDeletionGracePeriodSeconds(snap.DeletionGracePeriodSeconds)
+	a.SetOwnerReferences(snap.OwnerReferences)
+	a.SetFinalizers(snap.Finalizers)
+	a.SetManagedFields(snap.ManagedFields)
+	a.SetLabels(nilIfEmpty(labels))
+	a.SetAnnotations(nilIfEmpty(annotations))
+}
+
+func nilIfEmpty(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
