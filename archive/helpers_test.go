@@ -40,7 +40,7 @@ func rawTar(t testing.TB, ents ...ent) []byte {
 			hdr.Size = 0
 		}
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
-			hdr.Format = tar.FormatPAX
+			hdr = &tar.Header{Typeflag: tar.TypeXGlobalHeader, PAXRecords: e.pax, Format: tar.FormatPAX}
 		}
 		require.NoError(t, tw.WriteHeader(hdr))
 		if hdr.Size > 0 {

@@ -1,0 +1,265 @@
+package archive_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/backupkit/backupkit/archive"
+)
+
+// acceptedCases are shapes real tools produce; each must extract to exactly want (slash
+// path to contents) and scan to the same item paths.
+var acceptedCases = []struct {
+	name string
+	data func(t testing.TB) []byte
+	want map[string]string
+}{
+	{
+		name: "dot-slash-names-and-dir-entries", // tar -C dir -czf b.tgz .
+		data: func(t testing.TB) []byte {
+			return tgz(t, dir("./"), dir("./metadata/"), file("./metadata/version", "1.1.0\n"),
+				dir("./resources/"), dir("./resources/pods/"), dir("./resources/pods/namespaces/"),
+				dir("./resources/pods/namespaces/ns/"), file("./resources/pods/namespaces/ns/p.json", "{}"))
+		},
+		want: map[string]string{"metadata/version": "1.1.0\n", "resources/pods/namespaces/ns/p.json": "{}"},
+	},
+	{
+		name: "pax-global-header",
+		data: func(t testing.TB) []byte {
+			return tgz(t, ent{name: "pax_global_header", typeflag: tar.TypeXGlobalHeader, pax: map[string]string{"comment": "made by git archive"}},
+				file("resources/pods/cluster/p.json", "{}"))
+		},
+		want: map[string]string{"resources/pods/cluster/p.json": "{}"},
+	},
+	{
+		name: "repeated-dir-entries",
+		data: func(t testing.TB) []byte {
+			return tgz(t, dir("resources/"), dir("resources/"), file("resources/pods/cluster/p.json", "{}"), dir("resources/pods/"))
+		},
+		want: map[string]string{"resources/pods/cluster/p.json": "{}"},
+	},
+	{
+		name: "long-names-gnu-and-pax",
+		data: func(t testing.TB) []byte {
+			var buf bytes.Buffer
+			tw := tar.NewWriter(&buf)
+			for _, f := range []tar.Format{tar.FormatGNU, tar.FormatPAX} {
+				name := "resources/" + strings.Repeat("r", 150) + "/cluster/" + f.String() + ".json"
+				require.NoError(t, tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Size: 2, Mode: 0o644, Format: f}))
+				_, err := tw.Write([]byte("{}"))
+				require.NoError(t, err)
+			}
+			require.NoError(t, tw.Close())
+			return gz(t, buf.Bytes())
+		},
+		want: map[string]string{
+			"resources/" + strings.Repeat("r", 150) + "/cluster/GNU.json": "{}",
+			"resources/" + strings.Repeat("r", 150) + "/cluster/PAX.json": "{}",
+		},
+	},
+	{
+		name: "concatenated-gzip-members",
+		data: func(t testing.TB) []byte {
+			raw := rawTar(t, file("resources/pods/cluster/p.json", "{}"))
+			return append(gz(t, raw[:512]), gz(t, raw[512:])...)
+		},
+		want: map[string]string{"resources/pods/cluster/p.json": "{}"},
+	},
+	{
+		name: "empty-tarball", // Velero: an empty tarball is an empty backup
+		data: func(t testing.TB) []byte { return tgz(t) },
+		want: map[string]string{},
+	},
+	{
+		name: "empty-gzip-stream",
+		data: func(t testing.TB) []byte { return gz(t, nil) },
+		want: map[string]string{},
+	},
+}
+
+func TestAcceptedShapes(t *testing.T) {
+	for _, tc := range acceptedCases {
+		t.Run(tc.name, func(t *testing.T) {
+			data := tc.data(t)
+			_, dest := emptyDest(t)
+			require.NoError(t, archive.Extract(context.Background(), bytes.NewReader(data), dest))
+			got := map[string]string{}
+			err := filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
+				require.NoError(t, err)
+				info, err := d.Info()
+				require.NoError(t, err)
+				if p == dest {
+					return nil
+				}
+				if d.IsDir() {
+					require.Equal(t, os.FileMode(0o700), info.Mode().Perm(), p)
+					return nil
+				}
+				require.True(t, info.Mode().IsRegular(), p)
+				require.Equal(t, os.FileMode(0o600), info.Mode().Perm(), p)
+				b, err := os.ReadFile(p)
+				require.NoError(t, err)
+				rel, _ := filepath.Rel(dest, p)
+				got[filepath.ToSlash(rel)] = string(b)
+				return nil
+			})
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+
+			idx, err := archive.Scan(context.Background(), bytes.NewReader(data), nil)
+			require.NoError(t, err)
+			var paths []string
+			for _, it := range idx.Items {
+				paths = append(paths, it.Path)
+			}
+			var want []string
+			for p := range tc.want {
+				if strings.HasPrefix(p, "resources/") {
+					want = append(want, p)
+				}
+			}
+			require.ElementsMatch(t, want, paths)
+		})
+	}
+}
+
+// TestSizeCap: Velero's size cap, at the boundary: exactly the limit passes, one more fails.
+func TestSizeCap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		size int
+		want error
+	}{
+		{"at-limit", 1000, nil},
+		{"one-over", 1001, archive.ErrLimitExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, dest := emptyDest(t)
+			data := tgz(t, file("resources/pods/cluster/p.json", strings.Repeat("x", tc.size)))
+			err := archive.Extract(context.Background(), bytes.NewReader(data), dest,
+				archive.WithLimits(archive.Limits{MaxEntryBytes: 1000, MaxTotalBytes: 1000 + 1024*2}))
+			if tc.want == nil {
+				require.NoError(t, err)
+				b, err := os.ReadFile(filepath.Join(dest, "resources/pods/cluster/p.json"))
+				require.NoError(t, err)
+				require.Len(t, b, tc.size)
+				return
+			}
+			require.ErrorIs(t, err, tc.want)
+			requireEmptyDir(t, dest)
+		})
+	}
+}
+
+// TestEscapeTxt is Velero's traversal case, checked on disk: nothing outside, nothing inside.
+func TestEscapeTxt(t *testing.T) {
+	parent, dest := emptyDest(t)
+	data := tgz(t, file("ok.txt", "fine"), file("../escape.txt", "escaped"))
+	err := archive.Extract(context.Background(), bytes.NewReader(data), dest)
+	require.ErrorIs(t, err, archive.ErrInsecurePath)
+	_, statErr := os.Stat(filepath.Join(parent, "escape.txt"))
+	require.ErrorIs(t, statErr, fs.ErrNotExist)
+	requireEmptyDir(t, dest)
+}
+
+func TestExtractDestination(t *testing.T) {
+	data := tgz(t, file("a", "x"))
+	t.Run("not-empty", func(t *testing.T) {
+		dest := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dest, "keep"), []byte("mine"), 0o600))
+		err := archive.Extract(context.Background(), bytes.NewReader(data), dest)
+		require.ErrorContains(t, err, "not empty")
+		b, err := os.ReadFile(filepath.Join(dest, "keep"))
+		require.NoError(t, err)
+		require.Equal(t, "mine", string(b))
+	})
+	t.Run("missing", func(t *testing.T) {
+		err := archive.Extract(context.Background(), bytes.NewReader(data), filepath.Join(t.TempDir(), "nope"))
+		require.ErrorIs(t, err, fs.ErrNotExist)
+	})
+	t.Run("negative-limit", func(t *testing.T) {
+		_, dest := emptyDest(t)
+		r := &countingReader{r: bytes.NewReader(data)}
+		err := archive.Extract(context.Background(), r, dest, archive.WithLimits(archive.Limits{MaxEntries: -1}))
+		require.ErrorContains(t, err, "negative limit")
+		require.Zero(t, r.n, "read before the limits were checked")
+		_, err = archive.Scan(context.Background(), r, nil, archive.WithLimits(archive.Limits{MaxPathLen: -1}))
+		require.ErrorContains(t, err, "negative limit")
+		require.Zero(t, r.n)
+	})
+}
+
+type countingReader struct {
+	r      io.Reader
+	n      int
+	after  int
+	cancel func()
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.cancel != nil && c.n >= c.after {
+		c.cancel()
+	}
+	if len(p) > 1024 {
+		p = p[:1024]
+	}
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+func TestCancellation(t *testing.T) {
+	var ents []ent
+	for i := range 200 {
+		ents = append(ents, file("resources/pods/cluster/p"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+strings.Repeat("0", i/26)+".json", strings.Repeat("payload ", 200)))
+	}
+	data := tgz(t, ents...)
+
+	t.Run("extract-before-start", func(t *testing.T) {
+		_, dest := emptyDest(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := archive.Extract(ctx, bytes.NewReader(data), dest)
+		require.ErrorIs(t, err, context.Canceled)
+		requireEmptyDir(t, dest)
+	})
+	t.Run("extract-midway", func(t *testing.T) {
+		parent, dest := emptyDest(t)
+		before := snapshot(t, parent)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		r := &countingReader{r: bytes.NewReader(data), after: len(data) / 2, cancel: cancel}
+		err := archive.Extract(ctx, r, dest)
+		require.ErrorIs(t, err, context.Canceled)
+		require.Less(t, r.n, len(data), "read to the end despite cancellation")
+		requireEmptyDir(t, dest)
+		require.Equal(t, before, snapshot(t, parent))
+	})
+	t.Run("scan-from-visit", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		visited := 0
+		_, err := archive.Scan(ctx, bytes.NewReader(data), func(*archive.Item) error {
+			visited++
+			cancel()
+			return nil
+		})
+		require.ErrorIs(t, err, context.Canceled)
+		require.Equal(t, 1, visited)
+	})
+	t.Run("deadline", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 0)
+		defer cancel()
+		_, err := archive.Scan(ctx, bytes.NewReader(data), nil)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+	})
+}
