@@ -1,0 +1,168 @@
+package readiness_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/backupkit/backupkit/readiness"
+)
+
+// veleroID stands in for velero.ResourceIdentifier.
+type veleroID struct {
+	GroupResource   schema.GroupResource
+	Namespace, Name string
+}
+
+func toRef(id veleroID) readiness.ObjectRef {
+	return readiness.ObjectRef{GroupKind: schema.GroupKind{Group: id.GroupResource.Group, Kind: "Deployment"}, Namespace: id.Namespace, Name: id.Name}
+}
+
+func TestAreItemsReady(t *testing.T) {
+	ids := []veleroID{{deployGR, "shop", "web"}, {deployGR, "shop", "api"}}
+	tests := []struct {
+		name    string
+		web     resp
+		want    bool
+		wantErr error
+	}{
+		{"all ready", resp{obj: deploy("shop", "web", "u1", "ready")}, true, nil},
+		{"one progressing", resp{obj: deploy("shop", "web", "u1", "progressing")}, false, nil},
+		{"one missing", resp{err: apierrors.NewNotFound(deployGR, "web")}, false, nil},
+		{"transient", resp{err: apierrors.NewServiceUnavailable("x")}, false, nil},
+		{"failed", resp{obj: deploy("shop", "web", "u1", "deadline")}, false, readiness.ErrFailed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newFake()
+			g.add("shop", "web", tc.web)
+			g.add("shop", "api", resp{obj: deploy("shop", "api", "u2", "ready")})
+			areReady := readiness.AreItemsReady(context.Background(), g, toRef)
+			ok, err := areReady(ids)
+			require.Equal(t, tc.want, ok)
+			if tc.wantErr == nil {
+				require.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, tc.wantErr)
+			}
+			require.Equal(t, 2, g.gets, "one read per item, no waiting")
+		})
+	}
+	t.Run("forbidden", func(t *testing.T) {
+		g := newFake()
+		g.add("shop", "web", resp{err: apierrors.NewForbidden(deployGR, "web", errors.New("rbac"))})
+		ok, err := readiness.AreItemsReady(context.Background(), g, toRef)(ids[:1])
+		require.False(t, ok)
+		require.True(t, apierrors.IsForbidden(err))
+	})
+}
+
+func TestCheckerFromItemsReady(t *testing.T) {
+	toID := func(u *unstructured.Unstructured) veleroID {
+		return veleroID{deployGR, u.GetNamespace(), u.GetName()}
+	}
+	tests := []struct {
+		name   string
+		ok     bool
+		err    error
+		status readiness.Status
+		reason string
+	}{
+		{"ready", true, nil, readiness.Current, readiness.ReasonPluginReady},
+		{"not ready", false, nil, readiness.InProgress, readiness.ReasonPluginNotReady},
+		{"error", false, errors.New("plugin broke"), readiness.Failed, readiness.ReasonPluginError},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []veleroID
+			plugin := func(ids []veleroID) (bool, error) { got = ids; return tc.ok, tc.err }
+			reg := readiness.NewRegistry()
+			reg.Register(deployGK, readiness.CheckerFromItemsReady(plugin, toID))
+			r := readiness.Compute(deploy("shop", "web", "u1", "ready"), readiness.WithRegistry(reg))
+			require.Equal(t, tc.status, r.Status)
+			require.Equal(t, tc.reason, r.Reason)
+			require.Equal(t, []veleroID{{deployGR, "shop", "web"}}, got)
+		})
+	}
+}
+
+func newDynamic(t *testing.T, objs ...runtime.Object) (*dynamicfake.FakeDynamicClient, meta.RESTMapper) {
+	t.Helper()
+	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	nsGVR := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{gvr: "DeploymentList", nsGVR: "NamespaceList"}, objs...)
+	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Group: "apps", Version: "v1"}, {Version: "v1"}})
+	mapper.Add(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, meta.RESTScopeNamespace)
+	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, meta.RESTScopeRoot)
+	return client, mapper
+}
+
+func TestDynamicGetter(t *testing.T) {
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": "shop", "uid": "ns1"}, "status": map[string]any{"phase": "Active"}}}
+	client, mapper := newDynamic(t, deploy("shop", "web", "u1", "ready"), deploy("shop", "api", "u2", "progressing"), deploy("other", "web", "u3", "ready"), ns)
+	g := readiness.NewDynamicGetter(client, mapper)
+	ctx := context.Background()
+
+	u, err := g.Get(ctx, ref("shop", "web"))
+	require.NoError(t, err)
+	require.Equal(t, "u1", string(u.GetUID()))
+
+	nsObj, err := g.Get(ctx, readiness.ObjectRef{GroupKind: schema.GroupKind{Kind: "Namespace"}, Name: "shop"})
+	require.NoError(t, err)
+	require.Equal(t, readiness.Current, readiness.Compute(nsObj).Status)
+
+	_, err = g.Get(ctx, ref("shop", "ghost"))
+	require.True(t, apierrors.IsNotFound(err))
+
+	_, err = g.Get(ctx, readiness.ObjectRef{GroupKind: schema.GroupKind{Group: "example.com", Kind: "Widget"}, Name: "w"})
+	require.True(t, meta.IsNoMatchError(err), "an unknown kind: %v", err)
+
+	list, err := g.List(ctx, deployGK, "shop")
+	require.NoError(t, err)
+	var names []string
+	for _, o := range list {
+		names = append(names, o.GetName())
+	}
+	require.ElementsMatch(t, []string{"web", "api"}, names)
+
+	// A kind not served yet waits as NotFound until the deadline.
+	widget := readiness.ObjectRef{GroupKind: schema.GroupKind{Group: "example.com", Kind: "Widget"}, Name: "w"}
+	rep, err, _ := runWait(t, ctx, g, []readiness.ObjectRef{widget}, readiness.WithTimeout(2*time.Second))
+	require.ErrorIs(t, err, readiness.ErrTimeout)
+	require.Equal(t, readiness.NotFound, rep.Items[0].Result.Status)
+
+	// Through Wait: the LIST path (threshold 1).
+	rep, err = readiness.Wait(ctx, g, []readiness.ObjectRef{ref("shop", "web"), ref("other", "web")}, readiness.WithListThreshold(1))
+	require.NoError(t, err)
+	require.Equal(t, 2, rep.Calls, "one LIST per namespace")
+
+	var gets, lists int
+	client.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		switch a.GetVerb() {
+		case "get":
+			gets++
+		case "list":
+			lists++
+			return true, nil, apierrors.NewForbidden(deployGR, "", fmt.Errorf("no list"))
+		}
+		return false, nil, nil
+	})
+	rep, err = readiness.Wait(ctx, g, []readiness.ObjectRef{ref("shop", "web"), ref("other", "web")}, readiness.WithListThreshold(1))
+	require.NoError(t, err)
+	require.Equal(t, 2, lists)
+	require.Equal(t, 2, gets, "GET after LIST was forbidden")
+	require.Equal(t, 4, rep.Calls)
+}
