@@ -38,7 +38,7 @@ func Open(fsys fs.FS) (*Backup, error) {
 	default:
 		return nil, fmt.Errorf("archive: open: %w", err)
 	}
-	resources, err := readDir(fsys, ResourcesDir)
+	resources, err := b.readDir(ResourcesDir)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func Open(fsys fs.FS) (*Backup, error) {
 		}
 		dirs[r.Name()] = map[string]bool{}
 		b.items[r.Name()] = nil
-		subs, err := readDir(fsys, rpath)
+		subs, err := b.readDir(rpath)
 		if err != nil {
 			return nil, err
 		}
@@ -73,7 +73,7 @@ func Open(fsys fs.FS) (*Backup, error) {
 				continue
 			}
 			dirs[r.Name()][sub.Name()] = true
-			scopes, err := readDir(fsys, spath)
+			scopes, err := b.readDir(spath)
 			if err != nil {
 				return nil, err
 			}
@@ -104,7 +104,7 @@ func (b *Backup) scope(resource, versionDir, p string) error {
 	if path.Base(p) == clusterDir {
 		return b.itemDir(p)
 	}
-	nss, err := readDir(b.fsys, p)
+	nss, err := b.readDir(p)
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (b *Backup) scope(resource, versionDir, p string) error {
 
 // itemDir records the "<name>.json" files of a directory.
 func (b *Backup) itemDir(p string) error {
-	files, err := readDir(b.fsys, p)
+	files, err := b.readDir(p)
 	if err != nil {
 		return err
 	}
@@ -144,13 +144,18 @@ func (b *Backup) itemDir(p string) error {
 
 func (b *Backup) problem(p, why string) { b.problems = append(b.problems, Problem{p, why}) }
 
-// readDir is fs.ReadDir where a missing directory is empty.
-func readDir(fsys fs.FS, p string) ([]fs.DirEntry, error) {
-	ents, err := fs.ReadDir(fsys, p)
+// readDir is fs.ReadDir where a missing directory is empty and a file where a directory
+// belongs is a problem, not an error.
+func (b *Backup) readDir(p string) ([]fs.DirEntry, error) {
+	ents, err := fs.ReadDir(b.fsys, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
+		if info, serr := fs.Stat(b.fsys, p); serr == nil && !info.IsDir() {
+			b.problem(p, "not a directory")
+			return nil, nil
+		}
 		return nil, fmt.Errorf("archive: open %q: %w", p, err)
 	}
 	return ents, nil

@@ -1,0 +1,217 @@
+package archive_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"pgregory.net/rapid"
+
+	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/versionselect"
+)
+
+// genItem is one object of a generated backup, in one version.
+type genItem struct {
+	resource, version, namespace, name string
+	data                               []byte
+}
+
+// genBackup is a random backup: items and the preferred version of each resource.
+type genBackup struct {
+	items     []genItem
+	preferred map[string]string
+}
+
+var genResources = []string{"pods", "configmaps", "deployments.apps", "widgets.example.com", "clusterroles.rbac.authorization.k8s.io"}
+var genVersions = []string{"v1", "v2", "v1beta1", "v1alpha1", "v2beta3"}
+
+func drawBackup(t *rapid.T) genBackup {
+	b := genBackup{preferred: map[string]string{}}
+	resources := rapid.SliceOfNDistinct(rapid.SampledFrom(genResources), 0, 4, rapid.ID).Draw(t, "resources")
+	for _, r := range resources {
+		versions := rapid.SliceOfNDistinct(rapid.SampledFrom(genVersions), 1, 3, rapid.ID).Draw(t, "versions")
+		b.preferred[r] = rapid.SampledFrom(versions).Draw(t, "preferred")
+		names := rapid.SliceOfNDistinct(rapid.StringMatching(`[a-z0-9][a-z0-9:.-]{0,12}`), 1, 4, rapid.ID).Draw(t, "names")
+		for _, n := range names {
+			ns := rapid.SampledFrom([]string{"", "default", "kube-system"}).Draw(t, "ns")
+			for _, v := range versions {
+				data, _ := json.Marshal(map[string]any{"apiVersion": v, "kind": "K", "metadata": map[string]any{"name": n, "namespace": ns}})
+				b.items = append(b.items, genItem{r, v, ns, n, data})
+			}
+		}
+	}
+	return b
+}
+
+func (b genBackup) write(t require.TestingT, order []int) []byte {
+	var buf bytes.Buffer
+	w := archive.NewWriter(&buf)
+	for r, v := range b.preferred {
+		require.NoError(t, w.SetPreferred(r, v))
+	}
+	for _, i := range order {
+		it := b.items[i]
+		require.NoError(t, w.Add(it.resource, it.version, it.namespace, it.name, it.data))
+	}
+	require.NoError(t, w.Close())
+	return buf.Bytes()
+}
+
+// want returns the expected path → bytes and group versions.
+func (b genBackup) want(t require.TestingT) (map[string][]byte, map[string]metav1.APIGroup) {
+	files := map[string][]byte{}
+	versions := map[string][]string{}
+	for _, it := range b.items {
+		dirs := []string{it.version}
+		if b.preferred[it.resource] == it.version {
+			dirs = []string{"", it.version + archive.PreferredSuffix}
+		}
+		for _, d := range dirs {
+			p, err := archive.ItemPath(it.resource, d, it.namespace, it.name)
+			require.NoError(t, err)
+			files[p] = it.data
+		}
+		if !contains(versions[it.resource], it.version) {
+			versions[it.resource] = append(versions[it.resource], it.version)
+		}
+	}
+	gvs := map[string]metav1.APIGroup{}
+	for r, vs := range versions {
+		_, group, _ := strings.Cut(r, ".")
+		versionselect.Sort(vs)
+		g := metav1.APIGroup{Name: group}
+		for _, v := range vs {
+			g.Versions = append(g.Versions, gvFor(group, v))
+		}
+		g.PreferredVersion = gvFor(group, b.preferred[r])
+		gvs[r] = g
+	}
+	return files, gvs
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func gvFor(group, v string) metav1.GroupVersionForDiscovery {
+	if group == "" {
+		return gvd(v, v)
+	}
+	return gvd(group+"/"+v, v)
+}
+
+// TestRoundTripScan: whatever Writer writes, Scan gives back every item, its bytes and the
+// group versions; and the bytes do not depend on the order of the calls.
+func TestRoundTripScan(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := drawBackup(t)
+		order := make([]int, len(b.items))
+		for i := range order {
+			order[i] = i
+		}
+		data := b.write(t, order)
+		shuffled := rapid.Permutation(order).Draw(t, "order")
+		require.Equal(t, data, b.write(t, shuffled), "Writer output depends on call order")
+
+		wantFiles, wantGVs := b.want(t)
+		got := map[string][]byte{}
+		idx, err := archive.Scan(context.Background(), bytes.NewReader(data), func(it *archive.Item) error {
+			bs, err := it.Bytes()
+			got[it.Path] = bs
+			return err
+		})
+		require.NoError(t, err)
+		require.Equal(t, archive.CurrentFormat, idx.FormatVersion)
+		require.Equal(t, wantFiles, got)
+		require.Equal(t, wantGVs, idx.GroupVersions)
+		require.Empty(t, idx.Problems)
+		require.Len(t, idx.Items, len(wantFiles))
+		for _, ref := range idx.Items {
+			p, err := archive.ItemPath(ref.GroupResource, ref.VersionDir, ref.Namespace, ref.Name)
+			require.NoError(t, err)
+			require.Equal(t, ref.Path, p)
+			require.Equal(t, int64(len(wantFiles[p])), ref.Size)
+		}
+	})
+}
+
+// TestRoundTripExtractOpen: Writer, then Extract, then Open gives the same items and group
+// versions as Scan of the same bytes.
+func TestRoundTripExtractOpen(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		b := drawBackup(rt)
+		order := make([]int, len(b.items))
+		for i := range order {
+			order[i] = i
+		}
+		data := b.write(rt, order)
+		dest, err := os.MkdirTemp(t.TempDir(), "x")
+		require.NoError(rt, err)
+		require.NoError(rt, archive.Extract(context.Background(), bytes.NewReader(data), dest))
+		bk, err := archive.Open(os.DirFS(dest))
+		require.NoError(rt, err)
+		wantFiles, wantGVs := b.want(rt)
+		require.Equal(rt, archive.CurrentFormat, bk.FormatVersion())
+		require.Equal(rt, wantGVs, bk.GroupVersions())
+		require.Empty(rt, bk.Problems())
+		var gotPaths []string
+		for _, r := range bk.Resources() {
+			for _, vd := range append([]string{""}, versionDirs(wantGVs[r])...) {
+				for _, ref := range bk.Items(r, vd) {
+					gotPaths = append(gotPaths, ref.Path)
+					u, err := bk.ReadItem(r, vd, ref.Namespace, ref.Name)
+					require.NoError(rt, err)
+					raw, err := u.MarshalJSON()
+					require.NoError(rt, err)
+					require.JSONEq(rt, string(wantFiles[ref.Path]), string(raw))
+				}
+			}
+		}
+		var wantPaths []string
+		for p := range wantFiles {
+			wantPaths = append(wantPaths, p)
+		}
+		sort.Strings(wantPaths)
+		sort.Strings(gotPaths)
+		require.Equal(rt, wantPaths, gotPaths)
+	})
+}
+
+func versionDirs(g metav1.APIGroup) []string {
+	var out []string
+	for _, v := range g.Versions {
+		if v.Version == g.PreferredVersion.Version {
+			out = append(out, v.Version+archive.PreferredSuffix)
+		} else {
+			out = append(out, v.Version)
+		}
+	}
+	return out
+}
+
+func TestWriterErrors(t *testing.T) {
+	var buf bytes.Buffer
+	w := archive.NewWriter(&buf)
+	require.ErrorIs(t, w.Add("pods", "v1", "ns", "../x", nil), archive.ErrInsecurePath)
+	require.ErrorIs(t, w.Add("pods", "", "ns", "x", nil), archive.ErrInsecurePath)
+	require.ErrorContains(t, w.Add("pods", "v1"+archive.PreferredSuffix, "ns", "x", nil), "ends in")
+	require.NoError(t, w.Add("pods", "v1", "ns", "x", []byte("{}")))
+	require.EqualError(t, w.Add("pods", "v1", "ns", "x", []byte("{}")), "archive: write: pods v1 ns/x added twice")
+	require.EqualError(t, w.Close(), "archive: write: resource pods has items but no preferred version")
+	require.Zero(t, buf.Len(), "something was written despite the error")
+	require.Error(t, w.Close())
+	require.Error(t, w.Add("pods", "v1", "ns", "y", nil))
+}
+
