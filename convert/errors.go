@@ -50,9 +50,14 @@ type ConversionError struct {
 	Err error
 }
 
-// Error renders "Kind.group namespace/name from v1 to v2: cause".
+// Error renders "Kind.group namespace/name from v1 to v2: cause" ("from v1" left out
+// when the version is unknown).
 func (e *ConversionError) Error() string {
-	return fmt.Sprintf("%s %s from %s to %s: %v", gkString(e.GroupKind), objectRef(e.Namespace, e.Name), e.From, e.To, e.Err)
+	from := ""
+	if e.From != "" {
+		from = " from " + e.From
+	}
+	return fmt.Sprintf("%s %s%s to %s: %v", gkString(e.GroupKind), objectRef(e.Namespace, e.Name), from, e.To, e.Err)
 }
 
 // Unwrap returns the cause.
