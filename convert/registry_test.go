@@ -67,8 +67,8 @@ func TestAddUnstructuredErrors(t *testing.T) {
 
 // Odd types for the typed registration errors.
 type (
-	HubA struct{ WidgetV3 }
-	HubB struct{ WidgetV3 }
+	HubA  struct{ WidgetV3 }
+	HubB  struct{ WidgetV3 }
 	Plain struct{ WidgetV1 }
 )
 
@@ -149,9 +149,9 @@ func TestCanConvert(t *testing.T) {
 	require.NoError(t, r.AddUnstructured(schema.GroupKind{Group: "g.io", Kind: "Mouse"}, "v2", map[string]convert.SpokeFuncs{"v1": both}))
 	require.NoError(t, r.AddResource(schema.GroupResource{Group: "g.io", Resource: "mice"}, "Mouse"))
 	tests := []struct {
-		name                     string
+		name                      string
 		group, resource, from, to string
-		want                     bool
+		want                      bool
 	}{
 		{"spoke to hub", testGroup, "gadgets", "v1", "v2", true},
 		{"hub to spoke", testGroup, "gadgets", "v2", "v1alpha1", true},
