@@ -73,8 +73,9 @@ func describe(it *Item) string {
 	if it.Group != "" {
 		gr += "." + it.Group
 	}
+	name := it.Name
 	if it.Namespace != "" {
-		return fmt.Sprintf("%s %s/%s uid %q", gr, it.Namespace, it.Name, it.UID)
+		name = it.Namespace + "/" + it.Name
 	}
-	return fmt.Sprintf("%s %s uid %q", gr, it.Name, it.UID)
+	return fmt.Sprintf("%s %q uid %q", gr, name, it.UID)
 }
