@@ -214,4 +214,3 @@ func TestWriterErrors(t *testing.T) {
 	require.Error(t, w.Close())
 	require.Error(t, w.Add("pods", "v1", "ns", "y", nil))
 }
-

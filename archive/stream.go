@@ -294,4 +294,3 @@ func fsValid(n string) bool {
 	}
 	return true
 }
-
