@@ -40,6 +40,14 @@ func WithMetadata() Option {
 	return func(o *options) { o.metadata = true }
 }
 
+// WithManifest makes Scan build Index.Manifest in the same pass: one manifest.Item per item
+// at the legacy unversioned path (the preferred version; every item of a format 1.0 backup),
+// from its metadata. It implies WithMetadata. An item the manifest refuses (no uid, name or
+// kind; a repeated uid or identity) is listed in Index.Problems. Default: off.
+func WithManifest() Option {
+	return func(o *options) { o.metadata, o.manifest = true, true }
+}
+
 func resolve(opts []Option) (options, error) {
 	var o options
 	for _, opt := range opts {

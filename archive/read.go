@@ -8,10 +8,13 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/backupkit/backupkit/manifest"
 )
 
 // Metadata is what Scan keeps of an item's object with WithMetadata: enough to build an
-// index or a dependency graph without holding the item's bytes.
+// index or a dependency graph without holding the item's bytes. With WithManifest its maps
+// and slice are shared with the manifest.Item: do not modify them.
 type Metadata struct {
 	APIVersion      string
 	Kind            string
@@ -54,8 +57,11 @@ type Index struct {
 	// Items lists every item in archive order.
 	Items []ItemRef
 	// Problems lists what was skipped or odd, sorted by path: files that are not items, items
-	// whose metadata could not be read, resources without a single preferred version.
+	// whose metadata could not be read or that the manifest refused, resources without a
+	// single preferred version.
 	Problems []Problem
+	// Manifest holds the legacy-path items, built in the same pass; nil without WithManifest.
+	Manifest *manifest.Manifest
 }
 
 // maxVersionFile bounds what Scan keeps of metadata/version.
@@ -68,7 +74,7 @@ const maxVersionFile = 1 << 10
 // their size (unless visit keeps the bytes).
 //
 // Every entry passes the same checks as in Extract, with the same errors: an archive Scan
-// accepts is one Extract accepts. Options: WithLimits, WithMetadata. Cancelling ctx stops
+// accepts is one Extract accepts. Options: WithLimits, WithMetadata, WithManifest. Cancelling ctx stops
 // the scan with an error that errors.Is ctx.Err(). Scan is safe to call concurrently.
 func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Option) (*Index, error) {
 	o, err := resolve(opts)
@@ -76,6 +82,9 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 		return nil, err
 	}
 	idx := &Index{}
+	if o.manifest {
+		idx.Manifest = manifest.New()
+	}
 	dirs := map[string]map[string]bool{}
 	err = walk(ctx, r, o.limits, "scan", func(e *entry) error {
 		if e.kind != kindFile {
@@ -120,6 +129,11 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 				idx.Problems = append(idx.Problems, Problem{e.name, "metadata: " + err.Error()})
 			} else {
 				ref.Meta = m
+				if idx.Manifest != nil && ref.VersionDir == "" {
+					if err := addToManifest(idx.Manifest, ref); err != nil {
+						idx.Problems = append(idx.Problems, Problem{e.name, "manifest: " + err.Error()})
+					}
+				}
 			}
 		}
 		idx.Items = append(idx.Items, ref)
@@ -158,4 +172,22 @@ func decodeMetadata(b []byte) (*Metadata, error) {
 		Name: md.Name, Namespace: md.Namespace, UID: md.UID,
 		Labels: md.Labels, Annotations: md.Annotations, OwnerReferences: md.OwnerReferences,
 	}, nil
+}
+
+// addToManifest adds the item at ref, whose Meta is set, to m.
+func addToManifest(m *manifest.Manifest, ref ItemRef) error {
+	md := ref.Meta
+	p := &metav1.PartialObjectMetadata{
+		TypeMeta: metav1.TypeMeta{APIVersion: md.APIVersion, Kind: md.Kind},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: md.Name, Namespace: md.Namespace, UID: md.UID,
+			Labels: md.Labels, Annotations: md.Annotations, OwnerReferences: md.OwnerReferences,
+		},
+	}
+	it, err := manifest.NewItemFromMetadata(p, ref.Resource)
+	if err != nil {
+		return err
+	}
+	_, err = m.Add(it)
+	return err
 }
