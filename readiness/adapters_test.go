@@ -140,7 +140,7 @@ func TestDynamicGetter(t *testing.T) {
 
 	// A kind not served yet waits as NotFound until the deadline.
 	widget := readiness.ObjectRef{GroupKind: schema.GroupKind{Group: "example.com", Kind: "Widget"}, Name: "w"}
-	rep, err, _ := runWait(t, ctx, g, []readiness.ObjectRef{widget}, readiness.WithTimeout(2*time.Second))
+	rep, _, err := runWait(t, ctx, g, []readiness.ObjectRef{widget}, readiness.WithTimeout(2*time.Second))
 	require.ErrorIs(t, err, readiness.ErrTimeout)
 	require.Equal(t, readiness.NotFound, rep.Items[0].Result.Status)
 

@@ -108,7 +108,7 @@ func (f listingGetter) List(_ context.Context, _ schema.GroupKind, ns string) ([
 
 // runWait runs Wait on a fake clock stepped by one second whenever the waiter sleeps; the
 // default backoff is replaced by a fixed one-second period so ticks fall on whole seconds.
-func runWait(t *testing.T, ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.Option) (*readiness.Report, error, time.Duration) {
+func runWait(t *testing.T, ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.Option) (*readiness.Report, time.Duration, error) {
 	t.Helper()
 	fc := testingclock.NewFakeClock(t0)
 	opts = append([]readiness.Option{readiness.WithBackoff(wait.Backoff{Duration: time.Second}), readiness.WithClock(fc)}, opts...)
@@ -122,7 +122,7 @@ func runWait(t *testing.T, ctx context.Context, g readiness.Getter, refs []readi
 	for {
 		select {
 		case <-done:
-			return rep, err, fc.Since(t0)
+			return rep, fc.Since(t0), err
 		default:
 			if fc.HasWaiters() {
 				fc.Step(time.Second)
@@ -145,7 +145,7 @@ func TestWaitTransientThenReady(t *testing.T) {
 		resp{err: fmt.Errorf("dial: %w", syscall.ECONNREFUSED)},
 		resp{err: apierrors.NewInternalError(errors.New("boom"))},
 		resp{obj: deploy("shop", "web", "u1", "ready")})
-	rep, err, elapsed := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web")})
+	rep, elapsed, err := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web")})
 	require.NoError(t, err)
 	require.Equal(t, 1, rep.Ready())
 	require.Equal(t, 5, rep.Calls)
@@ -167,7 +167,7 @@ func TestWaitPermanentError(t *testing.T) {
 			g := newFake()
 			g.add("shop", "web", resp{err: perm})
 			g.add("shop", "api", resp{obj: deploy("shop", "api", "u2", "progressing")})
-			rep, err, elapsed := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web"), ref("shop", "api")})
+			rep, elapsed, err := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web"), ref("shop", "api")})
 			require.Error(t, err)
 			require.Equal(t, time.Duration(0), elapsed, "surfaced at once")
 			require.Equal(t, 2, rep.Calls)
@@ -182,7 +182,7 @@ func TestWaitPermanentError(t *testing.T) {
 	t.Run("forbidden message", func(t *testing.T) {
 		g := newFake()
 		g.add("shop", "web", resp{err: apierrors.NewForbidden(deployGR, "web", errors.New("rbac"))})
-		_, err, _ := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web")})
+		_, _, err := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web")})
 		require.True(t, apierrors.IsForbidden(err))
 		require.EqualError(t, err, `readiness: 0 of 1 objects ready; Deployment.apps shop/web: deployments.apps "web" is forbidden: rbac: last status Unknown (PermanentError): deployments.apps "web" is forbidden: rbac`)
 	})
@@ -197,7 +197,7 @@ func TestWaitFailedMidway(t *testing.T) {
 	}
 	refs := []readiness.ObjectRef{ref("shop", "web"), ref("shop", "api")}
 	t.Run("ends the wait", func(t *testing.T) {
-		rep, err, elapsed := runWait(t, context.Background(), setup(), refs)
+		rep, elapsed, err := runWait(t, context.Background(), setup(), refs)
 		require.ErrorIs(t, err, readiness.ErrFailed)
 		require.Equal(t, time.Second, elapsed)
 		require.ErrorIs(t, rep.Items[0].Err, readiness.ErrFailed)
@@ -205,7 +205,7 @@ func TestWaitFailedMidway(t *testing.T) {
 		require.ErrorIs(t, rep.Items[1].Err, readiness.ErrStopped)
 	})
 	t.Run("keep going", func(t *testing.T) {
-		rep, err, elapsed := runWait(t, context.Background(), setup(), refs, readiness.WithKeepGoing())
+		rep, elapsed, err := runWait(t, context.Background(), setup(), refs, readiness.WithKeepGoing())
 		require.ErrorIs(t, err, readiness.ErrFailed)
 		require.NotErrorIs(t, err, readiness.ErrStopped)
 		require.Equal(t, 2*time.Second, elapsed)
@@ -222,14 +222,14 @@ func TestWaitTimeouts(t *testing.T) {
 	t.Run("global deadline", func(t *testing.T) {
 		g := newFake()
 		g.add("shop", "slow", resp{obj: deploy("shop", "slow", "u1", "progressing")})
-		rep, err, elapsed := runWait(t, context.Background(), g, refs[:1], readiness.WithTimeout(10*time.Second))
+		rep, elapsed, err := runWait(t, context.Background(), g, refs[:1], readiness.WithTimeout(10*time.Second))
 		require.ErrorIs(t, err, readiness.ErrTimeout)
 		require.Equal(t, 10*time.Second, elapsed)
 		require.Equal(t, 11, rep.Calls, "a read at 0s..10s")
 		require.Equal(t, "LessAvailable", rep.Items[0].Result.Reason)
 	})
 	t.Run("per item inside the global deadline", func(t *testing.T) {
-		rep, err, elapsed := runWait(t, context.Background(), g, refs,
+		rep, elapsed, err := runWait(t, context.Background(), g, refs,
 			readiness.WithTimeout(time.Minute), readiness.WithItemTimeout(2*time.Second), readiness.WithKeepGoing())
 		require.ErrorIs(t, err, readiness.ErrTimeout)
 		require.Equal(t, 2*time.Second, elapsed, "well before the global minute")
@@ -244,7 +244,7 @@ func TestWaitCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
-	rep, err, _ := runWait(t, ctx, g, []readiness.ObjectRef{ref("shop", "web")},
+	rep, _, err := runWait(t, ctx, g, []readiness.ObjectRef{ref("shop", "web")},
 		readiness.WithProgress(func(readiness.Event) { calls++; cancel() }))
 	require.ErrorIs(t, err, context.Canceled)
 	require.Equal(t, 1, calls)
@@ -252,7 +252,7 @@ func TestWaitCancel(t *testing.T) {
 	require.Equal(t, readiness.InProgress, rep.Items[0].Result.Status)
 
 	// Already cancelled: no API call at all.
-	rep, err, _ = runWait(t, ctx, g, []readiness.ObjectRef{ref("shop", "web")})
+	rep, _, err = runWait(t, ctx, g, []readiness.ObjectRef{ref("shop", "web")})
 	require.ErrorIs(t, err, context.Canceled)
 	require.Zero(t, rep.Calls)
 }
@@ -262,7 +262,7 @@ func TestWaitNotFoundThenCreated(t *testing.T) {
 	nf := apierrors.NewNotFound(deployGR, "web")
 	g.add("shop", "web", resp{err: nf}, resp{err: nf}, resp{obj: deploy("shop", "web", "u1", "progressing")}, resp{obj: deploy("shop", "web", "u1", "ready")})
 	var events []readiness.Event
-	rep, err, elapsed := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web")},
+	rep, elapsed, err := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web")},
 		readiness.WithProgress(func(e readiness.Event) { events = append(events, e) }))
 	require.NoError(t, err)
 	require.Equal(t, 3*time.Second, elapsed)
@@ -276,7 +276,7 @@ func TestWaitNotFoundThenCreated(t *testing.T) {
 	require.Equal(t, 1, events[2].Total)
 
 	t.Run("never created", func(t *testing.T) {
-		rep, err, _ := runWait(t, context.Background(), newFake(), []readiness.ObjectRef{ref("shop", "ghost")}, readiness.WithTimeout(3*time.Second))
+		rep, _, err := runWait(t, context.Background(), newFake(), []readiness.ObjectRef{ref("shop", "ghost")}, readiness.WithTimeout(3*time.Second))
 		require.ErrorIs(t, err, readiness.ErrTimeout)
 		require.Equal(t, readiness.NotFound, rep.Items[0].Result.Status)
 	})
@@ -286,7 +286,7 @@ func TestWaitReplaced(t *testing.T) {
 	t.Run("uid changes between reads", func(t *testing.T) {
 		g := newFake()
 		g.add("shop", "web", resp{obj: deploy("shop", "web", "old", "progressing")}, resp{obj: deploy("shop", "web", "new", "ready")})
-		rep, err, _ := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web")})
+		rep, _, err := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web")})
 		require.ErrorIs(t, err, readiness.ErrReplaced)
 		require.Equal(t, "new", string(rep.Items[0].UID))
 		require.NotEqual(t, readiness.Current, rep.Items[0].Result.Status, "the new object's status is not reported as the old one's")
@@ -296,13 +296,13 @@ func TestWaitReplaced(t *testing.T) {
 		g.add("shop", "web", resp{obj: deploy("shop", "web", "other", "ready")})
 		r := ref("shop", "web")
 		r.UID = "mine"
-		_, err, _ := runWait(t, context.Background(), g, []readiness.ObjectRef{r})
+		_, _, err := runWait(t, context.Background(), g, []readiness.ObjectRef{r})
 		require.ErrorIs(t, err, readiness.ErrReplaced)
 	})
 	t.Run("deleted and recreated", func(t *testing.T) {
 		g := newFake()
 		g.add("shop", "web", resp{obj: deploy("shop", "web", "a", "progressing")}, resp{err: apierrors.NewNotFound(deployGR, "web")}, resp{obj: deploy("shop", "web", "b", "ready")})
-		_, err, _ := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web")})
+		_, _, err := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web")})
 		require.ErrorIs(t, err, readiness.ErrReplaced)
 	})
 }
@@ -329,14 +329,14 @@ func TestWaitAPICalls(t *testing.T) {
 
 	t.Run("get only", func(t *testing.T) {
 		g := build()
-		rep, err, _ := runWait(t, context.Background(), g, refs)
+		rep, _, err := runWait(t, context.Background(), g, refs)
 		require.NoError(t, err)
 		require.Equal(t, 7+4, g.gets, "7 GETs, then 4 for the objects still pending")
 		require.Equal(t, g.gets, rep.Calls)
 	})
 	t.Run("list per kind and namespace", func(t *testing.T) {
 		g := build()
-		rep, err, _ := runWait(t, context.Background(), listingGetter{g}, refs)
+		rep, _, err := runWait(t, context.Background(), listingGetter{g}, refs)
 		require.NoError(t, err)
 		require.Equal(t, 2, g.lists, "one LIST of namespace a per tick")
 		require.Equal(t, 2, g.gets, "b holds one object, below the threshold: a GET per tick")
@@ -346,7 +346,7 @@ func TestWaitAPICalls(t *testing.T) {
 	t.Run("list forbidden falls back to get", func(t *testing.T) {
 		g := build()
 		g.listErr = apierrors.NewForbidden(deployGR, "", errors.New("no list"))
-		rep, err, _ := runWait(t, context.Background(), listingGetter{g}, refs)
+		rep, _, err := runWait(t, context.Background(), listingGetter{g}, refs)
 		require.NoError(t, err)
 		require.Equal(t, 1, g.lists, "not retried once forbidden")
 		require.Equal(t, 11, g.gets)
@@ -354,7 +354,7 @@ func TestWaitAPICalls(t *testing.T) {
 	})
 	t.Run("list threshold disables list", func(t *testing.T) {
 		g := build()
-		_, err, _ := runWait(t, context.Background(), listingGetter{g}, refs, readiness.WithListThreshold(100))
+		_, _, err := runWait(t, context.Background(), listingGetter{g}, refs, readiness.WithListThreshold(100))
 		require.NoError(t, err)
 		require.Zero(t, g.lists)
 	})
