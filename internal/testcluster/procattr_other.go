@@ -1,0 +1,9 @@
+//go:build !linux
+
+package testcluster
+
+import "os/exec"
+
+// setParentDeathSignal does nothing where there is no parent-death signal: children are
+// killed by Stop and on Start's failure paths only.
+func setParentDeathSignal(*exec.Cmd) {}
