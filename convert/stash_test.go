@@ -1,0 +1,95 @@
+package convert_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/backupkit/backupkit/convert"
+)
+
+func TestStashAndUnstash(t *testing.T) {
+	shared := map[string]string{"keep": "me"}
+	obj := &WidgetV2{ObjectMeta: metav1.ObjectMeta{Annotations: shared}}
+	require.NoError(t, convert.Stash(obj, "v2", map[string]any{"tags": []string{"a"}, "count": 3}))
+	require.Equal(t, `{"version":"v2","fields":{"count":3,"tags":["a"]}}`, obj.Annotations[convert.StashAnnotation])
+	require.Equal(t, map[string]string{"keep": "me"}, shared, "copy on write")
+
+	bag, err := convert.Unstash(obj, "v2")
+	require.NoError(t, err)
+	var tags []string
+	found, err := bag.Get("tags", &tags)
+	require.NoError(t, err)
+	require.True(t, found)
+	require.Equal(t, []string{"a"}, tags)
+	found, err = bag.Get("absent", &tags)
+	require.NoError(t, err)
+	require.False(t, found)
+	var wrong string
+	_, err = bag.Get("count", &wrong)
+	require.ErrorIs(t, err, convert.ErrBadStash)
+	require.Equal(t, map[string]string{"keep": "me"}, obj.Annotations, "unstashing removes the bag")
+
+	again, err := convert.Unstash(obj, "v2")
+	require.NoError(t, err)
+	require.Empty(t, again)
+}
+
+func TestStashEdges(t *testing.T) {
+	tests := []struct {
+		name    string
+		stash   func(obj *WidgetV2) error
+		version string
+		want    map[string]string
+		err     string
+		is      error
+	}{
+		{name: "bag of another version is dropped", version: "v1",
+			stash: func(obj *WidgetV2) error { return convert.Stash(obj, "v2", map[string]any{"x": 1}) }},
+		{name: "empty fields remove the bag", version: "v2",
+			stash: func(obj *WidgetV2) error {
+				if err := convert.Stash(obj, "v2", map[string]any{"x": 1}); err != nil {
+					return err
+				}
+				return convert.Stash(obj, "v2", nil)
+			}},
+		{name: "too large", version: "v2",
+			stash: func(obj *WidgetV2) error {
+				return convert.Stash(obj, "v2", map[string]any{"big": strings.Repeat("x", 100)}, convert.WithMaxStashBytes(64))
+			},
+			err: "convert: stash too large: 136 bytes for fields [big], limit 64", is: convert.ErrStashTooLarge},
+		{name: "default limit", version: "v2",
+			stash: func(obj *WidgetV2) error {
+				return convert.Stash(obj, "v2", map[string]any{"big": strings.Repeat("x", convert.DefaultMaxStashBytes)}, convert.WithMaxStashBytes(0))
+			},
+			err: "convert: stash too large: 16420 bytes for fields [big], limit 16384", is: convert.ErrStashTooLarge},
+		{name: "a value JSON cannot encode", version: "v2",
+			stash: func(obj *WidgetV2) error { return convert.Stash(obj, "v2", map[string]any{"ch": make(chan int)}) },
+			err:   `convert: malformed stash: field "ch": json: unsupported type: chan int`, is: convert.ErrBadStash},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := &WidgetV2{}
+			err := tc.stash(obj)
+			if tc.err != "" {
+				require.EqualError(t, err, tc.err)
+				require.ErrorIs(t, err, tc.is)
+				require.Empty(t, obj.Annotations, "a refused stash leaves the object alone")
+				return
+			}
+			require.NoError(t, err)
+			bag, err := convert.Unstash(obj, tc.version)
+			require.NoError(t, err)
+			require.Empty(t, bag)
+			require.Empty(t, obj.Annotations)
+		})
+	}
+	t.Run("malformed bag", func(t *testing.T) {
+		obj := &WidgetV2{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{convert.StashAnnotation: "{"}}}
+		_, err := convert.Unstash(obj, "v2")
+		require.EqualError(t, err, "convert: malformed stash: unexpected end of JSON input")
+		require.Empty(t, obj.Annotations, "and removed")
+	})
+}
