@@ -41,21 +41,20 @@ type config struct {
 	registry *Registry
 
 	// Wait only.
-	clock          clock.Clock
-	timeout        time.Duration
-	itemTimeout    time.Duration
-	backoff        wait.Backoff
-	progress       func(Event)
-	listThreshold  int
-	keepGoing      bool
-	transient      func(error) bool
-	nowFromOptions bool
+	clock         clock.Clock
+	timeout       time.Duration
+	itemTimeout   time.Duration
+	backoff       wait.Backoff
+	progress      func(Event)
+	listThreshold int
+	keepGoing     bool
+	transient     func(error) bool
 }
 
 // WithNow gives the rules the current time (Compute, for Unschedulable past a window).
-// Default: unknown, so no rule depends on time. Wait uses its clock instead.
+// Default: unknown, so no rule depends on time. Wait ignores it and reads its clock.
 func WithNow(t time.Time) Option {
-	return func(c *config) { c.env.Now = t; c.nowFromOptions = true }
+	return func(c *config) { c.env.Now = t }
 }
 
 // WithLenient restores kstatus's reading (Compute and Wait): an object of a kind whose

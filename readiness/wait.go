@@ -348,9 +348,7 @@ func (w *waiter) observe(i int, obj *unstructured.Unstructured, err error, now t
 		}
 		it.seenUID = uid
 		env := w.cfg.env
-		if !w.cfg.nowFromOptions {
-			env.Now = now
-		}
+		env.Now = now
 		res = compute(obj, env, w.cfg.registry)
 	}
 	if res.Status == Current {

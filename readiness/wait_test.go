@@ -404,3 +404,46 @@ func TestTransient(t *testing.T) {
 		t.Run(name, func(t *testing.T) { require.Equal(t, tc.want, readiness.Transient(tc.err)) })
 	}
 }
+
+func TestWaitDefaultBackoff(t *testing.T) {
+	g := newFake()
+	g.add("shop", "web", resp{obj: deploy("shop", "web", "u1", "progressing")}, resp{obj: deploy("shop", "web", "u1", "progressing")}, resp{obj: deploy("shop", "web", "u1", "ready")})
+	fc := testingclock.NewFakeClock(t0)
+	done := make(chan struct{})
+	var err error
+	go func() {
+		defer close(done)
+		_, err = readiness.Wait(context.Background(), g, []readiness.ObjectRef{ref("shop", "web")}, readiness.WithClock(fc))
+	}()
+	for stepped := false; !stepped; {
+		select {
+		case <-done:
+			stepped = true
+		default:
+			if fc.HasWaiters() {
+				fc.Step(100 * time.Millisecond)
+			} else {
+				runtime.Gosched()
+			}
+		}
+	}
+	require.NoError(t, err)
+	// 500ms then 750ms, each jittered by up to 20%.
+	elapsed := fc.Since(t0)
+	require.GreaterOrEqual(t, elapsed, 1250*time.Millisecond)
+	require.LessOrEqual(t, elapsed, 1600*time.Millisecond)
+}
+
+func TestWaitUnschedulableUsesClock(t *testing.T) {
+	pod := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": "p", "namespace": "shop", "uid": "u1"},
+		"status": map[string]any{"phase": "Pending", "conditions": []any{map[string]any{
+			"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "lastTransitionTime": t0.Format(time.RFC3339)}}}}}
+	g := newFake()
+	g.add("shop", "p", resp{obj: pod})
+	r := readiness.ObjectRef{GroupKind: schema.GroupKind{Kind: "Pod"}, Namespace: "shop", Name: "p"}
+	rep, elapsed, err := runWait(t, context.Background(), g, []readiness.ObjectRef{r}, readiness.WithUnschedulableWindow(3*time.Second))
+	require.ErrorIs(t, err, readiness.ErrFailed)
+	require.Equal(t, 4*time.Second, elapsed, "failed at the first read past the 3s window")
+	require.Equal(t, "Unschedulable", rep.Items[0].Result.Reason)
+}
