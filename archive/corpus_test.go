@@ -61,6 +61,7 @@ var hostileCases = []hostileCase{
 		return gz(t, raw)
 	}, want: archive.ErrFormat}, // archive/tar itself refuses a NUL in a PAX path
 	{name: "backslash", build: entries(withGood(file(`..\escape.txt`, "x"))...), want: archive.ErrInsecurePath, entry: `..\escape.txt`},
+	{name: "invalid-utf8", build: entries(withGood(file("resources/\xbe.json", "x"))...), want: archive.ErrInsecurePath, entry: "resources/\xbe.json"},
 	{name: "empty-component", build: entries(withGood(file("resources//x.json", "x"))...), want: archive.ErrInsecurePath, entry: "resources//x.json"},
 	{name: "dot-component", build: entries(withGood(file("resources/./x.json", "x"))...), want: archive.ErrInsecurePath, entry: "resources/./x.json"},
 	{name: "duplicate-file", build: entries(withGood(file("resources/pods/cluster/a.json", "again"))...), want: archive.ErrInsecurePath, entry: "resources/pods/cluster/a.json"},

@@ -27,7 +27,9 @@ import (
 // (errors.Is(err, ctx.Err())), everything extracted is removed from dir, which is left empty.
 // A negative limit, a missing or non-empty dir: an error before anything is read.
 //
-// What it does not cover, as os.Root: another process changing dir while Extract runs, and
+// Scan applies the same checks, but Extract can still fail where Scan succeeds because of the
+// filesystem: a name component longer than it allows, a full disk. What it does not cover,
+// as os.Root: another process changing dir while Extract runs, and
 // filesystems that fold case (two names differing in case are two entries here).
 func Extract(ctx context.Context, r io.Reader, dir string, opts ...Option) (err error) {
 	o, err := resolve(opts)

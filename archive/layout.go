@@ -3,6 +3,7 @@ package archive
 import (
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -47,13 +48,18 @@ func (r ItemRef) Version() string { return strings.TrimSuffix(r.VersionDir, Pref
 // resources/<resource>[/<versionDir>]/{namespaces/<namespace>|cluster}/<name>.json.
 // resource is the directory name ("deployments.apps", "pods"); versionDir is "" for the
 // legacy path; namespace is "" for a cluster-scoped item. Any component that is empty where
-// required, contains '/', '\\' or NUL, or is "." or "..": an error wrapping ErrInsecurePath.
+// required, contains '/', '\\' or NUL, is not valid UTF-8, or is "." or "..", and a versionDir that would read
+// back as another path ("cluster", "namespaces", a bare "-preferredversion"): an error
+// wrapping ErrInsecurePath.
 func ItemPath(resource, versionDir, namespace, name string) (string, error) {
 	if err := checkComponent("resource", resource, true); err != nil {
 		return "", err
 	}
 	if err := checkComponent("version directory", versionDir, false); err != nil {
 		return "", err
+	}
+	if versionDir != "" && (versionDir == clusterDir || versionDir == namespacesDir || versionDir == PreferredSuffix) {
+		return "", insecure("version directory %q would be read as another path", versionDir)
 	}
 	if err := checkComponent("namespace", namespace, false); err != nil {
 		return "", err
@@ -90,6 +96,8 @@ func checkComponent(what, s string, required bool) error {
 		return insecure("%s %q", what, s)
 	case strings.ContainsAny(s, "/\\\x00"):
 		return insecure("%s %q contains a separator or NUL", what, s)
+	case !utf8.ValidString(s):
+		return insecure("%s %q is not valid UTF-8", what, s)
 	}
 	return nil
 }

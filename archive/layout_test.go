@@ -34,6 +34,10 @@ func TestItemPath(t *testing.T) {
 		{name: "backslash", resource: "pods", ns: "ns", item: `..\..\p`, insecure: true},
 		{name: "nul", resource: "pods", ns: "ns", item: "p\x00", insecure: true},
 		{name: "absolute-name", resource: "pods", ns: "ns", item: "/etc/passwd", insecure: true},
+		{name: "invalid-utf8", resource: "pods", ns: "\xbe", item: "p", insecure: true},
+		{name: "vdir-cluster", resource: "pods", vdir: "cluster", item: "p", insecure: true},
+		{name: "vdir-namespaces", resource: "pods", vdir: "namespaces", item: "p", insecure: true},
+		{name: "vdir-bare-suffix", resource: "pods", vdir: "-preferredversion", item: "p", insecure: true},
 		{name: "empty-name", resource: "pods", ns: "ns", item: "", insecure: true},
 		{name: "empty-resource", resource: "", ns: "ns", item: "p", insecure: true},
 	} {

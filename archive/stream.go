@@ -8,6 +8,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -252,7 +253,7 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 // cleanName accepts the names real tools write ("./"-prefixed, a trailing '/' on a
 // directory) and returns the clean local slash path, "." for the root itself. Anything that
 // is not already clean once those are removed is refused: absolute names, ".." or "."
-// components, empty components, NUL, backslashes.
+// components, empty components, NUL, backslashes, invalid UTF-8 (fs.FS could not open it).
 func cleanName(name string, dir bool) (string, error) {
 	switch {
 	case name == "":
@@ -263,6 +264,8 @@ func cleanName(name string, dir bool) (string, error) {
 		return "", insecure("absolute name")
 	case strings.IndexByte(name, '\\') >= 0:
 		return "", insecure("backslash in name")
+	case !utf8.ValidString(name):
+		return "", insecure("name is not valid UTF-8")
 	}
 	for _, c := range strings.Split(name, "/") {
 		if c == ".." {

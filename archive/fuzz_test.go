@@ -1,0 +1,105 @@
+package archive_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/backupkit/backupkit/archive"
+)
+
+var updateSeeds = flag.Bool("update-seeds", false, "rewrite testdata/fuzz/FuzzScan seeds from Writer output")
+
+// fuzzLimits keep each fuzz input cheap.
+var fuzzLimits = archive.WithLimits(archive.Limits{MaxEntries: 64, MaxEntryBytes: 1 << 16, MaxTotalBytes: 1 << 20, MaxPathLen: 512})
+
+// seedBackups are small backups written by our own Writer: the shapes the fuzzer mutates.
+func seedBackups(t testing.TB) map[string][]byte {
+	return map[string][]byte{
+		"writer-empty": writeBackup(t, nil),
+		"writer-core-namespaced": writeBackup(t, map[string]string{"pods": "v1"},
+			[5]string{"pods", "v1", "ns", "p", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns","uid":"u1"}}`}),
+		"writer-crd-three-versions": writeBackup(t, map[string]string{"widgets.example.com": "v2"},
+			[5]string{"widgets.example.com", "v2", "", "w", `{"apiVersion":"example.com/v2","kind":"Widget","metadata":{"name":"w","uid":"u2"}}`},
+			[5]string{"widgets.example.com", "v1", "", "w", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","uid":"u2"}}`},
+			[5]string{"widgets.example.com", "v1beta1", "", "w", `{"apiVersion":"example.com/v1beta1","kind":"Widget","metadata":{"name":"w","uid":"u2"}}`}),
+	}
+}
+
+// TestWriteFuzzSeeds regenerates the checked-in seeds with -update-seeds, and otherwise
+// checks that they are still what Writer produces.
+func TestWriteFuzzSeeds(t *testing.T) {
+	for name, data := range seedBackups(t) {
+		p := filepath.Join("testdata", "fuzz", "FuzzScan", name)
+		content := "go test fuzz v1\n[]byte(" + strconv.Quote(string(data)) + ")\n"
+		if *updateSeeds {
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+			continue
+		}
+		got, err := os.ReadFile(p)
+		require.NoError(t, err, "run go test -run TestWriteFuzzSeeds -update-seeds")
+		require.Equal(t, content, string(got), "seed %s is stale: Writer output changed", name)
+	}
+}
+
+// FuzzScan: on any input, Scan and Extract never panic and agree: both accept, or both
+// refuse with the same sentinel. Extract writes nothing outside its directory, leaves it
+// empty on error, and on success holds exactly the files Scan listed, with their sizes.
+func FuzzScan(f *testing.F) {
+	for _, data := range seedBackups(f) {
+		f.Add(data)
+	}
+	for _, tc := range hostileCases {
+		f.Add(tc.build(f, "dest"))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		idx, scanErr := archive.Scan(context.Background(), bytes.NewReader(data), nil, fuzzLimits, archive.WithManifest())
+		parent, dest := emptyDest(t)
+		before := snapshot(t, parent)
+		extractErr := archive.Extract(context.Background(), bytes.NewReader(data), dest, fuzzLimits)
+		var pathErr *fs.PathError
+		fsLimit := scanErr == nil && kind(extractErr) == "other" && errors.As(extractErr, &pathErr) // e.g. a name over NAME_MAX
+		if !fsLimit && ((scanErr == nil) != (extractErr == nil) || kind(scanErr) != kind(extractErr)) {
+			t.Fatalf("Scan and Extract disagree: %v / %v", scanErr, extractErr)
+		}
+		if extractErr != nil {
+			if !fsLimit && kind(extractErr) == "other" {
+				t.Fatalf("error without a sentinel: %v", extractErr)
+			}
+			requireEmptyDir(t, dest)
+			require.Equal(t, before, snapshot(t, parent))
+			return
+		}
+		for _, ref := range idx.Items {
+			info, err := os.Stat(filepath.Join(dest, filepath.FromSlash(ref.Path)))
+			require.NoError(t, err, ref.Path)
+			require.Equal(t, ref.Size, info.Size(), ref.Path)
+		}
+		require.NoError(t, os.RemoveAll(dest))
+		require.NoError(t, os.Mkdir(dest, 0o755))
+		require.Equal(t, before, snapshot(t, parent), "something was written outside %s", dest)
+	})
+}
+
+func kind(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, archive.ErrInsecurePath):
+		return "insecure"
+	case errors.Is(err, archive.ErrLimitExceeded):
+		return "limit"
+	case errors.Is(err, archive.ErrFormat):
+		return "format"
+	}
+	return "other"
+}
