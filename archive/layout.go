@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -52,20 +53,8 @@ func (r ItemRef) Version() string { return strings.TrimSuffix(r.VersionDir, Pref
 // back as another path ("cluster", "namespaces", a bare "-preferredversion"): an error
 // wrapping ErrInsecurePath.
 func ItemPath(resource, versionDir, namespace, name string) (string, error) {
-	if err := checkComponent("resource", resource, true); err != nil {
-		return "", err
-	}
-	if err := checkComponent("version directory", versionDir, false); err != nil {
-		return "", err
-	}
-	if versionDir != "" && (versionDir == clusterDir || versionDir == namespacesDir || versionDir == PreferredSuffix) {
-		return "", insecure("version directory %q would be read as another path", versionDir)
-	}
-	if err := checkComponent("namespace", namespace, false); err != nil {
-		return "", err
-	}
-	if err := checkComponent("name", name, true); err != nil {
-		return "", err
+	if err := checkItem(resource, versionDir, namespace, name); err != nil {
+		return "", fmt.Errorf("archive: item path: %w", err)
 	}
 	var b strings.Builder
 	b.Grow(len(ResourcesDir) + len(resource) + len(versionDir) + len(namespace) + len(name) + 32)
@@ -86,6 +75,22 @@ func ItemPath(resource, versionDir, namespace, name string) (string, error) {
 	b.WriteString(name)
 	b.WriteString(itemExt)
 	return b.String(), nil
+}
+
+func checkItem(resource, versionDir, namespace, name string) error {
+	if err := checkComponent("resource", resource, true); err != nil {
+		return err
+	}
+	if err := checkComponent("version directory", versionDir, false); err != nil {
+		return err
+	}
+	if versionDir == clusterDir || versionDir == namespacesDir || versionDir == PreferredSuffix {
+		return insecure("version directory %q would be read as another path", versionDir)
+	}
+	if err := checkComponent("namespace", namespace, false); err != nil {
+		return err
+	}
+	return checkComponent("name", name, true)
 }
 
 func checkComponent(what, s string, required bool) error {

@@ -73,10 +73,10 @@ func (w *Writer) Add(resource, version, namespace, name string, data []byte) err
 
 func checkVersion(resource, version string) error {
 	if err := checkComponent("resource", resource, true); err != nil {
-		return err
+		return fmt.Errorf("archive: write: %w", err)
 	}
 	if err := checkComponent("version", version, true); err != nil {
-		return err
+		return fmt.Errorf("archive: write: %w", err)
 	}
 	if strings.HasSuffix(version, PreferredSuffix) {
 		return fmt.Errorf("archive: write: version %q of %s ends in %q", version, resource, PreferredSuffix)
