@@ -196,7 +196,7 @@ func (m *Manifest) graphLocked() *graph {
 // invalid (an owner in another namespace, a namespaced owner of a cluster-scoped item).
 func (b *builder) ownerEdges(it *Item, buf *edgeBuf) {
 	for _, ref := range it.OwnerReferences {
-		o, ok := b.m.byUID[ref.UID]
+		o, ok := b.m.uidIndex(ref.UID)
 		if !ok {
 			continue // dangling: reported by Validate
 		}
@@ -240,7 +240,7 @@ func (b *builder) dependsOnEdges(it *Item, buf *edgeBuf) {
 			if !ok {
 				continue
 			}
-			if idx, ok := b.m.byIdent[identKey{gr: gr, ns: ns, name: ref.name}]; ok {
+			if idx, ok := b.m.identIndex(identKey{gr: gr, ns: ns, name: ref.name}); ok {
 				buf.add(idx, whyDependsOn)
 			}
 		}
@@ -255,7 +255,7 @@ func (m *Manifest) ownership() ([]int32, []int32) {
 	for k, it := range m.items {
 		start := len(dst)
 		for _, ref := range it.OwnerReferences {
-			if o, ok := m.byUID[ref.UID]; ok && !containsInt32(dst[start:], o) {
+			if o, ok := m.uidIndex(ref.UID); ok && !containsInt32(dst[start:], o) {
 				dst = append(dst, o)
 			}
 		}

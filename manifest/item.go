@@ -213,7 +213,7 @@ func (i *Item) Owners() []*Item {
 	defer m.mu.Unlock()
 	var out []*Item
 	for _, ref := range i.OwnerReferences {
-		if o, ok := m.byUID[ref.UID]; ok && !slices.Contains(out, m.items[o]) {
+		if o, ok := m.uidIndex(ref.UID); ok && !slices.Contains(out, m.items[o]) {
 			out = append(out, m.items[o])
 		}
 	}

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sync"
 
@@ -19,8 +20,10 @@ type Manifest struct {
 	mu    sync.Mutex
 	items []*Item
 
-	byUID   map[types.UID]int32
-	byIdent map[identKey]int32
+	seed          maphash.Seed
+	hashFn        func(string) uint64 // test seam; nil: maphash with seed
+	byUID         hashIndex           // see index.go
+	byIdent       hashIndex
 
 	grIDs map[schema.GroupResource]int32
 	grs   []schema.GroupResource
@@ -42,8 +45,7 @@ type identKey struct {
 // New returns an empty manifest.
 func New() *Manifest {
 	return &Manifest{
-		byUID:   map[types.UID]int32{},
-		byIdent: map[identKey]int32{},
+		seed:    maphash.MakeSeed(),
 		grIDs:   map[schema.GroupResource]int32{},
 		nsIDs:   map[string]int32{"": 0},
 		nss:     []string{""},
@@ -58,14 +60,9 @@ func (m *Manifest) Grow(n int) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.items) > 0 {
-		// Maps cannot be grown in place; only the item slice benefits.
-		m.items = slices.Grow(m.items, n)
-		return
-	}
-	m.items = make([]*Item, 0, n)
-	m.byUID = make(map[types.UID]int32, n)
-	m.byIdent = make(map[identKey]int32, n)
+	m.items = slices.Grow(m.items, n)
+	m.byUID.reserve(len(m.items) + n)
+	m.byIdent.reserve(len(m.items) + n)
 }
 
 // Add adds it to the manifest, keeping the pointer (no copy), and returns (true, nil).
@@ -85,21 +82,25 @@ func (m *Manifest) Add(it *Item) (bool, error) {
 	if it.m != nil && it.m != m {
 		return false, fmt.Errorf("%w: %s", ErrItemInManifest, describe(it))
 	}
-	if _, dup := m.byUID[it.UID]; dup {
+	if _, dup := m.uidIndex(it.UID); dup {
 		return false, ErrItemAlreadyExists
 	}
 	key := identKey{gr: m.internGR(it.Group, it.Resource), ns: m.internNS(it.Namespace), name: it.Name}
-	if _, dup := m.byIdent[key]; dup {
+	if _, dup := m.identIndex(key); dup {
 		return false, ErrItemAlreadyExists
 	}
 	if len(m.items) >= 1<<31-1 {
 		return false, fmt.Errorf("%w: manifest full (%d items)", ErrInvalidItem, len(m.items))
 	}
 	idx := int32(len(m.items))
+	if len(m.items) == cap(m.items) {
+		// Double (append grows large slices by a quarter, copying five times over).
+		m.items = slices.Grow(m.items, max(64, len(m.items)))
+	}
 	m.items = append(m.items, it)
-	m.byUID[it.UID] = idx
-	m.byIdent[key] = idx
 	it.m, it.idx, it.gr, it.ns = m, idx, key.gr, key.ns
+	m.byUID.insert(m.hashString(string(it.UID)), idx)
+	m.byIdent.insert(m.identHash(key), idx)
 	if _, ok := it.Annotations[DependsOnAnnotation]; ok {
 		m.dependsOn = true
 	}
@@ -137,7 +138,7 @@ func (m *Manifest) internNS(ns string) int32 {
 func (m *Manifest) AddVersion(uid types.UID, version string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	idx, ok := m.byUID[uid]
+	idx, ok := m.uidIndex(uid)
 	if !ok {
 		return false, fmt.Errorf("%w: uid %q", ErrItemNotFound, uid)
 	}
@@ -162,7 +163,7 @@ func (m *Manifest) Len() int {
 func (m *Manifest) Get(uid types.UID) (*Item, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	idx, ok := m.byUID[uid]
+	idx, ok := m.uidIndex(uid)
 	if !ok {
 		return nil, false
 	}
@@ -190,8 +191,7 @@ func (m *Manifest) lookupLocked(gr schema.GroupResource, namespace, name string)
 	if !ok {
 		return 0, false
 	}
-	idx, ok := m.byIdent[identKey{gr: g, ns: ns, name: name}]
-	return idx, ok
+	return m.identIndex(identKey{gr: g, ns: ns, name: name})
 }
 
 // Items returns every item in [Item.String] order. The slice is the caller's; the items

@@ -31,36 +31,67 @@ func (m *Manifest) orderLocked() []int32 {
 		}
 		return "namespaces/" + m.nss[k] + "/"
 	})
+	// Two stable counting sorts put the items in (resource segment, namespace) order in
+	// linear time; then each run of one group/resource and namespace is sorted by name.
+	n := len(m.items)
+	perm := make([]int32, n)
+	tmp := make([]int32, n)
+	for k := range perm {
+		tmp[k] = int32(k)
+	}
+	countingSort(tmp, perm, len(m.nss), func(idx int32) uint32 { return nsRank[m.items[idx].ns] })
+	countingSort(perm, tmp, len(m.grs), func(idx int32) uint32 { return grRank[m.items[idx].gr] })
+	order := tmp
 	type entry struct {
-		key  uint64
 		name string
 		idx  int32
 	}
-	ents := make([]entry, len(m.items))
-	for k, it := range m.items {
-		ents[k] = entry{key: uint64(grRank[it.gr])<<32 | uint64(nsRank[it.ns]), name: it.Name, idx: int32(k)}
-	}
-	slices.SortFunc(ents, func(a, b entry) int {
-		if a.key != b.key {
-			if a.key < b.key {
-				return -1
+	var run []entry
+	for lo := 0; lo < n; {
+		first := m.items[order[lo]]
+		hi := lo + 1
+		for hi < n && grRank[m.items[order[hi]].gr] == grRank[first.gr] && nsRank[m.items[order[hi]].ns] == nsRank[first.ns] {
+			hi++
+		}
+		if hi-lo > 1 {
+			run = run[:0]
+			for _, idx := range order[lo:hi] {
+				run = append(run, entry{m.items[idx].Name, idx})
 			}
-			return 1
+			slices.SortFunc(run, func(a, b entry) int {
+				if c := cmpSuffixed(a.name, b.name, ".json"); c != 0 {
+					return c
+				}
+				return strings.Compare(string(m.items[a.idx].UID), string(m.items[b.idx].UID))
+			})
+			for k, e := range run {
+				order[lo+k] = e.idx
+			}
 		}
-		if c := cmpSuffixed(a.name, b.name, ".json"); c != 0 {
-			return c
-		}
-		return strings.Compare(string(m.items[a.idx].UID), string(m.items[b.idx].UID))
-	})
-	order := make([]int32, len(ents))
-	for k, e := range ents {
-		order[k] = e.idx
+		lo = hi
 	}
 	m.orderCache = order
 	return order
 }
 
-// rankStrings returns, for each of n values, its rank in byte-wise order of key(k).
+// countingSort writes src to dst stably ordered by key, which is below buckets.
+func countingSort(src, dst []int32, buckets int, key func(int32) uint32) {
+	start := make([]int, buckets+1)
+	for _, idx := range src {
+		start[key(idx)+1]++
+	}
+	for b := range buckets {
+		start[b+1] += start[b]
+	}
+	for _, idx := range src {
+		k := key(idx)
+		dst[start[k]] = idx
+		start[k]++
+	}
+}
+
+// rankStrings returns, for each of n values, its rank in byte-wise order of key(k);
+// equal keys share a rank.
 func rankStrings(n int, key func(int) string) []uint32 {
 	keys := make([]string, n)
 	perm := make([]int, n)
@@ -72,6 +103,9 @@ func rankStrings(n int, key func(int) string) []uint32 {
 	rank := make([]uint32, n)
 	for r, k := range perm {
 		rank[k] = uint32(r)
+		if r > 0 && keys[k] == keys[perm[r-1]] {
+			rank[k] = rank[perm[r-1]]
+		}
 	}
 	return rank
 }

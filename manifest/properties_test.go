@@ -28,6 +28,9 @@ var genKinds = []struct {
 	{"example.com", "widgets", "Widget", true},
 	{"example.com", "gadgets", "Gadget", false},
 	{"rbac.authorization.k8s.io", "clusterroles", "ClusterRole", false},
+	// Two group/resources whose String segments are both "a.b.c".
+	{"b.c", "a", "A", false},
+	{"c", "a.b", "AB", false},
 }
 
 // genItems draws up to max items with unique identities and UIDs, random ownerReferences

@@ -63,7 +63,7 @@ func (m *Manifest) Closure(uids ...types.UID) (*Manifest, error) {
 	m.mu.Lock()
 	seeds := make([]int32, 0, len(uids))
 	for _, uid := range uids {
-		idx, ok := m.byUID[uid]
+		idx, ok := m.uidIndex(uid)
 		if !ok {
 			m.mu.Unlock()
 			return nil, fmt.Errorf("%w: uid %q", ErrItemNotFound, uid)

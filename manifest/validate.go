@@ -87,7 +87,7 @@ func (m *Manifest) checkRef(it *Item, ref metav1.OwnerReference) (FindingType, b
 	if ref.UID == it.UID {
 		return FindingSelfOwner, true
 	}
-	o, ok := m.byUID[ref.UID]
+	o, ok := m.uidIndex(ref.UID)
 	if !ok {
 		return FindingMissingOwner, true
 	}

@@ -1,0 +1,97 @@
+package manifest_test
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/backupkit/backupkit/manifest"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// realistic builds about n items shaped like a cluster: namespaces of 1,000 objects,
+// Deployment -> ReplicaSet (2 each) -> Pod (3 each) chains with controller references,
+// ConfigMaps and Services, 100 CRDs with custom resources spread over the namespaces, and
+// every 50th ConfigMap carrying a depends-on annotation.
+func realistic(n int) []*manifest.Item {
+	items := make([]*manifest.Item, 0, n+n/1000+200)
+	uid := 0
+	next := func() types.UID { uid++; return types.UID("00000000-0000-0000-0000-" + fmt.Sprintf("%012d", uid)) }
+	add := func(it *manifest.Item) *manifest.Item {
+		it.UID = next()
+		items = append(items, it)
+		return it
+	}
+	const crds = 100
+	for c := range crds {
+		add(&manifest.Item{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition",
+			Name: "widget" + strconv.Itoa(c) + "s.example.com"})
+	}
+	t := true
+	ref := func(o *manifest.Item, apiVersion string) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: apiVersion, Kind: o.Kind, Name: o.Name, UID: o.UID, Controller: &t, BlockOwnerDeletion: &t}}
+	}
+	for nsN := 0; len(items) < n; nsN++ {
+		ns := "ns-" + strconv.Itoa(nsN)
+		add(&manifest.Item{Version: "v1", Resource: "namespaces", Kind: "Namespace", Name: ns, Labels: map[string]string{"team": "t" + strconv.Itoa(nsN%7)}})
+		for d := 0; d < 100 && len(items) < n; d++ {
+			name := "app-" + strconv.Itoa(d)
+			labels := map[string]string{"app": name}
+			dep := add(&manifest.Item{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespace: ns, Name: name, Labels: labels})
+			for r := range 2 {
+				rsName := name + "-" + strconv.Itoa(r)
+				rs := add(&manifest.Item{Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespace: ns, Name: rsName, Labels: labels, OwnerReferences: ref(dep, "apps/v1")})
+				for p := range 3 {
+					add(&manifest.Item{Version: "v1", Resource: "pods", Kind: "Pod", Namespace: ns, Name: rsName + "-" + strconv.Itoa(p), Labels: labels, OwnerReferences: ref(rs, "apps/v1")})
+				}
+			}
+			add(&manifest.Item{Version: "v1", Resource: "services", Kind: "Service", Namespace: ns, Name: name, Labels: labels})
+			cm := &manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: ns, Name: name}
+			if d%50 == 0 {
+				cm.Annotations = map[string]string{manifest.DependsOnAnnotation: "apps/namespaces/" + ns + "/Deployment/" + name}
+			}
+			add(cm)
+			c := (nsN*100 + d) % crds
+			add(&manifest.Item{Group: "example.com", Version: "v1", Resource: "widget" + strconv.Itoa(c) + "s", Kind: "Widget" + strconv.Itoa(c), Namespace: ns, Name: name})
+		}
+	}
+	return items
+}
+
+func benchmarkBuildAndOrder(b *testing.B, n int) {
+	if n >= 1_000_000 && testing.Short() {
+		b.Skip("1,000,000 items skipped under -short")
+	}
+	items := realistic(n)
+	clones := make([]*manifest.Item, len(items))
+	var cpu int64
+	for b.Loop() {
+		b.StopTimer()
+		for k, it := range items {
+			clones[k] = it.Clone() // a fresh Item per run: an Item belongs to one manifest
+		}
+		b.StartTimer()
+		start := cpuNanos()
+		m := manifest.New()
+		for _, it := range clones {
+			if _, err := m.Add(it); err != nil {
+				b.Fatal(err)
+			}
+		}
+		waves, err := m.Waves()
+		if err != nil || len(waves) != 4 {
+			b.Fatalf("waves: %d, %v", len(waves), err)
+		}
+		cpu += cpuNanos() - start
+	}
+	per := float64(b.N) * float64(len(items))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/per, "ns/item")
+	b.ReportMetric(float64(cpu)/per, "cpu-ns/item")
+}
+
+func BenchmarkBuildAndOrder(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) { benchmarkBuildAndOrder(b, n) })
+	}
+}
