@@ -20,10 +20,10 @@ type Manifest struct {
 	mu    sync.Mutex
 	items []*Item
 
-	seed          maphash.Seed
-	hashFn        func(string) uint64 // test seam; nil: maphash with seed
-	byUID         hashIndex           // see index.go
-	byIdent       hashIndex
+	seed    maphash.Seed
+	hashFn  func(string) uint64 // test seam; nil: maphash with seed
+	byUID   hashIndex           // see index.go
+	byIdent hashIndex
 
 	grIDs map[schema.GroupResource]int32
 	grs   []schema.GroupResource
@@ -45,10 +45,10 @@ type identKey struct {
 // New returns an empty manifest.
 func New() *Manifest {
 	return &Manifest{
-		seed:    maphash.MakeSeed(),
-		grIDs:   map[schema.GroupResource]int32{},
-		nsIDs:   map[string]int32{"": 0},
-		nss:     []string{""},
+		seed:  maphash.MakeSeed(),
+		grIDs: map[schema.GroupResource]int32{},
+		nsIDs: map[string]int32{"": 0},
+		nss:   []string{""},
 	}
 }
 

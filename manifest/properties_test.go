@@ -19,7 +19,7 @@ import (
 // namespaced and cluster-scoped objects, a custom resource.
 var genKinds = []struct {
 	group, resource, kind string
-	namespaced           bool
+	namespaced            bool
 }{
 	{"", "namespaces", "Namespace", false},
 	{"apiextensions.k8s.io", "customresourcedefinitions", "CustomResourceDefinition", false},
