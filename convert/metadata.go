@@ -176,7 +176,6 @@ func snapshotMeta(obj runtime.Object) *metav1.ObjectMeta {
 		Name:                       a.GetName(),
 		GenerateName:               a.GetGenerateName(),
 		Namespace:                  a.GetNamespace(),
-		SelfLink:                   a.GetSelfLink(),
 		UID:                        a.GetUID(),
 		ResourceVersion:            a.GetResourceVersion(),
 		Generation:                 a.GetGeneration(),
@@ -210,7 +209,6 @@ func finishTyped(out runtime.Object, gvk schema.GroupVersionKind, snap *metav1.O
 	a.SetName(snap.Name)
 	a.SetGenerateName(snap.GenerateName)
 	a.SetNamespace(snap.Namespace)
-	a.SetSelfLink(snap.SelfLink)
 	a.SetUID(snap.UID)
 	a.SetResourceVersion(snap.ResourceVersion)
 	a.SetGeneration(snap.Generation)

@@ -129,9 +129,12 @@ type rawHead struct {
 
 // convertRaw converts one JSON object to desired.
 func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.GroupVersion) ([]byte, error) {
-	var head rawHead
-	if err := utiljson.Unmarshal(raw, &head); err != nil {
-		return nil, &ConversionError{To: desired.String(), Err: fmt.Errorf("%w: %v", ErrInvalidObject, err)}
+	head, ok := peekHead(raw)
+	if !ok {
+		head = rawHead{}
+		if err := utiljson.Unmarshal(raw, &head); err != nil {
+			return nil, &ConversionError{To: desired.String(), Err: fmt.Errorf("%w: %v", ErrInvalidObject, err)}
+		}
 	}
 	gvk := schema.FromAPIVersionAndKind(head.APIVersion, head.Kind)
 	fail := func(err error) error {
