@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite sample/backup.tar.gz and the golden plans")
+
+// The embedded sample is exactly what the checked-in generator builds.
+func TestEmbeddedSampleIsUpToDate(t *testing.T) {
+	built, err := buildSampleBackup()
+	require.NoError(t, err)
+	again, err := buildSampleBackup()
+	require.NoError(t, err)
+	require.Equal(t, built, again, "the generator is not deterministic")
+	if *update {
+		require.NoError(t, os.WriteFile(filepath.Join("sample", "backup.tar.gz"), built, 0o644))
+		return
+	}
+	require.Equal(t, built, sampleBackup, "sample/backup.tar.gz is stale: go test ./examples/restore -run TestEmbeddedSample -update")
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
+}
+
+func TestDryRunPlan(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), nil, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	golden(t, "plan.txt", stdout.Bytes())
+}
+
+func TestDryRunPlanJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-o", "json"}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	golden(t, "plan.json", stdout.Bytes())
+	var p Plan
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
+	require.NotEmpty(t, p.Waves)
+}
+
+func TestRunFlags(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+		return p
+	}
+	good := write("priorities.txt", "# prefer the beta\nrockbands.music.example.io = v2beta1\n")
+	bad := write("bad.txt", "pods=v1\nrockbands.music.example.io v2beta1\n")
+	notGzip := write("backup.tar.gz", "this is not a backup")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // a line the output must contain
+		stderr string
+	}{
+		{name: "help", args: []string{"--help"}, code: 0, stderr: "Usage: restore [flags]"},
+		{name: "user priorities", args: []string{"--priorities", good}, code: 0,
+			stdout: "rockbands.music.example.io                      2      v1*,v2beta1  v2*,v2beta1  v2beta1     v2beta1              UserPriority"},
+		{name: "bad priorities line", args: []string{"--priorities", bad}, code: 1,
+			stderr: `priorities line 2 "rockbands.music.example.io v2beta1": no '=' between resource and versions`},
+		{name: "bad output format", args: []string{"-o", "yaml"}, code: 2, stderr: `-o must be text or json, not "yaml"`},
+		{name: "stray argument", args: []string{"extra"}, code: 2, stderr: "unexpected arguments"},
+		{name: "not a backup", args: []string{"--backup", notGzip}, code: 1, stderr: "bad format: not gzip"},
+		{name: "missing backup", args: []string{"--backup", filepath.Join(dir, "absent.tgz")}, code: 1, stderr: "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tt.args, &stdout, &stderr)
+			require.Equal(t, tt.code, code, "stderr: %s", stderr.String())
+			require.Contains(t, stdout.String(), tt.stdout)
+			require.Contains(t, stderr.String(), tt.stderr)
+		})
+	}
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// writeText renders the plan for people.
+func writeText(w io.Writer, p *Plan) error {
+	fmt.Fprintf(w, "Backup format %s, %d items in %d resources.\n\n", p.FormatVersion, p.Items, len(p.Resources))
+
+	fmt.Fprintln(w, "Versions (* preferred):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  RESOURCE\tITEMS\tIN BACKUP\tSERVED\tRESTORE AS\tREAD FROM\tWHY")
+	for _, r := range p.Resources {
+		restoreAs, readFrom := r.Version, r.Dir
+		if r.Unrestorable != "" {
+			restoreAs, readFrom = "-", "-"
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Resource, r.Items,
+			marked(r.BackupVersions, r.BackupPreferred), marked(r.TargetVersions, r.TargetPreferred),
+			restoreAs, readFrom, r.Reason)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(w, "\nWaves (everything an item depends on is restored in an earlier wave):\n")
+	for i, wave := range p.Waves {
+		counts := map[string]int{}
+		for _, it := range wave {
+			counts[it.Kind]++
+		}
+		kinds := make([]string, 0, len(counts))
+		for k := range counts {
+			kinds = append(kinds, k)
+		}
+		slices.Sort(kinds)
+		parts := make([]string, len(kinds))
+		for j, k := range kinds {
+			parts[j] = fmt.Sprintf("%d %s", counts[k], k)
+		}
+		fmt.Fprintf(w, "  wave %d: %s: %s\n", i+1, count(len(wave), "item"), strings.Join(parts, ", "))
+	}
+	if len(p.Cycle) > 0 {
+		fmt.Fprintf(w, "  dependency cycle: %s\n", strings.Join(append(slices.Clone(p.Cycle), p.Cycle[0]), " -> "))
+	}
+
+	fmt.Fprintln(w, "\nConversions:")
+	if len(p.Conversions) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	for _, c := range p.Conversions {
+		fmt.Fprintf(w, "  %s: %s read at %s, converted to %s\n", c.Resource, count(c.Items, "item"), c.From, c.To)
+	}
+
+	fmt.Fprintln(w, "\nCannot restore:")
+	if len(p.Skipped) == 0 {
+		fmt.Fprintln(w, "  nothing")
+	}
+	for _, s := range p.Skipped {
+		fmt.Fprintf(w, "  %s: %s\n", s.Item, s.Reason)
+	}
+	if len(p.Findings) > 0 {
+		fmt.Fprintln(w, "\nOwnership findings:")
+		for _, f := range p.Findings {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	if len(p.Problems) > 0 {
+		fmt.Fprintln(w, "\nBackup problems:")
+		for _, pr := range p.Problems {
+			fmt.Fprintf(w, "  %s\n", pr)
+		}
+	}
+	_, err := fmt.Fprintf(w, "\nPlan: %d of %s restorable in %s; %s converted; %s cannot be restored.\n",
+		p.restorable(), count(p.Items, "item"), count(len(p.Waves), "wave"), count(len(p.Conversions), "resource"), count(len(p.Skipped), "item"))
+	return err
+}
+
+// count renders n with its noun, plural when n is not 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func marked(versions []string, preferred string) string {
+	if len(versions) == 0 {
+		return "-"
+	}
+	out := make([]string, len(versions))
+	for i, v := range versions {
+		out[i] = v
+		if v == preferred {
+			out[i] += "*"
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// writeJSON renders the plan for tools.
+func writeJSON(w io.Writer, p *Plan) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
+}
