@@ -15,7 +15,6 @@ package main
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -33,14 +32,9 @@ import (
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/convert"
 	"github.com/backupkit/backupkit/examples/externaljob"
+	"github.com/backupkit/backupkit/examples/internal/sample"
 	"github.com/backupkit/backupkit/versionselect"
 )
-
-//go:embed sample/backup.tar.gz
-var sampleBackup []byte
-
-//go:embed sample/target.json
-var sampleTarget []byte
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -100,7 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func restore(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
-	backup := sampleBackup
+	backup := sample.Backup
 	if f.backup != "" {
 		b, err := os.ReadFile(f.backup)
 		if err != nil {
@@ -149,7 +143,7 @@ func restore(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 		}
 		opts = append(opts, versionselect.WithServedResources(lists))
 	} else {
-		raw := sampleTarget
+		raw := sample.Target
 		if f.target != "" {
 			if raw, err = os.ReadFile(f.target); err != nil {
 				return err

@@ -1,7 +1,11 @@
-package main
+// Package sample holds the sample backup and target cluster the example programs use by
+// default: a small shop backed up by Velero's layout, and the discovery of a Kubernetes 1.36
+// cluster that serves some of its custom resources at newer versions.
+package sample
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 
@@ -9,7 +13,7 @@ import (
 )
 
 // The embedded sample backup is built here, by archive.Writer, so it can be rebuilt:
-// `go test ./examples/restore -run TestEmbeddedSample -update` writes sample/backup.tar.gz.
+// `go test ./examples/internal/sample -update` writes backup.tar.gz.
 // It holds a small shop: a Namespace, two CRDs and their custom resources (RockBands backed
 // up at v1 and v2beta1, ExternalJobs at v1 and v2), a Deployment with its ReplicaSet and
 // Pods, a Service, a ConfigMap that depends on a RockBand, an HPA at two versions, an
@@ -129,8 +133,9 @@ var samplePreferred = map[string]string{
 	"widgets.legacy.example.com":           "v1alpha1",
 }
 
-// buildSampleBackup returns the sample backup's bytes; the same bytes on every call.
-func buildSampleBackup() ([]byte, error) {
+// Build returns the sample backup's bytes, built from its objects by archive.Writer; the
+// same bytes on every call.
+func Build() ([]byte, error) {
 	var buf bytes.Buffer
 	w := archive.NewWriter(&buf)
 	for _, it := range sampleItems() {
@@ -152,3 +157,14 @@ func buildSampleBackup() ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// Backup is the embedded sample backup, a gzip-compressed tar in Velero's layout: what
+// Build returns, checked in so the programs need not build it.
+//
+//go:embed backup.tar.gz
+var Backup []byte
+
+// Target is the discovery of the sample target cluster, a metav1.APIGroupList in JSON.
+//
+//go:embed target.json
+var Target []byte
