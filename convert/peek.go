@@ -6,8 +6,8 @@ package convert
 // head with encoding/json, which gives the same answer and a proper error.
 func peekHead(raw []byte) (h rawHead, ok bool) {
 	p := peeker{b: raw}
-	ok = p.object(func(key string) bool {
-		switch key {
+	ok = p.object(func(key []byte) bool {
+		switch string(key) {
 		case "apiVersion":
 			return p.str(&h.APIVersion)
 		case "kind":
@@ -16,8 +16,8 @@ func peekHead(raw []byte) (h rawHead, ok bool) {
 			if p.peek() != '{' {
 				return p.skip()
 			}
-			return p.object(func(key string) bool {
-				switch key {
+			return p.object(func(key []byte) bool {
+				switch string(key) {
 				case "name":
 					return p.str(&h.Metadata.Name)
 				case "namespace":
@@ -64,7 +64,7 @@ func (p *peeker) rest() bool {
 }
 
 // object walks an object, calling member with each key positioned at its value.
-func (p *peeker) object(member func(key string) bool) bool {
+func (p *peeker) object(member func(key []byte) bool) bool {
 	if p.peek() != '{' {
 		return false
 	}
@@ -74,8 +74,8 @@ func (p *peeker) object(member func(key string) bool) bool {
 		return true
 	}
 	for {
-		var key string
-		if !p.str(&key) || p.peek() != ':' {
+		key, ok := p.bytes()
+		if !ok || p.peek() != ':' {
 			return false
 		}
 		p.i++
@@ -96,21 +96,29 @@ func (p *peeker) object(member func(key string) bool) bool {
 
 // str reads a string without escapes into s.
 func (p *peeker) str(s *string) bool {
+	b, ok := p.bytes()
+	if ok {
+		*s = string(b)
+	}
+	return ok
+}
+
+// bytes reads a string without escapes; the result aliases the input.
+func (p *peeker) bytes() ([]byte, bool) {
 	if p.peek() != '"' {
-		return false
+		return nil, false
 	}
 	start := p.i + 1
 	for j := start; j < len(p.b); j++ {
 		switch c := p.b[j]; {
 		case c == '\\' || c < 0x20 || c >= 0x80:
-			return false // escapes and non-ASCII: leave them to encoding/json
+			return nil, false // escapes and non-ASCII: leave them to encoding/json
 		case c == '"':
-			*s = string(p.b[start:j])
 			p.i = j + 1
-			return true
+			return p.b[start:j], true
 		}
 	}
-	return false
+	return nil, false
 }
 
 // skip passes over one value of any kind.

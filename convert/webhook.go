@@ -187,7 +187,7 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 		return nil, fail(err)
 	}
 	finishMap(out, k.gk.WithVersion(to), snap, record)
-	b, err := json.Marshal(out)
+	b, err := appendJSON(make([]byte, 0, len(raw)+len(raw)/8), out)
 	if err != nil {
 		return nil, fail(fmt.Errorf("%w: encoding: %v", ErrInvalidResult, err))
 	}
