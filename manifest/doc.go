@@ -1,6 +1,86 @@
-// Package manifest is the graph of what a backup holds and the order to restore it.
+// Package manifest is the graph of what a backup holds, and the order to restore it.
 //
-// A [Manifest] indexes backed-up [Item]s by UID and by identity (group, resource,
-// namespace, name; never the version), links them by ownerReferences, Namespaces,
-// CustomResourceDefinitions and depends-on annotations, and orders them in waves.
+// It builds Velero's graph-manifest design (a manifest of every backed-up item, to
+// report a backup's contents without unpacking it, to dry-run, to prove that two
+// operations do not overlap, and to restore graphs such as Cluster API in dependency
+// order) without that draft's flaws.
+//
+// # Items and identity
+//
+// An [Item] is one backed-up object. Its identity is group, resource (with its kind),
+// namespace and name, independent of the version it was read in; [Item.String] renders
+// it as the object's path in a backup ("resources/deployments.apps/namespaces/web/front.json").
+// The UID is the index key. Labels and annotations are data, not identity. An object
+// captured in several versions is one item: [Manifest.AddVersion] records the other
+// versions and [Item.Versions] lists them.
+//
+// [NewItem] builds an item from an *unstructured.Unstructured, [NewItemFromMetadata] from
+// a metav1.PartialObjectMetadata (what an archive reader decodes cheaply), and a struct
+// literal works as well. [Manifest.Add] keeps the pointer; it refuses a repeated UID or
+// identity with [ErrItemAlreadyExists] and is safe for many goroutines at once.
+// [Manifest.Get] looks up by UID, [Manifest.Lookup] by identity.
+//
+// # Edges and restore order
+//
+// One rule per kind of edge, each a function of its own: an item depends on
+//   - its owners in the manifest (ownerReferences by UID; a reference Kubernetes treats
+//     as invalid, cross-namespace or a namespaced owner of a cluster-scoped item, makes
+//     no edge; an owner not in the manifest is a dangling reference, kept and reported);
+//   - its Namespace;
+//   - its CustomResourceDefinition, "<resource>.<group>" ([Item.CRDName]);
+//   - the targets of its [DependsOnAnnotation] (cli-utils format).
+//
+// [Item.Owners] and [Item.Children] follow ownerReferences as written;
+// [Item.Dependencies], [Item.Dependents] and [Manifest.Edges] follow every rule.
+// [Manifest.Waves] returns Kahn levels: everything an item depends on is in an earlier
+// wave, and inside a wave items are in [Item.String] order whatever the order they were
+// added in. A cycle is a *[CycleError] naming one shortest cycle of the whole manifest,
+// self-loops included, and the waves of every item neither on nor behind a cycle are
+// still returned. [Manifest.DeletionWaves] is the reverse, for deletion.
+//
+// # Sets, selection, validation
+//
+// [Manifest.Set] is the sets.Set[string] of identities; [Manifest.Overlap],
+// [Manifest.Overlaps], [Manifest.Intersection], [Manifest.Union] and
+// [Manifest.Difference] compare two manifests by identity, so two concurrent backups or
+// restores can prove they touch different objects. [Manifest.Select] chooses by label
+// selector, namespace and group/resource, optionally with everything the chosen items
+// need; [Manifest.Closure] is "this item and everything it needs". [Manifest.Validate]
+// checks ownerReferences and returns typed [Finding]s. [RemapOwnerReferences] and
+// [RemapUnstructured] rewrite ownerReferences to the UIDs a target cluster assigned.
+//
+// # manifest.json and DOT
+//
+// [Write] and [Read] store a manifest as a self-describing, versioned manifest.json
+// (apiVersion [APIVersion], kind [Kind], [FormatVersion]), optionally gzip-compressed,
+// that round-trips exactly; [Read] refuses other versions with [ErrUnsupportedVersion].
+// [Manifest.WriteDOT] renders the graph for Graphviz.
+//
+// # Concurrency
+//
+// Every method of [Manifest] is safe for concurrent use. An [Item]'s fields must not
+// change once it is added; its methods are then safe for concurrent use too.
+//
+// # Benchmarks
+//
+// Build (Add of every item) and order (Waves) realistic manifests: namespaces of 1,000
+// objects, Deployment → ReplicaSet → Pod chains with controller references, Services,
+// ConfigMaps (some with depends-on), 100 CRDs with custom resources spread over the
+// namespaces. Measured on this project's build machine (2 vCPU AMD EPYC, shared with
+// other jobs, load average about 8 during the run), go1.26, single core:
+//
+//	GOMAXPROCS=1 go test -run '^$' -bench BuildAndOrder -benchmem -count=2 ./manifest/
+//
+//	items       wall ns/item  cpu ns/item  B/item  allocs/op
+//	10,000          1,511          625       221        528
+//	100,000         2,591          937       204        953
+//	1,000,000       2,844        1,258       186      4,757
+//
+// cpu ns/item is the process's CPU time (getrusage) per item, what the run costs without
+// the other jobs' contention; 1,000,000 items take about 1.3 s of CPU. B/item is
+// everything the manifest allocates (indexes, graph, order, waves, transient buffers
+// included); the caller's Item structs (176 bytes each) and their strings come on top.
+// Indexes are open-addressing tables of 8-byte slots holding no pointers, the graph is
+// int32 compressed-sparse rows built at the first query after a change, and the order
+// is two counting sorts plus a name sort inside each group/resource and namespace.
 package manifest

@@ -2,6 +2,7 @@ package manifest_test
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/backupkit/backupkit/manifest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,4 +44,10 @@ func names(waves [][]*manifest.Item) [][]string {
 		}
 	}
 	return out
+}
+
+func sortedList(s interface{ UnsortedList() []string }) []string {
+	l := s.UnsortedList()
+	slices.Sort(l)
+	return l
 }
