@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden outputs")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
+}
+
+func TestInspectSample(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), nil, &stdout, &stderr), stderr.String())
+	golden(t, "report.txt", stdout.Bytes())
+}
+
+func TestInspectDOT(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"--dot"}, &stdout, &stderr), stderr.String())
+	out := stdout.String()
+	require.True(t, strings.HasPrefix(out, "digraph"), out)
+	golden(t, "graph.dot", stdout.Bytes())
+}
+
+func TestInspectErrors(t *testing.T) {
+	dir := t.TempDir()
+	notGzip := filepath.Join(dir, "b.tgz")
+	require.NoError(t, os.WriteFile(notGzip, []byte("nope"), 0o600))
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"help", []string{"--help"}, 0, "Usage: inspect"},
+		{"unknown flag", []string{"--nope"}, 2, "flag provided but not defined"},
+		{"stray argument", []string{"x"}, 2, "unexpected arguments"},
+		{"not gzip", []string{"--backup", notGzip}, 1, "bad format: not gzip"},
+		{"missing file", []string{"--backup", filepath.Join(dir, "absent")}, 1, "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			require.Equal(t, tt.code, run(context.Background(), tt.args, &stdout, &stderr))
+			require.Contains(t, stderr.String(), tt.stderr)
+		})
+	}
+}
