@@ -12,6 +12,13 @@ type Edge struct {
 func (m *Manifest) Edges() []Edge {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.edgesLocked()
+}
+
+func (m *Manifest) edgesLocked() []Edge {
+	if len(m.items) == 0 {
+		return nil
+	}
 	g := m.graphLocked()
 	pos := m.positionsLocked()
 	var out []Edge

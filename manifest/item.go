@@ -234,7 +234,7 @@ func (i *Item) Children() []*Item {
 	for _, c := range m.childrenLocked(i.idx) {
 		out = append(out, m.items[c])
 	}
-	m.sortItems(out)
+	sortItems(out)
 	return out
 }
 
@@ -268,6 +268,6 @@ func (i *Item) neighbours(reverse bool) []*Item {
 	for _, d := range idx {
 		out = append(out, m.items[d])
 	}
-	m.sortItems(out)
+	sortItems(out)
 	return out
 }

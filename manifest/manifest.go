@@ -11,7 +11,8 @@ import (
 )
 
 // Manifest is the set of items a backup holds, indexed by UID and by identity, and the
-// dependency graph between them. The zero value is not usable; call [New].
+// dependency graph between them. The zero value is an empty manifest ready to use, like
+// the result of [New]. A Manifest must not be copied after first use.
 //
 // All methods are safe for concurrent use: a backup may Add from a pool of workers while
 // another goroutine reads. The graph (edges, waves) is computed lazily on the first query
@@ -44,12 +45,21 @@ type identKey struct {
 
 // New returns an empty manifest.
 func New() *Manifest {
-	return &Manifest{
-		seed:  maphash.MakeSeed(),
-		grIDs: map[schema.GroupResource]int32{},
-		nsIDs: map[string]int32{"": 0},
-		nss:   []string{""},
+	m := &Manifest{}
+	m.initLocked()
+	return m
+}
+
+// initLocked prepares a zero Manifest for its first item. m.mu must be held (or m not
+// yet shared).
+func (m *Manifest) initLocked() {
+	if m.nsIDs != nil {
+		return
 	}
+	m.seed = maphash.MakeSeed()
+	m.grIDs = map[schema.GroupResource]int32{}
+	m.nsIDs = map[string]int32{"": 0}
+	m.nss = []string{""}
 }
 
 // Grow makes room for n more items, so that adding them does not rehash the indexes.
@@ -60,6 +70,7 @@ func (m *Manifest) Grow(n int) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.initLocked()
 	m.items = slices.Grow(m.items, n)
 	m.byUID.reserve(len(m.items) + n)
 	m.byIdent.reserve(len(m.items) + n)
@@ -79,6 +90,7 @@ func (m *Manifest) Add(it *Item) (bool, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.initLocked()
 	if it.m != nil && it.m != m {
 		return false, fmt.Errorf("%w: %s", ErrItemInManifest, describe(it))
 	}

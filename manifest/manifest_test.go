@@ -272,3 +272,22 @@ func TestGrow(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, m.Len())
 }
+
+func TestZeroManifest(t *testing.T) {
+	var m manifest.Manifest
+	require.Equal(t, 0, m.Len())
+	_, ok := m.Get("x")
+	require.False(t, ok)
+	waves, err := m.Waves()
+	require.NoError(t, err)
+	require.Empty(t, waves)
+	require.Empty(t, m.Edges())
+	ok, err = m.Add(item("Pod", "pods", "", "n", "p"))
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 1, m.Len())
+	var z manifest.Manifest
+	z.Grow(4)
+	_, err = z.Add(item("Pod", "pods", "", "n", "q"))
+	require.NoError(t, err)
+}

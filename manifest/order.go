@@ -153,6 +153,6 @@ func compareItems(a, b *Item) int {
 }
 
 // sortItems sorts a short list of items in String order.
-func (m *Manifest) sortItems(items []*Item) {
+func sortItems(items []*Item) {
 	slices.SortFunc(items, compareItems)
 }
