@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strconv"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,9 +35,20 @@ func WithMaxRequestBytes(n int64) WebhookOption {
 	}
 }
 
+// WithParallelism sets how many goroutines may convert the objects of one large review
+// (default runtime.GOMAXPROCS(0)); reviews of fewer than 64 objects are converted on the
+// request's goroutine. Converters must then be safe for concurrent use, as they already
+// must be for concurrent requests. A value below 1 means 1.
+func WithParallelism(n int) WebhookOption {
+	return func(h *webhook) {
+		h.parallelism = max(n, 1)
+	}
+}
+
 type webhook struct {
-	r   *Registry
-	max int64
+	r           *Registry
+	max         int64
+	parallelism int
 }
 
 // NewWebhookHandler returns an http.Handler serving CRD conversion webhooks from r (the
@@ -58,7 +71,7 @@ type webhook struct {
 // byte for byte. The request's context reaches the converters. The handler is safe for
 // concurrent use and holds no state but r.
 func NewWebhookHandler(r *Registry, opts ...WebhookOption) http.Handler {
-	h := &webhook{r: r, max: DefaultMaxRequestBytes}
+	h := &webhook{r: r, max: DefaultMaxRequestBytes, parallelism: runtime.GOMAXPROCS(0)}
 	for _, o := range opts {
 		o(h)
 	}
@@ -86,7 +99,7 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	converted, err := h.r.convertReview(req.Context(), review.Request)
+	converted, err := h.r.convertReview(req.Context(), review.Request, h.parallelism)
 	out := encodeResponse(review, converted, err)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
@@ -95,7 +108,9 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // convertReview converts every object of req, stopping at the first failure.
-func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest) ([][]byte, error) {
+// Large reviews are split among up to parallelism goroutines; the first failing object
+// by index is reported whichever goroutine met it.
+func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, parallelism int) ([][]byte, error) {
 	desired, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || desired.Version == "" {
 		if len(req.Objects) == 0 {
@@ -104,18 +119,39 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest) ([
 		return nil, fmt.Errorf("desiredAPIVersion %q: %w: not group/version", req.DesiredAPIVersion, ErrUnknownVersion)
 	}
 	out := make([][]byte, len(req.Objects))
-	for i, raw := range req.Objects {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("objects[%d]: %w", i, err)
+	errs := make([]error, len(req.Objects))
+	convertRange := func(from, to int) {
+		for i := from; i < to; i++ {
+			if err := ctx.Err(); err != nil {
+				errs[i] = err
+				return
+			}
+			if out[i], errs[i] = r.convertRaw(ctx, req.Objects[i], desired); errs[i] != nil {
+				return
+			}
 		}
-		c, err := r.convertRaw(ctx, raw, desired)
+	}
+	workers := min(parallelism, len(req.Objects)/minObjectsPerWorker)
+	if workers <= 1 {
+		convertRange(0, len(out))
+	} else {
+		var wg sync.WaitGroup
+		per := (len(out) + workers - 1) / workers
+		for from := 0; from < len(out); from += per {
+			wg.Go(func() { convertRange(from, min(from+per, len(out))) })
+		}
+		wg.Wait()
+	}
+	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("objects[%d]: %w", i, err)
 		}
-		out[i] = c
 	}
 	return out, nil
 }
+
+// minObjectsPerWorker is the smallest share of a review worth a goroutine of its own.
+const minObjectsPerWorker = 32
 
 // rawHead is the part of an object read before deciding how to decode the rest.
 type rawHead struct {

@@ -3,6 +3,7 @@ package convert_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -217,4 +218,36 @@ func TestWebhookCanceledRequest(t *testing.T) {
 	var review convert.ConversionReview
 	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &review))
 	require.Equal(t, "objects[0]: context canceled", review.Response.Result.Message)
+}
+
+func TestWebhookLargeReviewInParallel(t *testing.T) {
+	for _, parallelism := range []int{0, 1, 4} {
+		t.Run(fmt.Sprintf("parallelism=%d", parallelism), func(t *testing.T) {
+			srv := httptest.NewServer(convert.NewWebhookHandler(newRegistry(), convert.WithParallelism(parallelism)))
+			defer srv.Close()
+			objs := make([]any, 300)
+			for i := range objs {
+				objs[i] = gadget("v1", "name", fmt.Sprintf("n%d", i))
+			}
+			resp, got := post(t, srv, reviewBody(t, "apiextensions.k8s.io/v1", "uid-x", testGroup+"/v2", objs...))
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			var review convert.ConversionReview
+			require.NoError(t, json.Unmarshal([]byte(got), &review))
+			require.Equal(t, metav1.StatusSuccess, review.Response.Result.Status)
+			require.Len(t, review.Response.ConvertedObjects, len(objs))
+			for i, raw := range review.Response.ConvertedObjects {
+				var u unstructured.Unstructured
+				require.NoError(t, u.UnmarshalJSON(raw))
+				require.Equal(t, fmt.Sprintf("n%d", i), u.Object["spec"].(map[string]any)["displayName"], "order kept")
+			}
+
+			objs[250] = gadget("v1", "name", "fail")
+			objs[70] = gadget("v1", "name", "panic")
+			_, got = post(t, srv, reviewBody(t, "apiextensions.k8s.io/v1", "uid-x", testGroup+"/v2", objs...))
+			require.NoError(t, json.Unmarshal([]byte(got), &review))
+			require.Equal(t, metav1.StatusFailure, review.Response.Result.Status)
+			require.Equal(t, "objects[70]: Gadget.test.backupkit.io ns/g1 from v1 to test.backupkit.io/v2: ToHub of v1: convert: converter panicked: gadget v1-to-hub",
+				review.Response.Result.Message, "the first failing object by index")
+		})
+	}
 }
