@@ -65,11 +65,18 @@ func (x *hashIndex) insert(h uint64, idx int32) {
 
 // uidIndex returns the position of the item with this UID. m.mu must be held.
 func (m *Manifest) uidIndex(uid types.UID) (int32, bool) {
+	if m.byUID.n == 0 {
+		return 0, false
+	}
+	return m.uidIndexHash(uid, m.hashString(string(uid)))
+}
+
+// uidIndexHash is uidIndex with the UID's hash already computed.
+func (m *Manifest) uidIndexHash(uid types.UID, h uint64) (int32, bool) {
 	x := &m.byUID
 	if x.n == 0 {
 		return 0, false
 	}
-	h := m.hashString(string(uid))
 	tag, mask := h>>32, uint64(len(x.slots)-1)
 	for pos := h >> x.shift; ; pos = (pos + 1) & mask {
 		s := x.slots[pos]
@@ -86,11 +93,18 @@ func (m *Manifest) uidIndex(uid types.UID) (int32, bool) {
 
 // identIndex returns the position of the item with this identity. m.mu must be held.
 func (m *Manifest) identIndex(k identKey) (int32, bool) {
+	if m.byIdent.n == 0 {
+		return 0, false
+	}
+	return m.identIndexHash(k, m.identHash(k))
+}
+
+// identIndexHash is identIndex with the identity's hash already computed.
+func (m *Manifest) identIndexHash(k identKey, h uint64) (int32, bool) {
 	x := &m.byIdent
 	if x.n == 0 {
 		return 0, false
 	}
-	h := m.identHash(k)
 	tag, mask := h>>32, uint64(len(x.slots)-1)
 	for pos := h >> x.shift; ; pos = (pos + 1) & mask {
 		s := x.slots[pos]

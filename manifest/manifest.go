@@ -94,11 +94,13 @@ func (m *Manifest) Add(it *Item) (bool, error) {
 	if it.m != nil && it.m != m {
 		return false, fmt.Errorf("%w: %s", ErrItemInManifest, describe(it))
 	}
-	if _, dup := m.uidIndex(it.UID); dup {
+	uidHash := m.hashString(string(it.UID))
+	if _, dup := m.uidIndexHash(it.UID, uidHash); dup {
 		return false, ErrItemAlreadyExists
 	}
 	key := identKey{gr: m.internGR(it.Group, it.Resource), ns: m.internNS(it.Namespace), name: it.Name}
-	if _, dup := m.identIndex(key); dup {
+	identHash := m.identHash(key)
+	if _, dup := m.identIndexHash(key, identHash); dup {
 		return false, ErrItemAlreadyExists
 	}
 	if len(m.items) >= 1<<31-1 {
@@ -111,8 +113,8 @@ func (m *Manifest) Add(it *Item) (bool, error) {
 	}
 	m.items = append(m.items, it)
 	it.m, it.idx, it.gr, it.ns = m, idx, key.gr, key.ns
-	m.byUID.insert(m.hashString(string(it.UID)), idx)
-	m.byIdent.insert(m.identHash(key), idx)
+	m.byUID.insert(uidHash, idx)
+	m.byIdent.insert(identHash, idx)
 	if _, ok := it.Annotations[DependsOnAnnotation]; ok {
 		m.dependsOn = true
 	}
