@@ -20,9 +20,9 @@ func writeCRD(w io.Writer, url string, caPEM []byte) error {
 		"kind":       "CustomResourceDefinition",
 		"metadata":   map[string]any{"name": "externaljobs." + externaljob.Group},
 		"spec": map[string]any{
-			"group": externaljob.Group,
-			"scope": "Namespaced",
-			"names": map[string]any{"plural": "externaljobs", "singular": "externaljob", "kind": externaljob.Kind, "listKind": externaljob.Kind + "List"},
+			"group":    externaljob.Group,
+			"scope":    "Namespaced",
+			"names":    map[string]any{"plural": "externaljobs", "singular": "externaljob", "kind": externaljob.Kind, "listKind": externaljob.Kind + "List"},
 			"versions": versions,
 			"conversion": map[string]any{
 				"strategy": "Webhook",
