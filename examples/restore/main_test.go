@@ -80,3 +80,12 @@ func TestRunFlags(t *testing.T) {
 		})
 	}
 }
+
+// The README shows the plan this program prints; keep them the same.
+func TestREADMEShowsThePlan(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	plan, err := os.ReadFile(filepath.Join("testdata", "plan.txt"))
+	require.NoError(t, err)
+	require.Contains(t, string(readme), "```\n"+string(plan)+"```\n", "README.md shows a stale plan; paste testdata/plan.txt")
+}
