@@ -1,0 +1,98 @@
+// Package convert converts Kubernetes objects between the versions of their kind, the
+// Kubebuilder way: every kind has one hub version (its storage version), every other
+// version is a spoke that converts to and from the hub, and spoke to spoke goes through the
+// hub. It works on typed objects and on unstructured ones alike (a restore tool reads JSON
+// from a backup, not Go types), and serves CRD conversion webhooks.
+//
+// # Registering kinds
+//
+// A Registry is keyed by schema.GroupKind and checks each registration when it is made:
+// exactly one hub, every version convertible, no GroupKind twice. Errors name the
+// GroupKind and the sorted versions, and wrap ErrInvalidRegistration or
+// ErrAlreadyRegistered. There are three ways in:
+//
+//   - AddTyped and AddScheme: Go types in a runtime.Scheme, the hub implementing Hub and
+//     every spoke Convertible. Both interfaces are declared here, so an API module needs
+//     nothing else.
+//   - AddUnstructured: a pair of Func (to the hub, from the hub) per spoke, over
+//     *unstructured.Unstructured, for kinds without Go types.
+//   - AddParts: spec and status converters per spoke (PartFuncs). Whole-object conversion
+//     composes them; ConvertPart converts a spec alone (to send it to an API) or a status
+//     alone (to read it back), which BenchmarkPartial shows to be two orders of magnitude
+//     cheaper than converting an object with a large status.
+//
+// CanConvert(group, resource, from, to) answers for a resource, so that
+// versionselect.WithConverter can use a Registry; resources map to kinds by their guessed
+// plural at registration, and AddResource maps irregular plurals.
+//
+// # Converting
+//
+// Convert takes and returns unstructured objects; ConvertObject takes and returns typed
+// ones (and unstructured ones too); ConvertAll converts a batch with a Result per object.
+// The same version is a deep copy. Input objects are never mutated and results share no
+// memory with them, whatever the converters do: they receive deep copies. Metadata always
+// survives: every field but labels and annotations comes from the input; labels and
+// annotations are the input's plus what converters added. A converter that fails or
+// panics fails its object only, with a *ConversionError naming the object and versions
+// (errors.Is reaches ErrPanic, ErrUnknownVersion, ErrNotRegistered, ErrWrongGroup, or the
+// converter's own error).
+//
+// # Lossless round trips
+//
+// A spoke that cannot hold a field of the hub carries it in a property bag: Stash writes the
+// fields into one annotation (StashAnnotation) when converting from the hub, Unstash reads
+// and removes them when converting back. The bag is bounded (DefaultMaxStashBytes) and
+// consumed on the way back, so it neither grows nor goes stale the way Cluster API's
+// whole-object annotation does; its limits are in StashAnnotation's documentation.
+// Package converttest checks the round trips of users' own types with rapid
+// (converttest.CheckRoundTrip), showing a line diff of what was lost.
+//
+// # Original version
+//
+// With SetTrackOriginalVersion(true), the first conversion of an object away from its
+// version records that version (OriginalVersionAnnotation): behind a conversion webhook,
+// the version the object was created with. ToOriginalVersion converts an object, say as
+// read at the hub, back to that version in one call, so a restore can recreate it as its
+// author wrote it.
+//
+// # Webhook
+//
+// NewWebhookHandler serves apiextensions.k8s.io ConversionReview v1 and v1beta1 (the wire
+// types are declared here; no apiextensions module is needed). The response echoes the
+// request's apiVersion, kind and uid; one object failing makes the whole review a 200 with
+// a Failure result naming it, as the API server expects; a malformed body is a 400, an
+// oversized one (WithMaxRequestBytes) a 413, any method but POST a 405. Objects are
+// decoded once, straight into their Go type for typed kinds; large reviews are converted
+// on several goroutines (WithParallelism).
+//
+// # Goroutine safety
+//
+// A Registry is safe for concurrent use, registrations included, and so is the handler.
+// Converters are called concurrently when conversions run concurrently and must allow it.
+//
+// # Benchmarks
+//
+// BenchmarkWebhook sends ConversionReviews of 1, 100 and 1,000 objects through the handler,
+// each object a spoke-to-spoke conversion (two steps through the hub) of a 1.3 KB object
+// with labels, annotations, an owner and managedFields; BenchmarkPartial compares a
+// whole-object conversion with a spec-only one. Figures below: per object.
+//
+//	go test -run '^$' -bench . -benchmem ./convert
+//	machine: 2 cores (AMD EPYC, shared; load average 7 to 9 from other jobs during the run), go1.26.8 linux/amd64
+//
+//	                          ns/object   B/object   allocs/object
+//	unstructured, 1 object      97,582     28,464       247
+//	unstructured, 100 objects  112,414     20,537       195
+//	unstructured, 1,000        71,617     19,740       194
+//	typed, 1 object            127,929     22,519       155
+//	typed, 100 objects         112,315     14,284       103
+//	typed, 1,000               116,353     14,036       102
+//	partial: whole object      174,433 ns/op, 25,576 B/op, 169 allocs/op
+//	partial: spec only             924 ns/op,    336 B/op,   2 allocs/op
+//
+// The times are those of a machine shared with other jobs: on it a bare
+// encoding/json.Unmarshal of the same object into a map took 28 to 41 µs (133 allocs,
+// 7.4 KB), so one conversion costs about 2.5 such decodes, and the allocations are mostly
+// the JSON decoding's own. Compare with controller-runtime's handler on the same machine
+// and objects before quoting a ratio; the figures above do not measure it.
+package convert
