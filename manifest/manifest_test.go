@@ -2,9 +2,12 @@ package manifest_test
 
 import (
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/backupkit/backupkit/manifest"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -290,4 +293,39 @@ func TestZeroManifest(t *testing.T) {
 	z.Grow(4)
 	_, err = z.Add(item("Pod", "pods", "", "n", "q"))
 	require.NoError(t, err)
+}
+
+// Readers and writers at once: run under -race, every read sees a consistent manifest.
+func TestConcurrentReadsDuringAdd(t *testing.T) {
+	m := manifest.New()
+	ns := item("Namespace", "namespaces", "", "", "web")
+	_, err := m.Add(ns)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range 50 {
+				_, err := m.Add(item("ConfigMap", "configmaps", "", "web", fmt.Sprintf("cm-%d-%d", g, k)))
+				assert.NoError(t, err)
+			}
+		})
+	}
+	for range 2 {
+		wg.Go(func() {
+			for range 20 {
+				waves, err := m.Waves()
+				assert.NoError(t, err)
+				if assert.NotEmpty(t, waves) {
+					assert.Equal(t, []*manifest.Item{ns}, waves[0])
+				}
+				_ = ns.Dependents()
+				_ = ns.Children()
+				_ = m.Set()
+				_ = m.Validate()
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, 201, m.Len())
+	require.Len(t, ns.Dependents(), 200)
 }
