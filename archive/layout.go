@@ -108,26 +108,39 @@ func checkComponent(what, s string, required bool) error {
 }
 
 // parseItemPath parses a clean slash path as an item path; ok is false for anything else.
+// The strings in the result share p's memory.
 func parseItemPath(p string) (ItemRef, bool) {
 	rest, ok := strings.CutPrefix(p, ResourcesDir+"/")
 	if !ok {
 		return ItemRef{}, false
 	}
-	parts := strings.Split(rest, "/")
+	var parts [5]string
+	n := 0
+	for {
+		c, r, more := strings.Cut(rest, "/")
+		if n == len(parts) {
+			return ItemRef{}, false
+		}
+		parts[n] = c
+		n++
+		if !more {
+			break
+		}
+		rest = r
+	}
 	ref := ItemRef{Path: p}
 	switch {
-	case len(parts) == 3 && parts[1] == clusterDir:
-	case len(parts) == 4 && parts[1] == namespacesDir:
+	case n == 3 && parts[1] == clusterDir:
+	case n == 4 && parts[1] == namespacesDir:
 		ref.Namespace = parts[2]
-	case len(parts) == 4 && parts[2] == clusterDir:
+	case n == 4 && parts[2] == clusterDir:
 		ref.VersionDir = parts[1]
-	case len(parts) == 5 && parts[2] == namespacesDir:
+	case n == 5 && parts[2] == namespacesDir:
 		ref.VersionDir, ref.Namespace = parts[1], parts[3]
 	default:
 		return ItemRef{}, false
 	}
-	file := parts[len(parts)-1]
-	name, ok := strings.CutSuffix(file, itemExt)
+	name, ok := strings.CutSuffix(parts[n-1], itemExt)
 	if !ok || name == "" || parts[0] == "" {
 		return ItemRef{}, false
 	}

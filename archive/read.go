@@ -1,7 +1,10 @@
 package archive
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"encoding/json"
 	"io"
 	"strings"
@@ -86,6 +89,7 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 		idx.Manifest = manifest.New()
 	}
 	dirs := map[string]map[string]bool{}
+	var scratch []byte // item bytes read for metadata only, reused
 	err = walk(ctx, r, o.limits, "scan", func(e *entry) error {
 		if e.kind != kindFile {
 			return nil
@@ -120,7 +124,11 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 			}
 		}
 		if o.metadata {
-			b, err := it.Bytes()
+			b, err := it.data, it.err
+			if !it.read {
+				scratch, err = e.readInto(scratch)
+				b = scratch
+			}
 			if err != nil {
 				return err
 			}
@@ -149,29 +157,58 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 	return idx, nil
 }
 
-// decodeMetadata decodes only the fields Metadata keeps.
+// metadataFields is the part of an object's metadata that Metadata keeps.
+type metadataFields struct {
+	Name            string                  `json:"name"`
+	Namespace       string                  `json:"namespace"`
+	UID             types.UID               `json:"uid"`
+	Labels          map[string]string       `json:"labels"`
+	Annotations     map[string]string       `json:"annotations"`
+	OwnerReferences []metav1.OwnerReference `json:"ownerReferences"`
+}
+
+// decodeMetadata decodes apiVersion, kind and metadata from the top-level object in b. It
+// stops as soon as it has all three (json.Marshal writes them first, keys being sorted), so
+// the rest of the object (spec, status) is neither decoded nor validated.
 func decodeMetadata(b []byte) (*Metadata, error) {
-	var doc struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Metadata   struct {
-			Name            string                  `json:"name"`
-			Namespace       string                  `json:"namespace"`
-			UID             types.UID               `json:"uid"`
-			Labels          map[string]string       `json:"labels"`
-			Annotations     map[string]string       `json:"annotations"`
-			OwnerReferences []metav1.OwnerReference `json:"ownerReferences"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil {
 		return nil, err
 	}
-	md := doc.Metadata
-	return &Metadata{
-		APIVersion: doc.APIVersion, Kind: doc.Kind,
-		Name: md.Name, Namespace: md.Namespace, UID: md.UID,
-		Labels: md.Labels, Annotations: md.Annotations, OwnerReferences: md.OwnerReferences,
-	}, nil
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	var m Metadata
+	var haveAPIVersion, haveKind, haveMetadata bool
+	for dec.More() && !(haveAPIVersion && haveKind && haveMetadata) {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "apiVersion":
+			haveAPIVersion, err = true, dec.Decode(&m.APIVersion)
+		case "kind":
+			haveKind, err = true, dec.Decode(&m.Kind)
+		case "metadata":
+			var f metadataFields
+			haveMetadata, err = true, dec.Decode(&f)
+			m.Name, m.Namespace, m.UID = f.Name, f.Namespace, f.UID
+			m.Labels, m.Annotations, m.OwnerReferences = f.Labels, f.Annotations, f.OwnerReferences
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	if !haveMetadata {
+		return nil, errors.New("no metadata")
+	}
+	return &m, nil
 }
 
 // addToManifest adds the item at ref, whose Meta is set, to m.

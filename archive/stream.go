@@ -39,6 +39,18 @@ func (e *entry) bytes() ([]byte, error) {
 	return buf, nil
 }
 
+// readInto reads the whole entry into buf, grown as needed, and returns it.
+func (e *entry) readInto(buf []byte) ([]byte, error) {
+	if int64(cap(buf)) < e.hdr.Size {
+		buf = make([]byte, e.hdr.Size)
+	}
+	buf = buf[:e.hdr.Size]
+	if _, err := io.ReadFull(e.s.tr, buf); err != nil {
+		return nil, e.s.classify(err)
+	}
+	return buf, nil
+}
+
 // copyTo copies the entry to w, never more than its header size.
 func (e *entry) copyTo(w io.Writer) error {
 	if e.s.buf == nil {
@@ -91,6 +103,7 @@ type stream struct {
 	files map[string]struct{}
 	dirs  map[string]struct{}
 	buf   []byte
+	cur   entry // the entry handed out, reused
 }
 
 // classify turns an error met while reading the stream into the error to report.
@@ -187,7 +200,8 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 		return nil, overLimit("more than %d bytes in all entries (MaxTotalBytes)", s.lim.MaxTotalBytes)
 	}
 	s.total += hdr.Size
-	e := &entry{hdr: hdr, s: s}
+	e := &s.cur
+	*e = entry{hdr: hdr, s: s}
 	switch hdr.Typeflag {
 	case tar.TypeXGlobalHeader:
 		return e, nil // kindSkip
@@ -267,10 +281,8 @@ func cleanName(name string, dir bool) (string, error) {
 	case !utf8.ValidString(name):
 		return "", insecure("name is not valid UTF-8")
 	}
-	for _, c := range strings.Split(name, "/") {
-		if c == ".." {
-			return "", insecure("%q component", "..")
-		}
+	if hasComponent(name, "..") {
+		return "", insecure("%q component", "..")
 	}
 	n := name
 	for strings.HasPrefix(n, "./") {
@@ -290,10 +302,28 @@ func cleanName(name string, dir bool) (string, error) {
 
 // fsValid is fs.ValidPath without the allowance for "." (handled by the caller).
 func fsValid(n string) bool {
-	for _, c := range strings.Split(n, "/") {
+	for {
+		c, rest, more := strings.Cut(n, "/")
 		if c == "" || c == "." || c == ".." {
 			return false
 		}
+		if !more {
+			return true
+		}
+		n = rest
 	}
-	return true
+}
+
+// hasComponent reports whether the slash path p has a component equal to c.
+func hasComponent(p, c string) bool {
+	for {
+		first, rest, more := strings.Cut(p, "/")
+		if first == c {
+			return true
+		}
+		if !more {
+			return false
+		}
+		p = rest
+	}
 }
