@@ -51,6 +51,7 @@ type kindEntry struct {
 	spokes   map[string]SpokeFuncs
 	parts    map[string]PartFuncs
 	scheme   *runtime.Scheme
+	goTypes  map[reflect.Type]schema.GroupVersionKind // of scheme's versions, by pointer type
 }
 
 func (k *kindEntry) has(version string) bool {
@@ -150,15 +151,7 @@ func (r *Registry) AddTyped(s *runtime.Scheme, gk schema.GroupKind) error {
 		hub = hubs[0]
 	}
 	sort.Strings(all)
-	if err := r.add(&kindEntry{gk: gk, hub: hub, versions: all, scheme: s}, problems); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for t, gvk := range types {
-		r.types[t] = append(r.types[t], gvk)
-	}
-	return nil
+	return r.add(&kindEntry{gk: gk, hub: hub, versions: all, scheme: s, goTypes: types}, problems)
 }
 
 // AddScheme registers, with AddTyped, every GroupKind in s that has at least one type
@@ -224,6 +217,9 @@ func (r *Registry) add(k *kindEntry, problems []string) error {
 		return fmt.Errorf("%w: %s (hub %s, versions %s)", ErrAlreadyRegistered, gkString(k.gk), old.hub, versionList(old.versions))
 	}
 	r.kinds[k.gk] = k
+	for t, gvk := range k.goTypes {
+		r.types[t] = append(r.types[t], gvk)
+	}
 	plural, _ := meta.UnsafeGuessKindToResource(k.gk.WithVersion(""))
 	gr := plural.GroupResource()
 	if _, taken := r.resources[gr]; !taken {
