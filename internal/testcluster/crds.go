@@ -15,10 +15,15 @@ import (
 // (k8s.io/apiextensions-apiserver is deliberately not a dependency).
 var CRDResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// InstallCRDs creates each CRD (apiextensions.k8s.io/v1 objects, e.g. decoded from JSON)
-// and waits until all of them are Established and their names accepted. Install CRDs once,
-// before the tests run: the API server delays the first create of a custom resource made
-// within 2 s of its CRD becoming Established. The CRDs given are not modified.
+// CRDSettleTime is how long after a CRD becomes Established the API server delays the first
+// create of one of its custom resources (by about that long). InstallCRDs waits it out once
+// for all the CRDs it installs, so that the tests that follow never pay it.
+const CRDSettleTime = 2 * time.Second
+
+// InstallCRDs creates each CRD (apiextensions.k8s.io/v1 objects, e.g. decoded from JSON),
+// waits until all of them are Established and their names accepted, then waits
+// CRDSettleTime. Install every CRD a package needs in one call, before the tests run. The
+// CRDs given are not modified. An error names the CRD; ctx bounds the whole call.
 func (c *Cluster) InstallCRDs(ctx context.Context, crds ...*unstructured.Unstructured) error {
 	client, err := dynamic.NewForConfig(c.RESTConfig())
 	if err != nil {
@@ -35,7 +40,14 @@ func (c *Cluster) InstallCRDs(ctx context.Context, crds ...*unstructured.Unstruc
 			return err
 		}
 	}
-	return nil
+	settle := time.NewTimer(CRDSettleTime)
+	defer settle.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("testcluster: CRDs established, settling: %w", context.Cause(ctx))
+	case <-settle.C:
+		return nil
+	}
 }
 
 func waitEstablished(ctx context.Context, client dynamic.ResourceInterface, name string) error {

@@ -32,9 +32,9 @@
 // status unless a test writes one through the /status subresource. Authorization is RBAC; the
 // admin token ([Cluster.RESTConfig]) is in system:masters, a second token
 // ([Cluster.UnprivilegedRESTConfig]) authenticates a user with no role bindings, for tests
-// of permission errors. CRDs are best installed once, up front ([Cluster.InstallCRDs]): the API
-// server delays the first create of a custom resource made within 2 s of its CRD becoming
-// Established.
+// of permission errors. Install CRDs once, up front, in one [Cluster.InstallCRDs] call: the API
+// server delays the first create of a custom resource made within about 2 s of its CRD
+// becoming Established, and InstallCRDs waits that out once ([CRDSettleTime]).
 //
 // # Processes
 //
