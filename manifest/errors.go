@@ -23,8 +23,9 @@ const (
 	// another manifest. Use [Item.Clone] to add the same object to a second manifest.
 	ErrItemInManifest = ManifestError("manifest: item already belongs to a manifest")
 
-	// ErrInvalidItem is wrapped by constructors and [Manifest.Add] when an item lacks a
-	// required field (UID, name, kind or resource) or its metadata is malformed.
+	// ErrInvalidItem is wrapped by the constructors when an object lacks a required field
+	// (UID, name, kind or resource) or its metadata is malformed, and by [Manifest.Add]
+	// for a nil item.
 	ErrInvalidItem = ManifestError("manifest: invalid item")
 
 	// ErrItemNotFound is wrapped by methods that take a UID that is not in the manifest.

@@ -65,7 +65,7 @@ func (x *hashIndex) insert(h uint64, idx int32) {
 
 // uidIndex returns the position of the item with this UID. m.mu must be held.
 func (m *Manifest) uidIndex(uid types.UID) (int32, bool) {
-	if m.byUID.n == 0 {
+	if m.byUID.n == 0 || uid == "" {
 		return 0, false
 	}
 	return m.uidIndexHash(uid, m.hashString(string(uid)))

@@ -78,15 +78,16 @@ func (m *Manifest) Grow(n int) {
 
 // Add adds it to the manifest, keeping the pointer (no copy), and returns (true, nil).
 // An item whose UID or identity (group, resource, namespace, name) is already in the
-// manifest is refused with (false, [ErrItemAlreadyExists]); an item missing its UID,
-// name, kind or resource with an error wrapping [ErrInvalidItem]; an item that belongs to
-// another manifest with [ErrItemInManifest]. Safe for concurrent use.
+// manifest is refused with (false, [ErrItemAlreadyExists]); an item that belongs to
+// another manifest with [ErrItemInManifest]; nil with [ErrInvalidItem]. Safe for
+// concurrent use.
+//
+// Add checks only what indexing needs; [NewItem] and [NewItemFromMetadata] are the
+// validating constructors. An item with an empty UID is indexed by identity only: Get
+// cannot find it and no ownerReference can name it.
 func (m *Manifest) Add(it *Item) (bool, error) {
 	if it == nil {
 		return false, fmt.Errorf("%w: nil item", ErrInvalidItem)
-	}
-	if err := it.check(); err != nil {
-		return false, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -95,7 +96,7 @@ func (m *Manifest) Add(it *Item) (bool, error) {
 		return false, fmt.Errorf("%w: %s", ErrItemInManifest, describe(it))
 	}
 	uidHash := m.hashString(string(it.UID))
-	if _, dup := m.uidIndexHash(it.UID, uidHash); dup {
+	if _, dup := m.uidIndexHash(it.UID, uidHash); dup && it.UID != "" {
 		return false, ErrItemAlreadyExists
 	}
 	key := identKey{gr: m.internGR(it.Group, it.Resource), ns: m.internNS(it.Namespace), name: it.Name}
@@ -113,7 +114,9 @@ func (m *Manifest) Add(it *Item) (bool, error) {
 	}
 	m.items = append(m.items, it)
 	it.m, it.idx, it.gr, it.ns = m, idx, key.gr, key.ns
-	m.byUID.insert(uidHash, idx)
+	if it.UID != "" {
+		m.byUID.insert(uidHash, idx)
+	}
 	m.byIdent.insert(identHash, idx)
 	if _, ok := it.Annotations[DependsOnAnnotation]; ok {
 		m.dependsOn = true

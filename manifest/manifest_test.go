@@ -36,10 +36,8 @@ func TestAdd(t *testing.T) {
 		"same name, other group":     {add: &manifest.Item{Group: "example.com", Resource: "namespaces", Kind: "Namespace", Name: "web", UID: "x"}, wantOK: true},
 		"same name, namespaced":      {add: &manifest.Item{Resource: "namespaces", Kind: "Namespace", Namespace: "web", Name: "web", UID: "y"}, wantOK: true},
 		"labels are not identity":    {add: &manifest.Item{Resource: "namespaces", Kind: "Namespace", Name: "web", UID: "z", Labels: map[string]string{"a": "b"}}, wantErr: manifest.ErrItemAlreadyExists},
-		"no uid":                     {add: &manifest.Item{Resource: "pods", Kind: "Pod", Name: "p"}, wantErr: manifest.ErrInvalidItem},
-		"no name":                    {add: &manifest.Item{Resource: "pods", Kind: "Pod", UID: "u"}, wantErr: manifest.ErrInvalidItem},
-		"no kind":                    {add: &manifest.Item{Resource: "pods", Name: "p", UID: "u"}, wantErr: manifest.ErrInvalidItem},
-		"no resource":                {add: &manifest.Item{Kind: "Pod", Name: "p", UID: "u"}, wantErr: manifest.ErrInvalidItem},
+		"fields only partly set":     {add: &manifest.Item{Resource: "pods", Name: "p", UID: "u"}, wantOK: true},
+		"no uid: identity only":      {add: &manifest.Item{Resource: "pods", Kind: "Pod", Name: "p"}, wantOK: true},
 		"nil":                        {add: nil, wantErr: manifest.ErrInvalidItem},
 	}
 	for name, tc := range tests {
@@ -62,9 +60,14 @@ func TestAdd(t *testing.T) {
 			want := 1
 			if tc.wantOK {
 				want = 2
-				got, found := m.Get(add.UID)
+				got, found := m.Lookup(add.GroupResource(), add.Namespace, add.Name)
 				require.True(t, found)
 				require.Same(t, add, got, "Add keeps the pointer")
+				got, found = m.Get(add.UID)
+				require.Equal(t, add.UID != "", found, "found by UID exactly when it has one")
+				if found {
+					require.Same(t, add, got)
+				}
 			}
 			require.Equal(t, want, m.Len())
 		})
@@ -328,4 +331,19 @@ func TestConcurrentReadsDuringAdd(t *testing.T) {
 	wg.Wait()
 	require.Equal(t, 201, m.Len())
 	require.Len(t, ns.Dependents(), 200)
+}
+
+func TestAddWithoutUID(t *testing.T) {
+	m := manifest.New()
+	for _, name := range []string{"a", "b"} {
+		ok, err := m.Add(&manifest.Item{Resource: "configmaps", Kind: "ConfigMap", Namespace: "n", Name: name})
+		require.NoError(t, err)
+		require.True(t, ok)
+	}
+	ok, err := m.Add(&manifest.Item{Resource: "configmaps", Kind: "ConfigMap", Namespace: "n", Name: "a"})
+	require.ErrorIs(t, err, manifest.ErrItemAlreadyExists, "identity still unique")
+	require.False(t, ok)
+	_, found := m.Get("")
+	require.False(t, found)
+	require.Equal(t, 2, m.Len())
 }

@@ -148,8 +148,8 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 // its magic bytes). A document whose apiVersion, kind or formatVersion is not this
 // package's ([APIVersion], [Kind], [FormatVersion]) is refused with an error wrapping
 // [ErrUnsupportedVersion] that names what it found, before any item is read. Anything
-// else malformed (bad JSON, an unknown field, trailing data, an item lacking its uid,
-// name, kind or resource, a repeated uid or identity, an empty or repeated entry of
+// else malformed (bad JSON, an unknown field, trailing data, a repeated uid or
+// identity, an empty or repeated entry of
 // "otherVersions" or one equal to "version") wraps [ErrFormat] and names the item by position; input larger than the
 // limit (see [WithMaxBytes]) wraps [ErrTooLarge].
 func Read(r io.Reader, opts ...ReadOption) (*Manifest, error) {

@@ -103,9 +103,9 @@ func TestReadErrors(t *testing.T) {
 			in: head + `[{"name":"p","surprise":1}]}`, wantErr: manifest.ErrFormat,
 			msg: `manifest: malformed manifest.json: items: json: unknown field "surprise"`,
 		},
-		"item without uid": {
-			in: head + `[{"version":"v1","resource":"pods","kind":"Pod","name":"p"}]}`, wantErr: manifest.ErrInvalidItem,
-			msg: `manifest: malformed manifest.json: item 0: manifest: invalid item: no uid (pods "p" uid "")`,
+		"repeated identity": {
+			in: head + `[` + pod + `,` + strings.Replace(pod, `"u"`, `"v"`, 1) + `]}`, wantErr: manifest.ErrItemAlreadyExists,
+			msg: `manifest: malformed manifest.json: item 1: item already exists in manifest`,
 		},
 		"repeated uid": {
 			in: head + `[` + pod + `,` + strings.Replace(pod, `"p"`, `"q"`, 1) + `]}`, wantErr: manifest.ErrItemAlreadyExists,
