@@ -3,6 +3,7 @@ package convert
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -227,4 +228,48 @@ func nilIfEmpty(m map[string]string) map[string]string {
 		return nil
 	}
 	return m
+}
+
+// shallowSnapshotMeta is snapshotMeta for the webhook, whose input is its own decoding:
+// the labels and annotations maps, which converters commonly write to, are copied; other
+// fields are shared, so only a converter writing into an element of ownerReferences,
+// finalizers or managedFields in place could change what is restored (and the API server
+// restores those fields itself after a webhook conversion).
+func shallowSnapshotMeta(obj runtime.Object) *metav1.ObjectMeta {
+	a, err := meta.Accessor(obj)
+	if err != nil {
+		return nil
+	}
+	return &metav1.ObjectMeta{
+		Name:                       a.GetName(),
+		GenerateName:               a.GetGenerateName(),
+		Namespace:                  a.GetNamespace(),
+		UID:                        a.GetUID(),
+		ResourceVersion:            a.GetResourceVersion(),
+		Generation:                 a.GetGeneration(),
+		CreationTimestamp:          a.GetCreationTimestamp(),
+		DeletionTimestamp:          a.GetDeletionTimestamp(),
+		DeletionGracePeriodSeconds: a.GetDeletionGracePeriodSeconds(),
+		Labels:                     maps.Clone(a.GetLabels()),
+		Annotations:                maps.Clone(a.GetAnnotations()),
+		OwnerReferences:            a.GetOwnerReferences(),
+		Finalizers:                 a.GetFinalizers(),
+		ManagedFields:              a.GetManagedFields(),
+	}
+}
+
+// shallowSnapshotMap is shallowSnapshotMeta for an unstructured object: a copy of the
+// metadata map with copies of its labels and annotations maps.
+func shallowSnapshotMap(obj map[string]any) map[string]any {
+	m, _ := obj["metadata"].(map[string]any)
+	if m == nil {
+		return nil
+	}
+	snap := maps.Clone(m)
+	for _, field := range [...]string{"labels", "annotations"} {
+		if inner, ok := snap[field].(map[string]any); ok {
+			snap[field] = maps.Clone(inner)
+		}
+	}
+	return snap
 }

@@ -198,7 +198,7 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 		if err := utiljson.Unmarshal(raw, obj); err != nil {
 			return nil, fail(fmt.Errorf("%w: decoding into %T: %v", ErrInvalidObject, obj, err))
 		}
-		snap := snapshotMeta(obj)
+		snap := shallowSnapshotMeta(obj)
 		out, err := r.convertTyped(k, obj, gvk.Version, to)
 		if err != nil {
 			return nil, fail(err)
@@ -214,10 +214,7 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 	if err := utiljson.Unmarshal(raw, &obj); err != nil {
 		return nil, fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
 	}
-	snap, _ := obj["metadata"].(map[string]any)
-	if snap, err = copyMap(snap); err != nil {
-		return nil, fail(err)
-	}
+	snap := shallowSnapshotMap(obj)
 	out, err := r.convertOwned(ctx, k, obj, gvk.Version, to)
 	if err != nil {
 		return nil, fail(err)

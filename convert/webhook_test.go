@@ -251,3 +251,44 @@ func TestWebhookLargeReviewInParallel(t *testing.T) {
 		})
 	}
 }
+
+func TestWebhookMetadataSurvives(t *testing.T) {
+	inPlace := func(_ context.Context, in *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		md := in.Object["metadata"].(map[string]any)
+		delete(md["labels"].(map[string]any), "app") // in place
+		md["labels"].(map[string]any)["added"] = "yes"
+		delete(md["annotations"].(map[string]any), "note")
+		md["name"] = "renamed"
+		delete(md, "uid")
+		return in, nil
+	}
+	r := newRegistry()
+	gk := gadgetGK
+	gk.Kind = "InPlace"
+	require.NoError(t, r.AddUnstructured(gk, "v2", map[string]convert.SpokeFuncs{"v1": {ToHub: inPlace, FromHub: inPlace}}))
+	typedHub := &WidgetV3{ObjectMeta: metav1.ObjectMeta{Name: "w", UID: "u", Labels: map[string]string{"app": "shop"}}}
+	typedHub.SetGroupVersionKind(widgetGK.WithVersion("v3"))
+
+	obj := gadget("v1", "name", "x")
+	obj.SetKind("InPlace")
+	srv := httptest.NewServer(convert.NewWebhookHandler(r))
+	defer srv.Close()
+	_, got := post(t, srv, reviewBody(t, "apiextensions.k8s.io/v1", "u", testGroup+"/v2", obj, typedHub))
+	var review convert.ConversionReview
+	require.NoError(t, json.Unmarshal([]byte(got), &review))
+	require.Equal(t, metav1.StatusSuccess, review.Response.Result.Status, review.Response.Result.Message)
+
+	var u unstructured.Unstructured
+	require.NoError(t, u.UnmarshalJSON(review.Response.ConvertedObjects[0]))
+	require.Equal(t, "g1", u.GetName())
+	require.Equal(t, "0b7f3c1e-0000-4000-8000-000000000001", string(u.GetUID()))
+	require.Equal(t, map[string]string{"app": "shop", "added": "yes"}, u.GetLabels())
+	require.Equal(t, map[string]string{"note": "keep"}, u.GetAnnotations())
+	require.Equal(t, obj.GetOwnerReferences(), u.GetOwnerReferences())
+
+	var w WidgetV2
+	require.NoError(t, json.Unmarshal(review.Response.ConvertedObjects[1], &w))
+	require.Equal(t, "w", w.Name)
+	require.Equal(t, map[string]string{"app": "shop"}, w.Labels)
+	require.Equal(t, testGroup+"/v2", w.APIVersion)
+}
