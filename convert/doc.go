@@ -75,24 +75,25 @@
 // BenchmarkWebhook sends ConversionReviews of 1, 100 and 1,000 objects through the handler,
 // each object a spoke-to-spoke conversion (two steps through the hub) of a 1.3 KB object
 // with labels, annotations, an owner and managedFields; BenchmarkPartial compares a
-// whole-object conversion with a spec-only one. Figures below: per object.
+// whole-object conversion with a spec-only one. Figures per object:
 //
 //	go test -run '^$' -bench . -benchmem ./convert
-//	machine: 2 cores (AMD EPYC, shared; load average 7 to 9 from other jobs during the run), go1.26.8 linux/amd64
+//	machine: 2 cores (nproc), AMD EPYC, go1.26.8 linux/amd64, shared with other jobs
+//	(load average 7 to 12 during the runs), so times are the range over several runs
 //
-//	                          ns/object   B/object   allocs/object
-//	unstructured, 1 object      97,582     28,464       247
-//	unstructured, 100 objects  112,414     20,537       195
-//	unstructured, 1,000        71,617     19,740       194
-//	typed, 1 object            127,929     22,519       155
-//	typed, 100 objects         112,315     14,284       103
-//	typed, 1,000               116,353     14,036       102
-//	partial: whole object      174,433 ns/op, 25,576 B/op, 169 allocs/op
-//	partial: spec only             924 ns/op,    336 B/op,   2 allocs/op
+//	                         B/object  allocs/object  µs/object
+//	unstructured, 1 object     27,097       234          98-269
+//	unstructured, 100          19,047       180          61-112
+//	unstructured, 1,000        18,245       179          72-108
+//	typed, 1 object            22,390       151          64-139
+//	typed, 100                 14,034        97          59-112
+//	typed, 1,000               13,790        96          72-116
+//	partial, whole object      25,576 B/op, 169 allocs/op, 56-174 µs/op
+//	partial, spec only            336 B/op,   2 allocs/op, 0.9-1.6 µs/op
 //
-// The times are those of a machine shared with other jobs: on it a bare
-// encoding/json.Unmarshal of the same object into a map took 28 to 41 µs (133 allocs,
-// 7.4 KB), so one conversion costs about 2.5 such decodes, and the allocations are mostly
-// the JSON decoding's own. Compare with controller-runtime's handler on the same machine
-// and objects before quoting a ratio; the figures above do not measure it.
+// Bytes and allocations do not depend on the load. Times do: on the same machine, in the
+// same runs, a bare encoding/json.Unmarshal of the same object into a map took 28 to 83 µs
+// (7,376 B, 133 allocs), so a whole conversion costs about two to three such decodes, and
+// most allocations are the JSON decoding's own. controller-runtime's handler was not run
+// here; compare it on the same machine and objects before quoting a ratio.
 package convert
