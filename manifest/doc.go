@@ -46,7 +46,7 @@
 // restores can prove they touch different objects. [Manifest.Select] chooses by label
 // selector, namespace and group/resource, optionally with everything the chosen items
 // need; [Manifest.Closure] is "this item and everything it needs". [Manifest.Validate]
-// checks ownerReferences and returns typed [Finding]s. [RemapOwnerReferences] and
+// checks ownerReferences and returns typed findings ([Finding]). [RemapOwnerReferences] and
 // [RemapUnstructured] rewrite ownerReferences to the UIDs a target cluster assigned.
 //
 // # manifest.json and DOT
@@ -67,19 +67,21 @@
 // objects, Deployment → ReplicaSet → Pod chains with controller references, Services,
 // ConfigMaps (some with depends-on), 100 CRDs with custom resources spread over the
 // namespaces. Measured on this project's build machine (2 vCPU AMD EPYC, shared with
-// other jobs, load average about 8 during the run), go1.26, single core:
+// other jobs: load average 8 to 12 during the run), go1.26, single core:
 //
 //	GOMAXPROCS=1 go test -run '^$' -bench BuildAndOrder -benchmem -count=2 ./manifest/
 //
 //	items       wall ns/item  cpu ns/item  B/item  allocs/op
-//	10,000          1,511          625       221        528
-//	100,000         2,591          937       204        953
-//	1,000,000       2,844        1,258       186      4,757
+//	10,000          1,747          610       195        493
+//	100,000         1,949          890       173        901
+//	1,000,000       4,522        1,400       146      4,685
 //
-// cpu ns/item is the process's CPU time (getrusage) per item, what the run costs without
-// the other jobs' contention; 1,000,000 items take about 1.3 s of CPU. B/item is
-// everything the manifest allocates (indexes, graph, order, waves, transient buffers
-// included); the caller's Item structs (176 bytes each) and their strings come on top.
+// cpu ns/item is the process's CPU time (getrusage) per item: what the work costs
+// without the other jobs' contention, which inflates wall time on this shared machine.
+// 1,000,000 items take 1.2 to 1.4 s of CPU; the best wall time seen for them, at a load
+// average near 6, was 1.35 s. B/item is everything the manifest allocates (indexes,
+// graph, order, waves and transient buffers); the caller's Item structs (176 bytes each),
+// their strings, maps and ownerReferences come on top.
 // Indexes are open-addressing tables of 8-byte slots holding no pointers, the graph is
 // int32 compressed-sparse rows built at the first query after a change, and the order
 // is two counting sorts plus a name sort inside each group/resource and namespace.
