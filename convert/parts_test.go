@@ -137,9 +137,9 @@ func TestAddPartsErrors(t *testing.T) {
 	}{
 		{name: "no hub", hub: "", want: "convert: invalid registration: Pump.test.backupkit.io: hub version is empty"},
 		{name: "spoke is the hub", hub: "v2", spokes: map[string]convert.PartFuncs{"v2": {}},
-			want: "convert: invalid registration: Pump.test.backupkit.io: spoke version v2 is the hub version"},
+			want: "convert: invalid registration: Pump.test.backupkit.io (versions [v2]): spoke version v2 is the hub version"},
 		{name: "one direction only", hub: "v2", spokes: map[string]convert.PartFuncs{"v1": {SpecToHub: f}, "v0": {StatusFromHub: f}},
-			want: "convert: invalid registration: Pump.test.backupkit.io: spoke versions [v0 v1] convert a part in one direction only"},
+			want: "convert: invalid registration: Pump.test.backupkit.io (versions [v0 v1 v2]): spoke versions [v0 v1] convert a part in one direction only"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

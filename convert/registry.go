@@ -138,7 +138,7 @@ func (r *Registry) AddTyped(s *runtime.Scheme, gk schema.GroupKind) error {
 	var problems []string
 	switch len(hubs) {
 	case 0:
-		problems = append(problems, "no hub among versions "+versionList(all))
+		problems = append(problems, "no version is a Hub")
 	case 1:
 	default:
 		problems = append(problems, "more than one hub: "+versionList(hubs))
@@ -209,7 +209,11 @@ func (r *Registry) add(k *kindEntry, problems []string) error {
 	}
 	problems = append(lead, problems...)
 	if len(problems) > 0 {
-		return fmt.Errorf("%w: %s: %s", ErrInvalidRegistration, gkString(k.gk), strings.Join(problems, "; "))
+		versions := ""
+		if list := versionList(k.versions); list != "[]" {
+			versions = " (versions " + list + ")"
+		}
+		return fmt.Errorf("%w: %s%s: %s", ErrInvalidRegistration, gkString(k.gk), versions, strings.Join(problems, "; "))
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -311,9 +315,9 @@ func versionsOf[V any](hub string, spokes map[string]V) []string {
 	return vs
 }
 
-// versionList renders versions sorted, as "[v1 v2]".
+// versionList renders the non-empty versions sorted, as "[v1 v2]".
 func versionList(vs []string) string {
-	s := slices.Clone(vs)
+	s := slices.DeleteFunc(slices.Clone(vs), func(v string) bool { return v == "" })
 	sort.Strings(s)
 	return "[" + strings.Join(s, " ") + "]"
 }

@@ -31,19 +31,19 @@ func TestAddUnstructuredErrors(t *testing.T) {
 		is     error
 	}{
 		{name: "no hub", gk: gk, hub: "", spokes: map[string]convert.SpokeFuncs{"v1": both},
-			want: "convert: invalid registration: Thing.g.io: hub version is empty", is: convert.ErrInvalidRegistration},
+			want: "convert: invalid registration: Thing.g.io (versions [v1]): hub version is empty", is: convert.ErrInvalidRegistration},
 		{name: "spoke is the hub", gk: gk, hub: "v2", spokes: map[string]convert.SpokeFuncs{"v1": both, "v2": both},
-			want: "convert: invalid registration: Thing.g.io: spoke version v2 is the hub version", is: convert.ErrInvalidRegistration},
+			want: "convert: invalid registration: Thing.g.io (versions [v1 v2]): spoke version v2 is the hub version", is: convert.ErrInvalidRegistration},
 		{name: "missing spoke funcs", gk: gk, hub: "v3", spokes: map[string]convert.SpokeFuncs{"v2": {ToHub: identity}, "v1": {FromHub: identity}, "v0": both},
-			want: "convert: invalid registration: Thing.g.io: spoke versions [v1 v2] lack ToHub or FromHub", is: convert.ErrInvalidRegistration},
+			want: "convert: invalid registration: Thing.g.io (versions [v0 v1 v2 v3]): spoke versions [v1 v2] lack ToHub or FromHub", is: convert.ErrInvalidRegistration},
 		{name: "empty spoke version", gk: gk, hub: "v2", spokes: map[string]convert.SpokeFuncs{"": both},
-			want: "convert: invalid registration: Thing.g.io: a spoke version is empty", is: convert.ErrInvalidRegistration},
+			want: "convert: invalid registration: Thing.g.io (versions [v2]): a spoke version is empty", is: convert.ErrInvalidRegistration},
 		{name: "empty kind", gk: schema.GroupKind{Group: "g.io"}, hub: "v1",
-			want: "convert: invalid registration: <no kind>.g.io: kind is empty", is: convert.ErrInvalidRegistration},
+			want: "convert: invalid registration: <no kind>.g.io (versions [v1]): kind is empty", is: convert.ErrInvalidRegistration},
 		{name: "hub with a slash", gk: gk, hub: "g.io/v1",
-			want: "convert: invalid registration: Thing.g.io: hub version g.io/v1 contains '/'", is: convert.ErrInvalidRegistration},
+			want: "convert: invalid registration: Thing.g.io (versions [g.io/v1]): hub version g.io/v1 contains '/'", is: convert.ErrInvalidRegistration},
 		{name: "several problems in one error", gk: gk, hub: "", spokes: map[string]convert.SpokeFuncs{"": both, "v1": {}},
-			want: "convert: invalid registration: Thing.g.io: hub version is empty; a spoke version is empty; spoke versions [v1] lack ToHub or FromHub", is: convert.ErrInvalidRegistration},
+			want: "convert: invalid registration: Thing.g.io (versions [v1]): hub version is empty; a spoke version is empty; spoke versions [v1] lack ToHub or FromHub", is: convert.ErrInvalidRegistration},
 		{name: "duplicate kind", gk: schema.GroupKind{Group: testGroup, Kind: "Gadget"}, hub: "v9",
 			want: "convert: kind already registered: Gadget.test.backupkit.io (hub v2, versions [v1 v1alpha1 v2])", is: convert.ErrAlreadyRegistered},
 	}
@@ -89,13 +89,13 @@ func TestAddTypedErrors(t *testing.T) {
 		is    error
 	}{
 		{name: "no hub", types: map[string]runtime.Object{"v1": &WidgetV1{}, "v2": &WidgetV2{}},
-			want: "convert: invalid registration: Thing.g.io: no hub among versions [v1 v2]", is: convert.ErrInvalidRegistration},
+			want: "convert: invalid registration: Thing.g.io (versions [v1 v2]): no version is a Hub", is: convert.ErrInvalidRegistration},
 		{name: "two hubs", types: map[string]runtime.Object{"v1": &WidgetV1{}, "v2": &HubA{}, "v3": &HubB{}},
-			want: "convert: invalid registration: Thing.g.io: more than one hub: [v2 v3]", is: convert.ErrInvalidRegistration},
+			want: "convert: invalid registration: Thing.g.io (versions [v1 v2 v3]): more than one hub: [v2 v3]", is: convert.ErrInvalidRegistration},
 		{name: "version neither hub nor spoke", types: map[string]runtime.Object{"v1": &Plain{}, "v2": &WidgetV2{}, "v3": &WidgetV3{}},
-			want: "convert: invalid registration: Thing.g.io: versions [v1] implement neither Hub nor Convertible", is: convert.ErrInvalidRegistration},
+			want: "convert: invalid registration: Thing.g.io (versions [v1 v2 v3]): versions [v1] implement neither Hub nor Convertible", is: convert.ErrInvalidRegistration},
 		{name: "no hub and a plain version", types: map[string]runtime.Object{"v1": &Plain{}, "v2": &WidgetV2{}},
-			want: "convert: invalid registration: Thing.g.io: no hub among versions [v1 v2]; versions [v1] implement neither Hub nor Convertible", is: convert.ErrInvalidRegistration},
+			want: "convert: invalid registration: Thing.g.io (versions [v1 v2]): no version is a Hub; versions [v1] implement neither Hub nor Convertible", is: convert.ErrInvalidRegistration},
 		{name: "kind not in scheme", types: map[string]runtime.Object{"v1": &WidgetV1{}}, gk: schema.GroupKind{Group: "g.io", Kind: "Other"},
 			want: "convert: invalid registration: Other.g.io: the scheme has no version of it", is: convert.ErrInvalidRegistration},
 	}
@@ -135,7 +135,7 @@ func TestAddScheme(t *testing.T) {
 
 	r := convert.NewRegistry()
 	err := r.AddScheme(s)
-	require.EqualError(t, err, "convert: invalid registration: Broken.g.io: no hub among versions [v1 v2]")
+	require.EqualError(t, err, "convert: invalid registration: Broken.g.io (versions [v1 v2]): no version is a Hub")
 	hub, versions, ok := r.Versions(widgetGK)
 	require.True(t, ok, "the good kind is registered despite the bad one")
 	require.Equal(t, "v3", hub)
