@@ -57,26 +57,67 @@ func Extract(ctx context.Context, r io.Reader, dir string, opts ...Option) (err 
 			err = fmt.Errorf("archive: extract: %w", cerr)
 		}
 	}()
-	return walk(ctx, r, o.limits, "extract", func(e *entry) error {
-		name := filepath.FromSlash(e.name)
-		if e.kind == kindDir {
-			return root.MkdirAll(name, 0o700)
-		}
-		if d := path.Dir(e.name); d != "." {
-			if err := root.MkdirAll(filepath.FromSlash(d), 0o700); err != nil {
-				return err
-			}
-		}
-		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	x := &extractor{root: root, made: map[string]struct{}{}}
+	defer x.closeParent()
+	return walk(ctx, r, o.limits, "extract", x.entry)
+}
+
+// extractor writes accepted entries under root. Directories it made are remembered, and the
+// directory of the last file stays open as an os.Root of its own, so that the files of one
+// directory (adjacent in a sorted archive) are created with one openat each.
+type extractor struct {
+	root       *os.Root
+	made       map[string]struct{}
+	parentName string
+	parent     *os.Root
+}
+
+func (x *extractor) mkdirAll(dir string) error {
+	if _, ok := x.made[dir]; ok || dir == "." {
+		return nil
+	}
+	if err := x.root.MkdirAll(filepath.FromSlash(dir), 0o700); err != nil {
+		return err
+	}
+	for d := dir; d != "."; d = path.Dir(d) {
+		x.made[d] = struct{}{}
+	}
+	return nil
+}
+
+func (x *extractor) closeParent() {
+	if x.parent != nil {
+		_ = x.parent.Close()
+		x.parent, x.parentName = nil, ""
+	}
+}
+
+func (x *extractor) entry(e *entry) error {
+	if e.kind == kindDir {
+		return x.mkdirAll(e.name)
+	}
+	dir, base := path.Split(e.name)
+	dir = path.Clean(dir)
+	if err := x.mkdirAll(dir); err != nil {
+		return err
+	}
+	if x.parent == nil || x.parentName != dir {
+		x.closeParent()
+		p, err := x.root.OpenRoot(filepath.FromSlash(dir))
 		if err != nil {
 			return err
 		}
-		if err := e.copyTo(f); err != nil {
-			_ = f.Close()
-			return err
-		}
-		return f.Close()
-	})
+		x.parent, x.parentName = p, dir
+	}
+	f, err := x.parent.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := e.copyTo(f); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // removeContents removes everything inside the root, not the root itself.
