@@ -51,10 +51,10 @@ type Item struct {
 // NewItem builds an Item from an object read from a backup. resource is the plural
 // resource name ("deployments", "customresourcedefinitions"). Group, version and kind come
 // from apiVersion and kind; UID, namespace, name, labels, annotations and ownerReferences
-// from metadata. The labels and annotations maps are copies; nothing in u is retained.
-// An object without name, kind or uid, an empty resource, or malformed metadata (a label
-// that is not a string, an ownerReference that is not an object) is an error wrapping
-// [ErrInvalidItem].
+// from metadata; other metadata fields are not read. The labels, annotations and
+// ownerReferences are copies; nothing in u is retained. An object without name, kind or
+// uid, an empty resource, or one of those fields of the wrong type (a label that is not a
+// string, an ownerReference that is not an object) is an error wrapping [ErrInvalidItem].
 func NewItem(u *unstructured.Unstructured, resource string) (*Item, error) {
 	if u == nil || u.Object == nil {
 		return nil, fmt.Errorf("%w: nil object (resource %q)", ErrInvalidItem, resource)
@@ -65,13 +65,45 @@ func NewItem(u *unstructured.Unstructured, resource string) (*Item, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: metadata is %T, not an object (resource %q)", ErrInvalidItem, raw, resource)
 		}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(mm, &meta); err != nil {
-			return nil, fmt.Errorf("%w: metadata of %s %q: %v", ErrInvalidItem, resource, u.GetName(), err)
+		name, _ := mm["name"].(string)
+		bad := func(field string, err error) error {
+			return fmt.Errorf("%w: metadata.%s of %s %q: %v", ErrInvalidItem, field, resource, name, err)
+		}
+		var err error
+		for _, f := range []struct {
+			name string
+			dst  *string
+		}{{"name", &meta.Name}, {"namespace", &meta.Namespace}, {"uid", (*string)(&meta.UID)}} {
+			if *f.dst, _, err = unstructured.NestedString(mm, f.name); err != nil {
+				return nil, bad(f.name, err)
+			}
+		}
+		if meta.Labels, _, err = unstructured.NestedStringMap(mm, "labels"); err != nil {
+			return nil, bad("labels", err)
+		}
+		if meta.Annotations, _, err = unstructured.NestedStringMap(mm, "annotations"); err != nil {
+			return nil, bad("annotations", err)
+		}
+		if raw, ok := mm["ownerReferences"]; ok && raw != nil {
+			if meta.OwnerReferences, err = ownerReferences(raw); err != nil {
+				return nil, bad("ownerReferences", err)
+			}
 		}
 	}
 	apiVersion, _ := u.Object["apiVersion"].(string)
 	kind, _ := u.Object["kind"].(string)
 	return newItem(apiVersion, kind, resource, &meta)
+}
+
+// ownerReferences converts an unstructured ownerReferences list.
+func ownerReferences(raw any) ([]metav1.OwnerReference, error) {
+	var holder struct {
+		Refs []metav1.OwnerReference `json:"ownerReferences"`
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(map[string]any{"ownerReferences": raw}, &holder); err != nil {
+		return nil, err
+	}
+	return holder.Refs, nil
 }
 
 // NewItemFromMetadata builds an Item from already-parsed metadata, for a reader that

@@ -192,13 +192,37 @@ func TestNewItem(t *testing.T) {
 			require.EqualError(t, err, tc.msg)
 		})
 	}
-	t.Run("label not a string", func(t *testing.T) {
-		_, err := manifest.NewItem(&unstructured.Unstructured{Object: map[string]any{
+	wrongType := map[string]struct {
+		field any
+		key   string
+		msg   string
+	}{
+		"label not a string":         {key: "labels", field: map[string]any{"a": int64(1)}, msg: `manifest: invalid item: metadata.labels of pods "p": .labels accessor error: contains non-string value in the map under key "a": 1 is of the type int64, expected string`},
+		"annotations not a map":      {key: "annotations", field: "x", msg: `manifest: invalid item: metadata.annotations of pods "p": .annotations accessor error: x is of the type string, expected map[string]interface{}`},
+		"uid not a string":           {key: "uid", field: int64(7), msg: `manifest: invalid item: metadata.uid of pods "p": .uid accessor error: 7 is of the type int64, expected string`},
+		"ownerReferences not a list": {key: "ownerReferences", field: "x", msg: ""},
+		"ownerReference not a map":   {key: "ownerReferences", field: []any{"x"}, msg: ""},
+	}
+	for name, tc := range wrongType {
+		t.Run(name, func(t *testing.T) {
+			md := map[string]any{"name": "p", "uid": "u"}
+			md[tc.key] = tc.field
+			_, err := manifest.NewItem(&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": md}}, "pods")
+			require.ErrorIs(t, err, manifest.ErrInvalidItem)
+			if tc.msg != "" {
+				require.EqualError(t, err, tc.msg)
+			} else {
+				require.ErrorContains(t, err, `manifest: invalid item: metadata.`+tc.key+` of pods "p": `)
+			}
+		})
+	}
+	t.Run("other metadata fields are not read", func(t *testing.T) {
+		it, err := manifest.NewItem(&unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "v1", "kind": "Pod",
-			"metadata": map[string]any{"name": "p", "uid": "u", "labels": map[string]any{"a": int64(1)}},
+			"metadata": map[string]any{"name": "p", "uid": "u", "creationTimestamp": int64(5), "managedFields": "junk"},
 		}}, "pods")
-		require.ErrorIs(t, err, manifest.ErrInvalidItem)
-		require.ErrorContains(t, err, `metadata of pods "p"`)
+		require.NoError(t, err)
+		require.Equal(t, "resources/pods/cluster/p.json", it.String())
 	})
 	t.Run("nil", func(t *testing.T) {
 		_, err := manifest.NewItem(nil, "pods")

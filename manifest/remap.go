@@ -5,7 +5,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -47,13 +46,11 @@ func RemapUnstructured(u *unstructured.Unstructured, newUIDs map[types.UID]types
 		}
 		return nil, nil
 	}
-	var holder struct {
-		Refs []metav1.OwnerReference `json:"ownerReferences"`
-	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(map[string]any{"ownerReferences": raw}, &holder); err != nil {
+	refs, err := ownerReferences(raw)
+	if err != nil {
 		return nil, fmt.Errorf("%w: ownerReferences of %s %q: %v", ErrInvalidItem, u.GetKind(), u.GetName(), err)
 	}
-	kept, dropped := RemapOwnerReferences(holder.Refs, newUIDs)
+	kept, dropped := RemapOwnerReferences(refs, newUIDs)
 	if len(kept) == 0 {
 		unstructured.RemoveNestedField(u.Object, "metadata", "ownerReferences")
 	} else {
