@@ -231,7 +231,7 @@ func TestConvertDoesNotMutateInput(t *testing.T) {
 
 // requireNoSharing fails when a and b share a map or slice: it writes into every map and
 // slice of b and checks a is unchanged.
-func requireNoSharing(t *testing.T, a, b map[string]any) {
+func requireNoSharing(t tHelper, a, b map[string]any) {
 	t.Helper()
 	before := runtime.DeepCopyJSON(a)
 	var scribble func(v any)

@@ -17,14 +17,20 @@ import (
 	"github.com/backupkit/backupkit/convert"
 )
 
-func mustJSON(t testing.TB, v any) json.RawMessage {
+// tHelper is what both *testing.T and *rapid.T offer.
+type tHelper interface {
+	require.TestingT
+	Helper()
+}
+
+func mustJSON(t tHelper, v any) json.RawMessage {
 	t.Helper()
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return b
 }
 
-func reviewBody(t testing.TB, apiVersion, uid, desired string, objs ...any) string {
+func reviewBody(t tHelper, apiVersion, uid, desired string, objs ...any) string {
 	t.Helper()
 	raws := make([]json.RawMessage, len(objs))
 	for i, o := range objs {
