@@ -75,6 +75,14 @@ var acceptedCases = []struct {
 		want: map[string]string{"resources/pods/cluster/p.json": "{}"},
 	},
 	{
+		name: "version-dirs-without-items",
+		data: func(t testing.TB) []byte {
+			return tgz(t, dir("./resources/widgets.example.com/v1-preferredversion/"), dir("resources/widgets.example.com/v2/namespaces/"),
+				dir("resources/gadgets.example.com/"), file("resources/widgets.example.com/v1-preferredversion/cluster/w.json", "{}"))
+		},
+		want: map[string]string{"resources/widgets.example.com/v1-preferredversion/cluster/w.json": "{}"},
+	},
+	{
 		name: "empty-tarball", // Velero: an empty tarball is an empty backup
 		data: func(t testing.TB) []byte { return tgz(t) },
 		want: map[string]string{},
@@ -128,6 +136,11 @@ func TestAcceptedShapes(t *testing.T) {
 				}
 			}
 			require.ElementsMatch(t, want, paths)
+
+			opened, err := archive.Open(os.DirFS(dest))
+			require.NoError(t, err)
+			require.Equal(t, opened.GroupVersions(), idx.GroupVersions, "Scan and Open disagree")
+			require.Equal(t, opened.FormatVersion(), idx.FormatVersion)
 		})
 	}
 }

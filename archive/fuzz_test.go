@@ -79,6 +79,10 @@ func FuzzScan(f *testing.F) {
 			require.Equal(t, before, snapshot(t, parent))
 			return
 		}
+		opened, err := archive.Open(os.DirFS(dest))
+		require.NoError(t, err)
+		require.Equal(t, opened.GroupVersions(), idx.GroupVersions, "Scan and Open disagree on group versions")
+		require.Equal(t, opened.FormatVersion(), idx.FormatVersion)
 		for _, ref := range idx.Items {
 			info, err := os.Stat(filepath.Join(dest, filepath.FromSlash(ref.Path)))
 			require.NoError(t, err, ref.Path)

@@ -55,7 +55,8 @@ type Index struct {
 	FormatVersion string
 	// GroupVersions is keyed "<resource>.<group>" (core: "<resource>"), Versions in
 	// versionselect.Compare order, PreferredVersion from the single "<v>-preferredversion"
-	// directory: exactly what versionselect.Choose takes. Derived from the item paths.
+	// directory: exactly what versionselect.Choose takes. Derived from the item paths and
+	// explicit directory entries, so it equals Backup.GroupVersions once extracted.
 	GroupVersions map[string]metav1.APIGroup
 	// Items lists every item in archive order.
 	Items []ItemRef
@@ -91,7 +92,8 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 	dirs := map[string]map[string]bool{}
 	var scratch []byte // item bytes read for metadata only, reused
 	err = walk(ctx, r, o.limits, "scan", func(e *entry) error {
-		if e.kind != kindFile {
+		noteDirs(dirs, e.name, e.kind == kindDir)
+		if e.kind == kindDir {
 			return nil
 		}
 		if e.name == VersionFile {
@@ -111,12 +113,6 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 			return nil
 		}
 		ref.Size = e.hdr.Size
-		vd := dirs[ref.GroupResource]
-		if vd == nil {
-			vd = map[string]bool{}
-			dirs[ref.GroupResource] = vd
-		}
-		vd[ref.VersionDir] = true
 		it := &Item{ItemRef: ref, e: e}
 		if visit != nil {
 			if err := visit(it); err != nil {
@@ -155,6 +151,33 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 	idx.Problems = append(idx.Problems, problems...)
 	sortProblems(idx.Problems)
 	return idx, nil
+}
+
+// noteDirs records the resource and version directories that the entry name is or implies,
+// as Open would find them once extracted: a resource directory is any directory right under
+// resources/, a version directory any directory right under it other than cluster/ and
+// namespaces/.
+func noteDirs(dirs map[string]map[string]bool, name string, isDir bool) {
+	rest, ok := strings.CutPrefix(name, ResourcesDir+"/")
+	if !ok {
+		return
+	}
+	r, after, more := strings.Cut(rest, "/")
+	if !isDir && !more {
+		return
+	}
+	vd := dirs[r]
+	if vd == nil {
+		vd = map[string]bool{}
+		dirs[r] = vd
+	}
+	if !more {
+		return
+	}
+	c, _, cMore := strings.Cut(after, "/")
+	if (isDir || cMore) && c != clusterDir && c != namespacesDir {
+		vd[c] = true
+	}
 }
 
 // metadataFields is the part of an object's metadata that Metadata keeps.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -173,7 +174,7 @@ func walk(ctx context.Context, r io.Reader, lim Limits, op string, fn func(*entr
 	// Read the decompressed stream to its end, so that the gzip trailer (CRC-32 and size) is
 	// verified; what follows the tar end counts toward MaxTotalBytes.
 	left := s.lim.MaxTotalBytes - s.total
-	n, err := io.Copy(io.Discard, io.LimitReader(zr, left+1))
+	n, err := io.Copy(io.Discard, io.LimitReader(zr, satAdd(left, 1)))
 	if err != nil {
 		return fail("", s.classify(err))
 	}
@@ -326,4 +327,12 @@ func hasComponent(p, c string) bool {
 		}
 		p = rest
 	}
+}
+
+// satAdd returns a+b for non-negative a and b, capped at math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
