@@ -33,7 +33,8 @@ import (
 // Errors are *ConversionError naming the object and versions, wrapping
 // ErrNotRegistered, ErrUnknownVersion, ErrWrongGroup, ErrInvalidObject, ErrPanic,
 // ErrInvalidResult or a converter's own error.
-func (r *Registry) Convert(ctx context.Context, in *unstructured.Unstructured, toVersion string) (*unstructured.Unstructured, error) {
+func (r *Registry) Convert(ctx context.Context, in *unstructured.Unstructured, toVersion string) (_ *unstructured.Unstructured, err error) {
+	defer guard(&err, toVersion)
 	if in == nil || in.Object == nil {
 		return nil, &ConversionError{To: toVersion, Err: fmt.Errorf("%w: nil object", ErrInvalidObject)}
 	}
@@ -70,7 +71,8 @@ func (r *Registry) Convert(ctx context.Context, in *unstructured.Unstructured, t
 // an *unstructured.Unstructured goes to Convert. The rules on copies, metadata and errors
 // are Convert's. A typed object is recognised by its Go type (and its TypeMeta when one Go
 // type serves several kinds); ErrNotRegistered otherwise.
-func (r *Registry) ConvertObject(ctx context.Context, in runtime.Object, toVersion string) (runtime.Object, error) {
+func (r *Registry) ConvertObject(ctx context.Context, in runtime.Object, toVersion string) (_ runtime.Object, err error) {
+	defer guard(&err, toVersion)
 	if u, ok := in.(*unstructured.Unstructured); ok {
 		return r.Convert(ctx, u, toVersion)
 	}
@@ -215,7 +217,9 @@ func (r *Registry) convertTyped(k *kindEntry, src runtime.Object, from, to strin
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrInvalidObject, err)
 		}
-		hub = obj.(Hub) // checked at registration
+		if hub, ok = obj.(Hub); !ok {
+			return nil, fmt.Errorf("%w: %T is not a Hub", ErrInvalidObject, obj)
+		}
 		if err := protect(func() error { return spoke.ConvertTo(hub) }); err != nil {
 			return nil, fmt.Errorf("ConvertTo from %s: %w", from, err)
 		}
@@ -227,7 +231,10 @@ func (r *Registry) convertTyped(k *kindEntry, src runtime.Object, from, to strin
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidObject, err)
 	}
-	dst := obj.(Convertible) // checked at registration
+	dst, ok := obj.(Convertible)
+	if !ok {
+		return nil, fmt.Errorf("%w: %T is not Convertible", ErrInvalidObject, obj)
+	}
 	if err := protect(func() error { return dst.ConvertFrom(hub) }); err != nil {
 		return nil, fmt.Errorf("ConvertFrom into %s: %w", to, err)
 	}
@@ -242,4 +249,13 @@ func protect(f func() error) (err error) {
 		}
 	}()
 	return f()
+}
+
+// guard turns a panic outside the converters (which protect and callFunc cover), say in
+// apimachinery's decoding of a hand-built object, into an error: no exported function of
+// this package panics.
+func guard(err *error, toVersion string) {
+	if p := recover(); p != nil {
+		*err = &ConversionError{To: toVersion, Err: fmt.Errorf("%w: %v", ErrPanic, p)}
+	}
 }

@@ -311,6 +311,8 @@ func TestConvertObjectErrors(t *testing.T) {
 		{name: "panic", in: &WidgetV1{Spec: WidgetV1Spec{Size: "panic"}}, to: "v3",
 			want: "Widget.test.backupkit.io <no name> from v1 to v3: ConvertTo from v1: convert: converter panicked: size panic", is: convert.ErrPanic},
 		{name: "nil", in: nil, to: "v3", is: convert.ErrInvalidObject},
+		{name: "panic outside the converters", in: &WidgetV1{Spec: WidgetV1Spec{Size: "copy-panic"}}, to: "v3",
+			want: "<no kind> <no name> to v3: convert: converter panicked: deep copy", is: convert.ErrPanic},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

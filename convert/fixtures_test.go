@@ -61,6 +61,9 @@ type WidgetV3Spec struct {
 }
 
 func (w *WidgetV1) DeepCopyObject() runtime.Object {
+	if w.Spec.Size == "copy-panic" {
+		panic("deep copy")
+	}
 	c := *w
 	w.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
 	return &c

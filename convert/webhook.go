@@ -164,7 +164,8 @@ type rawHead struct {
 }
 
 // convertRaw converts one JSON object to desired.
-func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.GroupVersion) ([]byte, error) {
+func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.GroupVersion) (_ []byte, err error) {
+	defer guard(&err, desired.String())
 	head, ok := peekHead(raw)
 	if !ok {
 		head = rawHead{}
