@@ -8,6 +8,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/backupkit/backupkit/archive"
 )
@@ -55,7 +56,7 @@ func crd(group, plural, kind string, versions []string, storage string) object {
 		"metadata": meta("", name, "uid-crd-"+plural, nil),
 		"spec": object{
 			"group": group, "scope": "Namespaced", "versions": vs,
-			"names": object{"plural": plural, "singular": kind, "kind": kind, "listKind": kind + "List"},
+			"names": object{"plural": plural, "singular": strings.ToLower(kind), "kind": kind, "listKind": kind + "List"},
 		},
 	}
 }
@@ -87,7 +88,9 @@ func sampleItems() []sampleItem {
 			"status": object{"observedGeneration": 3, "replicas": 2, "readyReplicas": 2, "updatedReplicas": 2, "availableReplicas": 2}}},
 		{"replicasets.apps", "v1", ns, "web-5d8f9", object{"apiVersion": "apps/v1", "kind": "ReplicaSet",
 			"metadata": meta(ns, "web-5d8f9", "uid-rs-web", object{"labels": web, "ownerReferences": owner("apps/v1", "Deployment", "web", "uid-deploy-web")}),
-			"spec":     object{"replicas": 2, "selector": object{"matchLabels": web}}}},
+			"spec": object{"replicas": 2, "selector": object{"matchLabels": web},
+				"template": object{"metadata": object{"labels": web}, "spec": object{"serviceAccountName": "web",
+					"containers": []any{object{"name": "web", "image": "nginx:1.29"}}}}}}},
 		{"horizontalpodautoscalers.autoscaling", "v2", ns, "web", object{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
 			"metadata": meta(ns, "web", "uid-hpa-web", nil),
 			"spec": object{"scaleTargetRef": object{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": 2, "maxReplicas": 5,
