@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -87,15 +88,52 @@ func TestConvertLaws(t *testing.T) {
 	})
 }
 
+// genWidget draws a Widget, a kind with Go types, at any version.
+var genWidget = rapid.Custom(func(t *rapid.T) *unstructured.Unstructured {
+	version := rapid.SampledFrom([]string{"v1", "v2", "v3"}).Draw(t, "version")
+	spec := map[string]any{}
+	switch version {
+	case "v1":
+		if n := rapid.Int64Range(0, 99).Draw(t, "size"); n > 0 {
+			spec["size"] = strconv.FormatInt(n, 10)
+		}
+	case "v3":
+		if tags := rapid.SliceOfN(rapid.StringMatching(`[a-z]{1,5}`), 0, 3).Draw(t, "tags"); len(tags) > 0 {
+			spec["tags"] = toAny(tags)
+		}
+		fallthrough
+	default:
+		if n := rapid.Int64Range(0, 99).Draw(t, "replicas"); n > 0 {
+			spec["replicas"] = n
+		}
+		if c := rapid.StringMatching(`[a-z]{0,5}`).Draw(t, "color"); c != "" {
+			spec["color"] = c
+		}
+	}
+	u := widgetU(version, spec)
+	u.SetLabels(rapid.MapOfN(genKey, rapid.StringMatching(`[a-z0-9]{0,8}`), 0, 4).Draw(t, "labels"))
+	return u
+})
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, e := range s {
+		out[i] = e
+	}
+	return out
+}
+
 // TestWebhookAgreesWithConvert: the webhook's fast path (its own head reader, JSON
-// encoder and metadata snapshot) gives the object Convert gives.
+// encoder, metadata snapshot, decoding straight into Go types) gives the object Convert
+// gives.
 func TestWebhookAgreesWithConvert(t *testing.T) {
 	r := newRegistry()
 	r.SetTrackOriginalVersion(true)
 	h := convert.NewWebhookHandler(r)
 	rapid.Check(t, func(t *rapid.T) {
-		in := genGadget.Draw(t, "in")
-		to := rapid.SampledFrom([]string{"v1alpha1", "v1", "v2"}).Draw(t, "to")
+		in := rapid.OneOf(genGadget, genWidget).Draw(t, "in")
+		_, versions, _ := r.Versions(in.GroupVersionKind().GroupKind())
+		to := rapid.SampledFrom(versions).Draw(t, "to")
 		want, err := r.Convert(context.Background(), in, to)
 		require.NoError(t, err)
 
