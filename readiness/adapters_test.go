@@ -133,7 +133,7 @@ func TestDynamicGetter(t *testing.T) {
 	list, err := g.List(ctx, deployGK, "shop")
 	require.NoError(t, err)
 	var names []string
-	for _, o := range list {
+	for _, o := range list.Items {
 		names = append(names, o.GetName())
 	}
 	require.ElementsMatch(t, []string{"web", "api"}, names)

@@ -70,17 +70,17 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 				Message: "generation " + itoa(gen) + " not yet observed (observed " + itoa(obs) + ")"}
 		}
 	}
-	var conds []any
+	var ready condition
 	if status != nil {
-		conds = f.listAt(status, "conditions", "status.conditions")
-		if c := f.condition(conds, "Reconciling"); c.status == "True" {
-			return f.done(Result{Status: InProgress, Reason: ReasonReconciling, Message: orReason(c, "reconciling")})
-		}
-		if c := f.condition(conds, "Stalled"); c.status == "True" {
-			return f.done(Result{Status: Failed, Reason: ReasonStalled, Message: orReason(c, "stalled")})
-		}
-		if f.bad != "" {
+		var reconciling, stalled condition
+		f.conditions(f.listAt(status, "conditions", "status.conditions"), &reconciling, &stalled, &ready)
+		switch {
+		case f.bad != "":
 			return malformed(f.bad)
+		case reconciling.status == "True":
+			return Result{Status: InProgress, Reason: ReasonReconciling, Message: orReason(reconciling, "reconciling")}
+		case stalled.status == "True":
+			return Result{Status: Failed, Reason: ReasonStalled, Message: orReason(stalled, "stalled")}
 		}
 	}
 
@@ -100,10 +100,8 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 		return runChecker(e.check, u, env, group, kind)
 	}
 
-	c := f.condition(conds, "Ready")
+	c := ready
 	switch {
-	case f.bad != "":
-		return malformed(f.bad)
 	case !c.found:
 		return Result{Status: Current, Reason: ReasonNoConditions, Message: "no Ready condition"}
 	case c.status == "True":

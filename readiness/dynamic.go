@@ -7,13 +7,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 )
 
 // DynamicPageSize is the page size of DynamicGetter's LIST calls.
 const DynamicPageSize = 500
 
-// DynamicGetter is the Getter and Lister over client-go's dynamic client: a RESTMapper turns
+// DynamicGetter is the Getter, Lister and Watcher over client-go's dynamic client: a RESTMapper turns
 // each GroupKind into its preferred resource and scope. It is safe for concurrent use if the
 // client and mapper are. A kind the mapper does not know reads as NotFound (a CRD being
 // restored may not be served yet); if the mapper is a meta.ResettableRESTMapper it is reset
@@ -24,8 +25,9 @@ type DynamicGetter struct {
 }
 
 var (
-	_ Getter = (*DynamicGetter)(nil)
-	_ Lister = (*DynamicGetter)(nil)
+	_ Getter  = (*DynamicGetter)(nil)
+	_ Lister  = (*DynamicGetter)(nil)
+	_ Watcher = (*DynamicGetter)(nil)
 )
 
 // NewDynamicGetter returns a DynamicGetter over client and mapper (both required).
@@ -58,25 +60,38 @@ func (d *DynamicGetter) Get(ctx context.Context, ref ObjectRef) (*unstructured.U
 }
 
 // List reads every object of gk in namespace ("" for a cluster-scoped kind) with LIST calls
-// of DynamicPageSize items.
-func (d *DynamicGetter) List(ctx context.Context, gk schema.GroupKind, namespace string) ([]*unstructured.Unstructured, error) {
+// of DynamicPageSize items; the result carries the first page's resourceVersion (the
+// snapshot every page comes from).
+func (d *DynamicGetter) List(ctx context.Context, gk schema.GroupKind, namespace string) (*unstructured.UnstructuredList, error) {
 	ri, err := d.resource(gk, namespace)
 	if err != nil {
 		return nil, err
 	}
-	var out []*unstructured.Unstructured
+	var out *unstructured.UnstructuredList
 	opts := metav1.ListOptions{Limit: DynamicPageSize}
 	for {
 		l, err := ri.List(ctx, opts)
 		if err != nil {
 			return nil, err
 		}
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
+		if out == nil {
+			out = l
+		} else {
+			out.Items = append(out.Items, l.Items...)
 		}
 		if l.GetContinue() == "" {
+			out.SetContinue("")
 			return out, nil
 		}
 		opts.Continue = l.GetContinue()
 	}
+}
+
+// Watch watches gk in namespace from resourceVersion, with bookmarks.
+func (d *DynamicGetter) Watch(ctx context.Context, gk schema.GroupKind, namespace, resourceVersion string) (watch.Interface, error) {
+	ri, err := d.resource(gk, namespace)
+	if err != nil {
+		return nil, err
+	}
+	return ri.Watch(ctx, metav1.ListOptions{ResourceVersion: resourceVersion, AllowWatchBookmarks: true})
 }

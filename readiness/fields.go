@@ -143,6 +143,39 @@ func (f *fields) condition(conds []any, typ string) condition {
 	return condition{}
 }
 
+// conditions reads Reconciling, Stalled and Ready from conds in one pass (the first of each
+// type wins, as with condition).
+func (f *fields) conditions(conds []any, reconciling, stalled, ready *condition) {
+	for _, c := range conds {
+		cm, ok := c.(map[string]any)
+		if !ok {
+			f.fail("status.conditions[]")
+			return
+		}
+		var dst *condition
+		switch f.str(cm, "type", "status.conditions[].type") {
+		case "Reconciling":
+			dst = reconciling
+		case "Stalled":
+			dst = stalled
+		case "Ready":
+			dst = ready
+		default:
+			continue
+		}
+		if dst.found {
+			continue
+		}
+		*dst = condition{
+			found:              true,
+			status:             f.str(cm, "status", "status.conditions[].status"),
+			reason:             f.str(cm, "reason", "status.conditions[].reason"),
+			message:            f.str(cm, "message", "status.conditions[].message"),
+			lastTransitionTime: f.str(cm, "lastTransitionTime", "status.conditions[].lastTransitionTime"),
+		}
+	}
+}
+
 // isZero reports whether v is the zero value the API server returns for a status nobody has
 // written: absent, null, {}, [], 0, "", false, or a map or list of only those.
 func isZero(v any) bool {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // ObjectRef names one object to wait for. It is a comparable value.
@@ -55,11 +56,21 @@ type Getter interface {
 }
 
 // Lister is an optional interface of a Getter: all objects of a kind in one namespace (all
-// cluster-scoped objects of the kind when namespace is ""). When the getter has it, the
-// waiter makes one LIST per GroupKind and namespace per tick instead of a GET per object,
-// once at least WithListThreshold objects wait there. The returned objects are only read.
+// cluster-scoped objects of the kind when namespace is ""), with the list's resourceVersion
+// (a Watcher starts from it). When the getter has it, the waiter makes one LIST per
+// GroupKind and namespace per tick instead of a GET per object, once at least
+// WithListThreshold objects wait there. The returned objects are only read.
 type Lister interface {
-	List(ctx context.Context, gk schema.GroupKind, namespace string) ([]*unstructured.Unstructured, error)
+	List(ctx context.Context, gk schema.GroupKind, namespace string) (*unstructured.UnstructuredList, error)
+}
+
+// Watcher is an optional interface of a Lister: a watch of a kind in one namespace from
+// resourceVersion (the one of a LIST just made), delivering *unstructured.Unstructured
+// objects. When the getter has it (and WithoutWatch is not given), a group read with a LIST
+// is then followed by watch events instead of more LISTs; a forbidden watch falls back to
+// polling, and a watch that ends or reports an error is replaced by a LIST on the next round.
+type Watcher interface {
+	Watch(ctx context.Context, gk schema.GroupKind, namespace, resourceVersion string) (watch.Interface, error)
 }
 
 // errClass is what the waiter does with a getter's error.

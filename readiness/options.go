@@ -49,6 +49,7 @@ type config struct {
 	listThreshold int
 	keepGoing     bool
 	transient     func(error) bool
+	noWatch       bool
 }
 
 // WithNow gives the rules the current time (Compute, for Unschedulable past a window).

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 )
 
@@ -88,6 +89,12 @@ func WithKeepGoing() Option {
 	return func(c *config) { c.keepGoing = true }
 }
 
+// WithoutWatch makes Wait poll only, even when the getter is a Watcher (Wait only). Default:
+// watch when the getter can, after each LIST.
+func WithoutWatch() Option {
+	return func(c *config) { c.noWatch = true }
+}
+
 // WithTransient sets which getter errors are retried (Wait only). Default: Transient.
 // NotFound is never an error to this function: the object is waited for.
 func WithTransient(f func(error) bool) Option {
@@ -111,18 +118,33 @@ type groupKey struct {
 	namespace string
 }
 
-// waiter holds one Wait call's state.
+// waiter holds one Wait call's state. Only Wait's goroutine touches it; watch forwarders
+// only send on events.
 type waiter struct {
-	cfg    config
-	getter Getter
-	lister Lister
-	items  []item
-	ready  int
-	failed bool // a terminal non-Current outcome happened
-	noList map[groupKey]bool
-	start  time.Time
-	calls  int
-	ticks  int
+	cfg     config
+	getter  Getter
+	lister  Lister
+	watcher Watcher
+	items   []item
+	byName  map[groupKey]map[string]int // index into items
+	ready   int
+	failed  bool // a terminal non-Current outcome happened
+	noList  map[groupKey]bool
+	noWatch map[groupKey]bool
+	watches map[groupKey]watch.Interface // open watches
+	events  chan watchEvent
+	stop    chan struct{} // closed when Wait returns: forwarders exit
+	start   time.Time
+	calls   int
+	ticks   int
+}
+
+// watchEvent is one event of the watch of group key, or closed when that watch ended.
+type watchEvent struct {
+	key    groupKey
+	w      watch.Interface
+	ev     watch.Event
+	closed bool
 }
 
 // Wait reads the objects refs names until every one is Current, and reports on each.
@@ -137,7 +159,12 @@ type waiter struct {
 //
 // The error is nil exactly when every object is Current; otherwise it is a *WaitError. A
 // malformed ref list (empty kind or name, a duplicate) is an error wrapping ErrInvalidRef,
-// returned before any API call, with a nil report. Wait does not watch: polling only.
+// returned before any API call, with a nil report.
+//
+// Watching: when the getter is also a Watcher, a group read with a LIST is watched from the
+// list's resourceVersion, and its objects are then updated by events rather than by more
+// LISTs; a forbidden watch is not tried again (polling goes on), and a watch that ends or
+// reports an error is replaced by a LIST, then a new watch, on the next round.
 func Wait(ctx context.Context, g Getter, refs []ObjectRef, opts ...Option) (*Report, error) {
 	w, err := newWaiter(g, refs, opts)
 	if err != nil {
@@ -150,7 +177,9 @@ func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
 	if g == nil {
 		return nil, fmt.Errorf("%w: nil getter", ErrInvalidRef)
 	}
-	w := &waiter{getter: g, noList: map[groupKey]bool{}}
+	w := &waiter{getter: g, noList: map[groupKey]bool{}, noWatch: map[groupKey]bool{},
+		watches: map[groupKey]watch.Interface{}, byName: map[groupKey]map[string]int{},
+		events: make(chan watchEvent), stop: make(chan struct{})}
 	for _, o := range opts {
 		if o != nil {
 			o(&w.cfg)
@@ -173,6 +202,9 @@ func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
 		c.transient = Transient
 	}
 	w.lister, _ = g.(Lister)
+	if w.lister != nil && !c.noWatch {
+		w.watcher, _ = g.(Watcher)
+	}
 	seen := make(map[ObjectRef]bool, len(refs))
 	w.items = make([]item, len(refs))
 	for i, r := range refs {
@@ -186,11 +218,17 @@ func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
 		}
 		seen[key] = true
 		w.items[i] = item{ref: r, uid: string(r.UID), result: Result{Status: Unknown, Reason: "NotChecked", Message: "not read yet"}}
+		k := groupKey{r.GroupKind, r.Namespace}
+		if w.byName[k] == nil {
+			w.byName[k] = map[string]int{}
+		}
+		w.byName[k][r.Name] = i
 	}
 	return w, nil
 }
 
 func (w *waiter) run(ctx context.Context) (*Report, error) {
+	defer w.closeWatches()
 	clk := w.cfg.clock
 	w.start = clk.Now()
 	deadline := w.start.Add(w.cfg.timeout)
@@ -201,33 +239,146 @@ func (w *waiter) run(ctx context.Context) (*Report, error) {
 			break
 		}
 		w.tick(ctx)
-		if w.pending() == 0 {
+		if w.ended(clk.Now(), deadline) {
 			break
 		}
-		if w.failed && !w.cfg.keepGoing {
-			w.finish(ErrStopped)
-			break
-		}
+		// Sleep until the next round (only if some pending object is polled), the deadline
+		// or the item timeout, handling watch events meanwhile.
 		now := clk.Now()
-		if !now.Before(deadline) {
-			w.finish(ErrTimeout)
-			break
+		d := deadline.Sub(now)
+		if w.polled() {
+			d = min(d, backoff.Step())
 		}
-		d := backoff.Step()
-		d = min(d, deadline.Sub(now))
 		if w.cfg.itemTimeout > 0 {
 			if left := w.start.Add(w.cfg.itemTimeout).Sub(now); left > 0 {
 				d = min(d, left)
 			}
 		}
 		t := clk.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-		case <-t.C():
+	sleep:
+		for {
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				break sleep
+			case <-t.C():
+				break sleep
+			case ev := <-w.events:
+				now := clk.Now()
+				lost := w.handle(ev, now)
+				if w.pending() == 0 || (w.failed && !w.cfg.keepGoing) {
+					t.Stop()
+					break sleep
+				}
+				if lost {
+					// A watch ended: its group is polled again, after a backoff step.
+					t.Stop()
+					t = clk.NewTimer(max(min(backoff.Step(), deadline.Sub(now)), 0))
+				}
+			}
 		}
 	}
 	return w.report()
+}
+
+// ended decides, between rounds, whether the wait is over, and ends what is left.
+func (w *waiter) ended(now, deadline time.Time) bool {
+	if w.cfg.itemTimeout > 0 && now.Sub(w.start) >= w.cfg.itemTimeout {
+		for i := range w.items {
+			if it := &w.items[i]; !it.done {
+				w.end(it, ErrTimeout)
+			}
+		}
+	}
+	switch {
+	case w.pending() == 0:
+		return true
+	case w.failed && !w.cfg.keepGoing:
+		w.finish(ErrStopped)
+		return true
+	case !now.Before(deadline):
+		w.finish(ErrTimeout)
+		return true
+	}
+	return false
+}
+
+// polled reports whether a pending object is read by polling rather than a watch.
+func (w *waiter) polled() bool {
+	for i := range w.items {
+		if it := &w.items[i]; !it.done && w.watches[groupKey{it.ref.GroupKind, it.ref.Namespace}] == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// openWatch starts watching group k from rv; a forbidden watch is not tried again.
+func (w *waiter) openWatch(ctx context.Context, k groupKey, rv string) {
+	w.calls++
+	wi, err := w.watcher.Watch(ctx, k.gk, k.namespace, rv)
+	if err != nil {
+		if apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err) {
+			w.noWatch[k] = true
+		}
+		return
+	}
+	w.watches[k] = wi
+	go func() {
+		for ev := range wi.ResultChan() {
+			select {
+			case w.events <- watchEvent{key: k, w: wi, ev: ev}:
+			case <-w.stop:
+				return
+			}
+		}
+		select {
+		case w.events <- watchEvent{key: k, w: wi, closed: true}:
+		case <-w.stop:
+		}
+	}()
+}
+
+// handle applies one watch event; true means the watch ended.
+func (w *waiter) handle(e watchEvent, now time.Time) bool {
+	if w.watches[e.key] != e.w {
+		return false // from a watch already replaced
+	}
+	if e.closed || e.ev.Type == watch.Error {
+		if e.ev.Type == watch.Error {
+			if err := apierrors.FromObject(e.ev.Object); apierrors.IsForbidden(err) {
+				w.noWatch[e.key] = true
+			}
+		}
+		e.w.Stop()
+		delete(w.watches, e.key) // the next round LISTs again
+		return true
+	}
+	u, ok := e.ev.Object.(*unstructured.Unstructured)
+	if !ok || e.ev.Type == watch.Bookmark {
+		return false
+	}
+	i, ok := w.byName[e.key][u.GetName()]
+	if !ok || w.items[i].done {
+		return false
+	}
+	if e.ev.Type == watch.Deleted {
+		w.observe(i, nil, apierrors.NewNotFound(schema.GroupResource{Group: e.key.gk.Group, Resource: e.key.gk.Kind}, u.GetName()), now)
+		return false
+	}
+	w.observe(i, u, nil, now)
+	return false
+}
+
+func (w *waiter) closeWatches() {
+	close(w.stop)
+	keys := make([]groupKey, 0, len(w.watches))
+	for k := range w.watches {
+		keys = append(keys, k)
+	}
+	for _, k := range keys {
+		w.watches[k].Stop()
+	}
 }
 
 // pending counts the objects still waited for.
@@ -258,7 +409,9 @@ func (w *waiter) tick(ctx context.Context) {
 	for i := range w.items {
 		if it := &w.items[i]; !it.done {
 			k := groupKey{it.ref.GroupKind, it.ref.Namespace}
-			groups[k] = append(groups[k], i)
+			if w.watches[k] == nil {
+				groups[k] = append(groups[k], i)
+			}
 		}
 	}
 	keys := make([]groupKey, 0, len(groups))
@@ -288,7 +441,7 @@ func (w *waiter) tick(ctx context.Context) {
 // forbidden: remembered for the rest of the wait).
 func (w *waiter) listGroup(ctx context.Context, k groupKey, idx []int, now time.Time) bool {
 	w.calls++
-	objs, err := w.lister.List(ctx, k.gk, k.namespace)
+	list, err := w.lister.List(ctx, k.gk, k.namespace)
 	if apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err) {
 		w.noList[k] = true
 		return false
@@ -299,18 +452,28 @@ func (w *waiter) listGroup(ctx context.Context, k groupKey, idx []int, now time.
 		}
 		return true
 	}
-	byName := make(map[string]*unstructured.Unstructured, len(objs))
-	for _, o := range objs {
-		if o != nil {
-			byName[o.GetName()] = o
+	names := w.byName[k]
+	found := make(map[int]bool, len(idx))
+	if list != nil {
+		for j := range list.Items {
+			o := &list.Items[j]
+			if i, ok := names[o.GetName()]; ok && !w.items[i].done {
+				found[i] = true
+				w.observe(i, o, nil, now)
+			}
 		}
 	}
 	for _, i := range idx {
-		it := &w.items[i]
-		if o, ok := byName[it.ref.Name]; ok {
-			w.observe(i, o, nil, now)
-		} else {
+		if it := &w.items[i]; !found[i] && !it.done {
 			w.observe(i, nil, apierrors.NewNotFound(schema.GroupResource{Group: it.ref.GroupKind.Group, Resource: it.ref.GroupKind.Kind}, it.ref.Name), now)
+		}
+	}
+	if w.watcher != nil && !w.noWatch[k] && list != nil && ctx.Err() == nil && !(w.failed && !w.cfg.keepGoing) {
+		for _, i := range idx {
+			if !w.items[i].done {
+				w.openWatch(ctx, k, list.GetResourceVersion())
+				break
+			}
 		}
 	}
 	return true

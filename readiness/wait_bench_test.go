@@ -13,6 +13,7 @@ import (
 // benchLister serves a fixed set of objects per GroupKind and namespace, as a cache would.
 type benchLister struct {
 	byGroup map[groupKey][]*unstructured.Unstructured
+	lists   map[groupKey]*unstructured.UnstructuredList
 	calls   int
 }
 
@@ -26,9 +27,9 @@ func (l *benchLister) Get(_ context.Context, ref ObjectRef) (*unstructured.Unstr
 	return nil, fmt.Errorf("not in bench set")
 }
 
-func (l *benchLister) List(_ context.Context, gk schema.GroupKind, ns string) ([]*unstructured.Unstructured, error) {
+func (l *benchLister) List(_ context.Context, gk schema.GroupKind, ns string) (*unstructured.UnstructuredList, error) {
 	l.calls++
-	return l.byGroup[groupKey{gk, ns}], nil
+	return l.lists[groupKey{gk, ns}], nil
 }
 
 // BenchmarkWaitTick: one op is one polling round over 10,000 pending objects (Deployments and
@@ -56,6 +57,14 @@ func BenchmarkWaitTick(b *testing.B) {
 				refs = append(refs, RefOf(o))
 			}
 		}
+	}
+	l.lists = map[groupKey]*unstructured.UnstructuredList{}
+	for k, objs := range l.byGroup {
+		list := &unstructured.UnstructuredList{}
+		for _, o := range objs {
+			list.Items = append(list.Items, *o)
+		}
+		l.lists[k] = list
 	}
 	w, err := newWaiter(l, refs, nil)
 	if err != nil {

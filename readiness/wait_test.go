@@ -88,18 +88,19 @@ func (f *fakeGetter) Get(_ context.Context, ref readiness.ObjectRef) (*unstructu
 // listingGetter adds List to fakeGetter.
 type listingGetter struct{ *fakeGetter }
 
-func (f listingGetter) List(_ context.Context, _ schema.GroupKind, ns string) ([]*unstructured.Unstructured, error) {
+func (f listingGetter) List(_ context.Context, _ schema.GroupKind, ns string) (*unstructured.UnstructuredList, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.lists++
 	if f.listErr != nil {
 		return nil, f.listErr
 	}
-	var out []*unstructured.Unstructured
+	out := &unstructured.UnstructuredList{}
+	out.SetResourceVersion("100")
 	for key := range f.script {
 		if len(key) > len(ns) && key[:len(ns)+1] == ns+"/" {
 			if r := f.next(key); r.obj != nil {
-				out = append(out, r.obj)
+				out.Items = append(out.Items, *r.obj)
 			}
 		}
 	}
