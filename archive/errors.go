@@ -21,7 +21,8 @@ var (
 )
 
 // Error reports a refused archive or a failure while reading it. Entry names the entry as
-// stored in the archive ("" when the stream itself is at fault, before any entry). Err wraps
+// stored in the archive: the refused one, or, when the stream breaks between headers, the
+// last one read ("" when the stream is at fault before any entry or after the tar end). Err wraps
 // one of the sentinels, a context error, or the underlying I/O error; errors.Is and
 // errors.As see through Error.
 type Error struct {

@@ -149,17 +149,21 @@ func walk(ctx context.Context, r io.Reader, lim Limits, op string, fn func(*entr
 		files: map[string]struct{}{},
 		dirs:  map[string]struct{}{},
 	}
+	last := "" // the name of the last header read
 	for {
 		if err := ctx.Err(); err != nil {
-			return fail("", err)
+			return fail(last, err)
 		}
 		hdr, err := s.tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil && !(errors.Is(err, tar.ErrInsecurePath) && hdr != nil) {
-			return fail("", s.classify(err))
+			// Next also skips the rest of the previous entry: name it, the stream broke there
+			// or right after it.
+			return fail(last, s.classify(err))
 		}
+		last = hdr.Name
 		e, err := s.check(hdr)
 		if err != nil {
 			return fail(hdr.Name, err)
