@@ -1,6 +1,9 @@
 // Package converttest checks users' conversions: that a spoke version converts to the hub
 // and back, and the hub to a spoke and back, without losing anything. It is to
 // package convert what testing/fstest is to io/fs: a checker shipped with the interface.
+// CheckRoundTrip checks Go types (Hub and Convertible) directly; CheckRegistryRoundTrip
+// checks any kind through a convert.Registry, which is how kinds registered with
+// functions over unstructured objects are checked.
 //
 // # Equality
 //
