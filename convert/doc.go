@@ -45,7 +45,8 @@
 // consumed on the way back, so it neither grows nor goes stale the way Cluster API's
 // whole-object annotation does; its limits are in StashAnnotation's documentation.
 // Package converttest checks the round trips of users' own types with rapid
-// (converttest.CheckRoundTrip), showing a line diff of what was lost.
+// (converttest.CheckRoundTrip for Go types, converttest.CheckRegistryRoundTrip for any
+// registered kind), showing a line diff of what was lost.
 //
 // # Original version
 //

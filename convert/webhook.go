@@ -67,8 +67,8 @@ type webhook struct {
 //     and versions, and no converted objects.
 //
 // Objects are converted as Convert does (metadata rules included), through their Go types
-// for kinds registered with AddTyped; an object already at the desired version is returned
-// byte for byte. The request's context reaches the converters. The handler is safe for
+// for kinds registered with AddTyped (fields their Go types lack are dropped, as in any
+// typed decoding); an object already at the desired version is returned byte for byte. The request's context reaches the converters. The handler is safe for
 // concurrent use and holds no state but r.
 func NewWebhookHandler(r *Registry, opts ...WebhookOption) http.Handler {
 	h := &webhook{r: r, max: DefaultMaxRequestBytes, parallelism: runtime.GOMAXPROCS(0)}
