@@ -68,9 +68,6 @@ type Index struct {
 	Manifest *manifest.Manifest
 }
 
-// maxVersionFile bounds what Scan keeps of metadata/version.
-const maxVersionFile = 1 << 10
-
 // Scan reads a gzip-compressed tar backup from r in one pass, without touching disk, and
 // returns its Index. visit, if not nil, is called for every item in archive order and may
 // read the item's bytes with Item.Bytes; an error from visit stops the scan and is returned
@@ -78,8 +75,10 @@ const maxVersionFile = 1 << 10
 // their size (unless visit keeps the bytes).
 //
 // Every entry passes the same checks as in Extract, with the same errors: an archive Scan
-// accepts is one Extract accepts. Options: WithLimits, WithMetadata, WithManifest. Cancelling ctx stops
-// the scan with an error that errors.Is ctx.Err(). Scan is safe to call concurrently.
+// accepts is one Extract accepts, and Index.GroupVersions and FormatVersion are what Open
+// reports once it is extracted. Options: WithLimits, WithMetadata, WithManifest. Cancelling
+// ctx stops the scan with an error that errors.Is ctx.Err(). Scan is safe to call
+// concurrently.
 func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Option) (*Index, error) {
 	o, err := resolve(opts)
 	if err != nil {
@@ -97,9 +96,6 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 			return nil
 		}
 		if e.name == VersionFile {
-			if e.hdr.Size > maxVersionFile {
-				return badFormat("%s of %d bytes", VersionFile, e.hdr.Size)
-			}
 			b, err := e.bytes()
 			if err != nil {
 				return err
@@ -113,11 +109,13 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 			return nil
 		}
 		ref.Size = e.hdr.Size
-		it := &Item{ItemRef: ref, e: e}
+		var it Item // what visit read, if anything
 		if visit != nil {
-			if err := visit(it); err != nil {
+			v := &Item{ItemRef: ref, e: e}
+			if err := visit(v); err != nil {
 				return err
 			}
+			it = *v
 		}
 		if o.metadata {
 			b, err := it.data, it.err
