@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -165,4 +169,29 @@ func TestDynamicGetter(t *testing.T) {
 	require.Equal(t, 2, lists)
 	require.Equal(t, 2, gets, "GET after LIST was forbidden")
 	require.Equal(t, 4, rep.Calls)
+}
+
+func TestDynamicGetterWatch(t *testing.T) {
+	client, mapper := newDynamic(t, deploy("shop", "web", "u-web", "progressing"), deploy("shop", "api", "u-api", "progressing"))
+	var watches atomic.Int32
+	client.PrependWatchReactor("*", func(k8stesting.Action) (bool, watch.Interface, error) {
+		watches.Add(1)
+		return false, nil, nil // let the tracker serve it
+	})
+	g := readiness.NewDynamicGetter(client, mapper)
+	fc, result := startWait(context.Background(), g, refsIn("shop", "web", "api"), readiness.WithListThreshold(1))
+	// The waiter sleeps only once its watch is open.
+	for watches.Load() == 0 || !fc.HasWaiters() {
+		goruntime.Gosched()
+	}
+	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	for _, name := range []string{"web", "api"} {
+		_, err := client.Resource(gvr).Namespace("shop").Update(context.Background(), deploy("shop", name, "u-"+name, "ready"), metav1.UpdateOptions{})
+		require.NoError(t, err)
+	}
+	rep, err := result()
+	require.NoError(t, err)
+	require.Equal(t, 2, rep.Ready())
+	require.Equal(t, 2, rep.Calls, "one LIST and one WATCH, no polling")
+	require.Equal(t, t0, fc.Now())
 }

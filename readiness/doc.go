@@ -111,12 +111,16 @@
 // timeouts, refused or reset connections) are retried; a permanent error (403, 400, ...), a
 // Failed status or a replaced object (UID changed) ends that object at once and, unless
 // WithKeepGoing, the whole wait. With a Lister (NewDynamicGetter is one), objects of one kind
-// in one namespace are read with one LIST per round instead of a GET each; a forbidden LIST
-// falls back to GETs. Progress is reported through WithProgress; the clock is injectable
-// (WithClock) so tests never sleep. The Report has one ItemReport per ref; the error is a
-// *WaitError that errors.Is matches against ErrTimeout, ErrFailed, ErrReplaced, ErrStopped.
+// in one namespace are read with one LIST per round instead of a GET each (from
+// WithListThreshold objects on); a forbidden LIST falls back to GETs. With a Watcher too, a
+// group just listed is then watched from the list's resourceVersion instead of listed again;
+// a forbidden watch falls back to polling, and a watch that ends or sends an error is
+// replaced by a LIST and a new watch on the next round. Progress is reported through
+// WithProgress; the clock is injectable (WithClock) so tests never sleep. The Report has one
+// ItemReport per ref; the error is a *WaitError that errors.Is matches against ErrTimeout,
+// ErrFailed, ErrReplaced, ErrStopped, and apierrors.IsForbidden against a permanent error.
 //
-// Wait does not watch: it polls only (watch with a polling fallback is not implemented).
+// Wait is for one goroutine; separate calls may run concurrently if their getter allows it.
 //
 // # Benchmarks
 //

@@ -1,9 +1,13 @@
 package readiness_test
 
 import (
+	"context"
 	"fmt"
+	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/backupkit/backupkit/readiness"
 )
@@ -28,4 +32,35 @@ func ExampleCompute() {
 	// InProgress (NoStatus): no status written yet
 	// InProgress (LessUpdated): 0/2 replicas updated
 	// Current (Available): 2/2 replicas available
+}
+
+// memGetter is an in-memory Getter, as a test or a cache-backed tool would write one.
+type memGetter map[readiness.ObjectRef]*unstructured.Unstructured
+
+func (m memGetter) Get(_ context.Context, ref readiness.ObjectRef) (*unstructured.Unstructured, error) {
+	if u, ok := m[ref]; ok {
+		return u, nil
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{Group: ref.GroupKind.Group, Resource: ref.GroupKind.Kind}, ref.Name)
+}
+
+func ExampleWait() {
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.example.com", "uid": "c1"},
+		"status": map[string]any{"conditions": []any{
+			map[string]any{"type": "NamesAccepted", "status": "True"},
+			map[string]any{"type": "Established", "status": "True"},
+		}},
+	}}
+	ref := readiness.RefOf(crd)
+	rep, err := readiness.Wait(context.Background(), memGetter{ref: crd}, []readiness.ObjectRef{ref},
+		readiness.WithTimeout(time.Minute),
+		readiness.WithProgress(func(e readiness.Event) {
+			fmt.Printf("%s: %s (%d of %d ready)\n", e.Ref, e.Result.Status, e.Ready, e.Total)
+		}))
+	fmt.Println(err, rep.Ready(), rep.Calls)
+	// Output:
+	// CustomResourceDefinition.apiextensions.k8s.io widgets.example.com: Current (1 of 1 ready)
+	// <nil> 1 1
 }
