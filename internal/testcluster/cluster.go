@@ -38,7 +38,8 @@ type Options struct {
 	// BinDir holds kube-apiserver and etcd. Empty: the directory named by EnvBinDir.
 	BinDir string
 	// TempDir is where the cluster's working directory (etcd data, certificates, token
-	// file) is made. Empty: os.TempDir(). Stop removes the working directory.
+	// file) is made. Empty: os.TempDir(). Stop removes the working directory; Start
+	// removes those in TempDir that processes no longer running left behind.
 	TempDir string
 	// StartTimeout bounds Start, on top of ctx. Zero: DefaultStartTimeout.
 	StartTimeout time.Duration
@@ -99,7 +100,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 }
 
 func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err error) {
-	workDir, err := os.MkdirTemp(opts.TempDir, "backupkit-testcluster-")
+	removeStaleWorkDirs(opts.TempDir)
+	workDir, err := makeWorkDir(opts.TempDir)
 	if err != nil {
 		return nil, fmt.Errorf("testcluster: working directory: %w", err)
 	}

@@ -1,6 +1,7 @@
 package testcluster
 
 import (
+	"errors"
 	"os/exec"
 	"syscall"
 )
@@ -9,4 +10,10 @@ import (
 // exits, which includes the test binary dying for any reason.
 func setParentDeathSignal(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
+// processAlive reports whether a process with this PID exists (possibly another user's).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
