@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -65,6 +66,39 @@ func TestTargetGroupsOnRealDiscovery(t *testing.T) {
 
 	_, ok = findGroup(groups, "absent.backupkit.test")
 	require.False(t, ok)
+
+	t.Run("aggregated discovery serves resources per version", func(t *testing.T) {
+		// What WithServedResources relies on: one request for every group's resources.
+		raw, err := dc.RESTClient().Get().AbsPath("/apis").
+			SetHeader("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList").
+			DoRaw(t.Context())
+		require.NoError(t, err)
+		var list struct {
+			Kind  string `json:"kind"`
+			Items []struct {
+				Metadata struct{ Name string } `json:"metadata"`
+				Versions []struct {
+					Version   string                      `json:"version"`
+					Resources []struct{ Resource string } `json:"resources"`
+				} `json:"versions"`
+			} `json:"items"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &list))
+		require.Equal(t, "APIGroupDiscoveryList", list.Kind)
+		served := map[string][]string{}
+		for _, g := range list.Items {
+			if g.Metadata.Name != vsGroup {
+				continue
+			}
+			for _, v := range g.Versions {
+				for _, r := range v.Resources {
+					served[v.Version] = append(served[v.Version], r.Resource)
+				}
+			}
+		}
+		require.ElementsMatch(t, []string{"things"}, served["v2"])
+		require.ElementsMatch(t, []string{"things", "gizmos"}, served["v1beta2"])
+	})
 
 	t.Run("canceled context", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())

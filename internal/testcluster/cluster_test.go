@@ -55,15 +55,31 @@ func decode(t *testing.T, s string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: obj}
 }
 
+// pinnedVersion reads the version hack/testbin/go.mod requires of module.
+func pinnedVersion(t *testing.T, module string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "hack", "testbin", "go.mod"))
+	require.NoError(t, err)
+	for line := range strings.Lines(string(data)) {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == module {
+			return f[1]
+		}
+	}
+	t.Fatalf("hack/testbin/go.mod does not require %s", module)
+	return ""
+}
+
 func TestVersionIsStamped(t *testing.T) {
 	c := env.Cluster(t)
 	dc, err := discovery.NewDiscoveryClientForConfig(c.RESTConfig())
 	require.NoError(t, err)
 	v, err := dc.ServerVersion()
 	require.NoError(t, err)
-	require.Regexp(t, `^v1\.\d+\.\d+$`, v.GitVersion, "build.sh stamps the version with -ldflags -X")
+	want := pinnedVersion(t, "k8s.io/kubernetes") // e.g. v1.36.3
+	require.Equal(t, want, v.GitVersion, "build.sh stamps the version with -ldflags -X")
 	require.Equal(t, "1", v.Major)
-	require.Equal(t, "v"+v.Major+"."+v.Minor, v.GitVersion[:len("v"+v.Major+"."+v.Minor)])
+	require.Equal(t, strings.Split(want, ".")[1], v.Minor)
+	require.Equal(t, "clean", v.GitTreeState)
 }
 
 func TestTokens(t *testing.T) {
