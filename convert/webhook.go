@@ -89,7 +89,7 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "convert: method "+req.Method+" not allowed, use POST", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, h.max))
+	body, err := readBody(w, req, h.max)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -267,4 +267,23 @@ func encodeResponse(review *ConversionReview, converted [][]byte, err error) []b
 	b.Write(resultJSON)
 	b.WriteString("}}")
 	return b.Bytes()
+}
+
+// readBody reads the request body up to max bytes, in one allocation when the request
+// states its length.
+func readBody(w http.ResponseWriter, req *http.Request, max int64) ([]byte, error) {
+	r := http.MaxBytesReader(w, req.Body, max)
+	if n := req.ContentLength; n > 0 && n <= max {
+		buf := make([]byte, n+1) // one spare byte: a body longer than stated is read whole
+		read, err := io.ReadFull(r, buf)
+		switch {
+		case err == io.ErrUnexpectedEOF || err == io.EOF:
+			return buf[:read], nil
+		case err != nil:
+			return nil, err
+		}
+		rest, err := io.ReadAll(r)
+		return append(buf, rest...), err
+	}
+	return io.ReadAll(r)
 }
