@@ -55,9 +55,12 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 		}
 	}
 	statusV, hasStatus := obj["status"]
-	status := f.mapAt(obj, "status", "status")
-	if f.bad != "" {
+	status, ok := statusV.(map[string]any)
+	switch {
+	case f.bad != "":
 		return malformed(f.bad)
+	case !ok && statusV != nil:
+		return malformed("status")
 	}
 	if meta != nil && status != nil {
 		gen, okG := f.integer(meta, "generation", "metadata.generation")
@@ -86,7 +89,6 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 
 	group, kind := groupKindOf(obj)
 	var e entry
-	var ok bool
 	if reg != nil {
 		e, ok = reg.lookup(schema.GroupKind{Group: group, Kind: kind})
 	} else {

@@ -121,5 +121,3 @@ func Transient(err error) bool {
 	}
 	return errors.Is(err, context.DeadlineExceeded)
 }
-
-func typesUID(s string) types.UID { return types.UID(s) }

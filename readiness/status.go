@@ -48,18 +48,18 @@ func (r Result) String() string {
 	return s
 }
 
-// Reasons that Compute itself (not a per-kind rule) returns.
+// Reasons that Compute itself (not a per-kind rule) returns; the package doc lists the
+// per-kind ones.
 const (
-	ReasonTerminating      = "Terminating"
-	ReasonStaleGeneration  = "ObservedGenerationStale"
-	ReasonReconciling      = "Reconciling"
-	ReasonStalled          = "Stalled"
-	ReasonNoStatus         = "NoStatus"
-	ReasonMalformed        = "MalformedStatus"
-	ReasonReady            = "Ready"
-	ReasonNotReady         = "NotReady"
-	ReasonNoConditions     = "NoReadyCondition"
-	ReasonNoStatusRequired = "NoStatusRequired"
-	ReasonNilObject        = "NilObject"
-	ReasonCheckerPanic     = "CheckerPanic"
+	ReasonTerminating     = "Terminating"
+	ReasonStaleGeneration = "ObservedGenerationStale"
+	ReasonReconciling     = "Reconciling"
+	ReasonStalled         = "Stalled"
+	ReasonNoStatus        = "NoStatus"
+	ReasonMalformed       = "MalformedStatus"
+	ReasonReady           = "Ready"
+	ReasonNotReady        = "NotReady"
+	ReasonNoConditions    = "NoReadyCondition"
+	ReasonNilObject       = "NilObject"
+	ReasonCheckerPanic    = "CheckerPanic"
 )

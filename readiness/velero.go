@@ -31,6 +31,7 @@ func AreItemsReady[I any](ctx context.Context, g Getter, ref func(I) ObjectRef, 
 			return false, err
 		}
 		w.cfg.keepGoing = true
+		w.watcher = nil // one read, no watch left behind
 		w.start = w.cfg.clock.Now()
 		w.tick(ctx)
 		if err := ctx.Err(); err != nil {

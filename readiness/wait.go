@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
@@ -562,7 +563,7 @@ func (w *waiter) report() (*Report, error) {
 	var errs []*ItemError
 	for i, it := range w.items {
 		ir := ItemReport{Ref: it.ref, Result: it.result, Checks: it.checks, LastTransient: it.lastTr}
-		ir.UID = typesUID(it.seenUID)
+		ir.UID = types.UID(it.seenUID)
 		if it.err != nil {
 			ie := &ItemError{Ref: it.ref, Result: it.result, Err: it.err}
 			ir.Err = ie

@@ -208,3 +208,39 @@ func stepUntil(fc *testingclock.FakeClock, done <-chan struct{}) {
 		}
 	}
 }
+
+func TestAreItemsReadyNeverWatches(t *testing.T) {
+	g := newWatching("d0", "d1")
+	ok, err := readiness.AreItemsReady(context.Background(), g, func(r readiness.ObjectRef) readiness.ObjectRef { return r },
+		readiness.WithListThreshold(1))(refsIn("a", "d0", "d1"))
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Equal(t, 1, g.lists)
+	require.Zero(t, g.watchCount(), "a single read leaves no watch behind")
+}
+
+func TestWaitErrorMessage(t *testing.T) {
+	names := []string{"d0", "d1", "d2", "d3", "d4"}
+	g := newFake()
+	for _, n := range names {
+		g.add("a", n, resp{obj: deploy("a", n, "u-"+n, "progressing")})
+	}
+	_, _, err := runWait(t, context.Background(), g, refsIn("a", names...), readiness.WithTimeout(time.Second))
+	require.EqualError(t, err, "readiness: 0 of 5 objects ready"+
+		"; Deployment.apps a/d0: timed out: last status InProgress (LessAvailable): 0/1 replicas available"+
+		"; Deployment.apps a/d1: timed out: last status InProgress (LessAvailable): 0/1 replicas available"+
+		"; Deployment.apps a/d2: timed out: last status InProgress (LessAvailable): 0/1 replicas available"+
+		"; and 2 more")
+	var we *readiness.WaitError
+	require.ErrorAs(t, err, &we)
+	require.Len(t, we.Unwrap(), 5)
+	var ie *readiness.ItemError
+	require.ErrorAs(t, err, &ie)
+	require.Equal(t, "d0", ie.Ref.Name)
+}
+
+func (g *watchingGetter) watchCount() int {
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
+	return g.watches
+}
