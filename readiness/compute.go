@@ -117,7 +117,11 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 func runChecker(c Checker, u *unstructured.Unstructured, env Env, group, kind string) (r Result) {
 	defer func() {
 		if p := recover(); p != nil {
-			r = Result{Status: Unknown, Reason: ReasonCheckerPanic, Message: "checker for " + kind + "." + group + " panicked"}
+			name := kind
+			if group != "" {
+				name += "." + group
+			}
+			r = Result{Status: Unknown, Reason: ReasonCheckerPanic, Message: "checker for " + name + " panicked"}
 		}
 	}()
 	r = c(u, env)

@@ -1,10 +1,15 @@
 package readiness_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"pgregory.net/rapid"
 
@@ -98,6 +103,76 @@ func FuzzCompute(f *testing.F) {
 			if !validStatus[r.Status] {
 				t.Fatalf("invalid status %q", r.Status)
 			}
+		}
+	})
+}
+
+// TestWaitReportProperties runs Wait over random scripts of responses and checks the laws of
+// its report: one item per ref in order; the error is nil exactly when every item is Current;
+// every other item carries an *ItemError whose cause matches its last status; the calls made
+// are the reads reported.
+func TestWaitReportProperties(t *testing.T) {
+	states := []string{"notfound", "transient", "progressing", "ready", "deadline", "forbidden"}
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 4).Draw(rt, "objects")
+		g := newFake()
+		var refs []readiness.ObjectRef
+		for i := range n {
+			name := fmt.Sprintf("o%d", i)
+			var rs []resp
+			for j, s := range rapid.SliceOfN(rapid.SampledFrom(states), 1, 5).Draw(rt, name) {
+				switch s {
+				case "notfound":
+					rs = append(rs, resp{err: apierrors.NewNotFound(deployGR, name)})
+				case "transient":
+					rs = append(rs, resp{err: apierrors.NewServiceUnavailable(fmt.Sprint("busy ", j))})
+				case "forbidden":
+					rs = append(rs, resp{err: apierrors.NewForbidden(deployGR, name, errors.New("rbac"))})
+				default:
+					rs = append(rs, resp{obj: deploy("a", name, "u-"+name, s)})
+				}
+			}
+			g.add("a", name, rs...)
+			refs = append(refs, ref("a", name))
+		}
+		var opts []readiness.Option
+		if rapid.Bool().Draw(rt, "keepGoing") {
+			opts = append(opts, readiness.WithKeepGoing())
+		}
+		opts = append(opts, readiness.WithTimeout(time.Duration(rapid.IntRange(0, 8).Draw(rt, "timeout"))*time.Second))
+		rep, _, err := runWait(t, context.Background(), g, refs, opts...)
+		if len(rep.Items) != n {
+			rt.Fatalf("%d items for %d refs", len(rep.Items), n)
+		}
+		allCurrent, checks := true, 0
+		for i, it := range rep.Items {
+			checks += it.Checks
+			if it.Ref != refs[i] {
+				rt.Fatalf("item %d is %v, want %v", i, it.Ref, refs[i])
+			}
+			if it.Result.Status == readiness.Current && it.Err == nil {
+				continue
+			}
+			allCurrent = false
+			var ie *readiness.ItemError
+			if !errors.As(it.Err, &ie) {
+				rt.Fatalf("item %d (%v) has no ItemError: %v", i, it.Result, it.Err)
+			}
+			if it.Result.Status == readiness.Failed && !errors.Is(it.Err, readiness.ErrFailed) {
+				rt.Fatalf("item %d Failed without ErrFailed: %v", i, it.Err)
+			}
+			if it.Result.Reason == "PermanentError" && !apierrors.IsForbidden(it.Err) {
+				rt.Fatalf("item %d: permanent error lost: %v", i, it.Err)
+			}
+		}
+		if allCurrent != (err == nil) {
+			rt.Fatalf("all current %v, error %v", allCurrent, err)
+		}
+		if rep.Ready() != n && err == nil {
+			rt.Fatalf("ready %d of %d without error", rep.Ready(), n)
+		}
+		if checks != rep.Calls || rep.Calls != g.gets {
+			rt.Fatalf("checks %d, calls %d, gets %d", checks, rep.Calls, g.gets)
 		}
 	})
 }
