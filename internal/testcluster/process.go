@@ -57,7 +57,12 @@ func newSpawner() *spawner {
 		for {
 			select {
 			case cmd := <-s.reqs:
-				s.errs <- cmd.Start()
+				select {
+				case <-s.quit: // closed meanwhile: start nothing more
+					s.errs <- errStopped
+				default:
+					s.errs <- cmd.Start()
+				}
 			case <-s.quit:
 				return
 			}
@@ -72,9 +77,11 @@ func (s *spawner) start(cmd *exec.Cmd) error {
 	case s.reqs <- cmd:
 		return <-s.errs
 	case <-s.quit:
-		return errors.New("testcluster: cluster stopped")
+		return errStopped
 	}
 }
+
+var errStopped = errors.New("testcluster: cluster stopped")
 
 func (s *spawner) close() { s.once.Do(func() { close(s.quit) }) }
 
