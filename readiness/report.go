@@ -67,6 +67,7 @@ type ItemError struct {
 	Err    error
 }
 
+// Error renders "readiness: <ref>: <cause>: last status <result>".
 func (e *ItemError) Error() string {
 	return "readiness: " + e.Ref.String() + ": " + strings.TrimPrefix(e.Err.Error(), "readiness: ") + ": last status " + e.Result.String()
 }
@@ -81,6 +82,7 @@ type WaitError struct {
 	Total int
 }
 
+// Error renders "readiness: <n> of <total> objects ready" and the first three ItemErrors.
 func (e *WaitError) Error() string {
 	var b strings.Builder
 	b.WriteString("readiness: ")

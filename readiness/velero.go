@@ -13,7 +13,8 @@ import (
 // used for every call the function makes, since Velero's signature has none. opts are Wait's
 // (WithRegistry, WithLenient, WithClock, ...).
 //
-// Results: (true, nil) when every item is Current; (false, nil) while any is NotFound,
+// The returned function may be called concurrently if g allows concurrent use; each call is
+// independent. Results: (true, nil) when every item is Current; (false, nil) while any is NotFound,
 // InProgress, Unknown or its read failed transiently; (false, err) when one is Failed or
 // replaced, or a read failed permanently (err is a *WaitError, see Wait). In one line:
 //

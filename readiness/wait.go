@@ -160,7 +160,9 @@ type watchEvent struct {
 //
 // The error is nil exactly when every object is Current; otherwise it is a *WaitError. A
 // malformed ref list (empty kind or name, a duplicate) is an error wrapping ErrInvalidRef,
-// returned before any API call, with a nil report.
+// returned before any API call, with a nil report. Wait may run in several goroutines at
+// once (each call has its own state) when the getter is safe for concurrent use; the progress
+// callback runs in the calling goroutine.
 //
 // Watching: when the getter is also a Watcher, a group read with a LIST is watched from the
 // list's resourceVersion, and its objects are then updated by events rather than by more
