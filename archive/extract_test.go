@@ -276,3 +276,39 @@ func TestCancellation(t *testing.T) {
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 	})
 }
+
+// TestDefaultLimits: a zero Limits field means DefaultLimits' value, checked at its edge.
+func TestDefaultLimits(t *testing.T) {
+	longName := func(n int) string {
+		name := "resources/"
+		for len(name) < n-len("/x.json") {
+			name += strings.Repeat("d", min(200, n-len("/x.json")-len(name)-1)) + "/"
+		}
+		name = strings.TrimSuffix(name, "/")
+		name += strings.Repeat("e", n-len(name)-len("/x.json")) + "/x.json"
+		require.Len(t, name, n)
+		return name
+	}
+	for _, tc := range []struct {
+		name string
+		ent  ent
+		opts []archive.Option
+		want error
+	}{
+		{"path-at-default", file(longName(archive.DefaultLimits.MaxPathLen), "x"), nil, nil},
+		{"path-over-default", file(longName(archive.DefaultLimits.MaxPathLen+1), "x"), nil, archive.ErrLimitExceeded},
+		{"path-over-default-other-field-set", file(longName(archive.DefaultLimits.MaxPathLen+1), "x"),
+			[]archive.Option{archive.WithLimits(archive.Limits{MaxEntries: 10})}, archive.ErrLimitExceeded},
+		{"entry-size-default-with-other-field-set", file("big", strings.Repeat("x", 1<<20)),
+			[]archive.Option{archive.WithLimits(archive.Limits{MaxEntries: 10})}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, tc.ent)), nil, tc.opts...)
+			if tc.want == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, tc.want)
+		})
+	}
+}

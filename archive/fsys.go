@@ -14,7 +14,8 @@ import (
 
 // Backup is an extracted backup opened with Open. It holds the layout read when it was
 // opened, not the items' bytes; ReadItem reads through the fs.FS. Its methods are safe for
-// concurrent use; what they return is the caller's to modify.
+// concurrent use (ReadItem as far as the fs.FS is, as os.DirFS and fstest.MapFS are); what
+// they return is the caller's to modify. The zero value holds no backup; use Open.
 type Backup struct {
 	fsys     fs.FS
 	format   string
