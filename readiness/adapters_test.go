@@ -195,3 +195,14 @@ func TestDynamicGetterWatch(t *testing.T) {
 	require.Equal(t, 2, rep.Calls, "one LIST and one WATCH, no polling")
 	require.Equal(t, t0, fc.Now())
 }
+
+func TestRefForResource(t *testing.T) {
+	_, mapper := newDynamic(t)
+	r, err := readiness.RefForResource(mapper, deployGR, "shop", "web")
+	require.NoError(t, err)
+	require.Equal(t, ref("shop", "web"), r)
+
+	_, err = readiness.RefForResource(mapper, schema.GroupResource{Group: "example.com", Resource: "widgets"}, "", "w")
+	require.True(t, meta.IsNoMatchError(err))
+	require.ErrorContains(t, err, "readiness: kind of widgets.example.com w: ")
+}

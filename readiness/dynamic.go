@@ -2,6 +2,7 @@ package readiness
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -94,4 +95,19 @@ func (d *DynamicGetter) Watch(ctx context.Context, gk schema.GroupKind, namespac
 		return nil, err
 	}
 	return ri.Watch(ctx, metav1.ListOptions{ResourceVersion: resourceVersion, AllowWatchBookmarks: true})
+}
+
+// RefForResource returns the ObjectRef of the object a GroupResource names (Velero's
+// ResourceIdentifier carries a GroupResource, this package a GroupKind), asking mapper for
+// the kind. An unknown resource is the mapper's error (meta.IsNoMatchError).
+func RefForResource(mapper meta.RESTMapper, gr schema.GroupResource, namespace, name string) (ObjectRef, error) {
+	gvk, err := mapper.KindFor(gr.WithVersion(""))
+	if err != nil {
+		obj := name
+		if namespace != "" {
+			obj = namespace + "/" + name
+		}
+		return ObjectRef{}, fmt.Errorf("readiness: kind of %s %s: %w", gr, obj, err)
+	}
+	return ObjectRef{GroupKind: gvk.GroupKind(), Namespace: namespace, Name: name}, nil
 }
