@@ -101,7 +101,8 @@
 // NewRegistry returns the rules above as a value; Register adds or overrides a kind's Checker
 // (RequireStatus opts it into step 5), Remove drops one, and WithRegistry makes Compute and
 // Wait use it. There is no global table. CheckerFromItemsReady and AreItemsReady adapt
-// Velero's AreAdditionalItemsReady(items) (bool, error) shape in either direction.
+// Velero's AreAdditionalItemsReady(items) (bool, error) shape in either direction;
+// RefForResource turns Velero's GroupResource identifiers into ObjectRefs.
 //
 // # Waiting
 //
