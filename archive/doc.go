@@ -56,5 +56,36 @@
 //
 // # Benchmarks
 //
-// FIGURES
+// Generated backups (bench_test.go: 40 resources, CRD groups with 2-3 versions, objects of
+// 1-4 KB of JSON; "items" counts item files; 7.2 MB and 71 MB compressed), measured on a
+// shared, heavily loaded machine: 2 cores of an AMD EPYC at 2.6 GHz (load average 7-12 from
+// other jobs), Linux ext4, go1.26.8, with
+//
+//	go test -run '^$' -bench '^Benchmark(Floor|Scan|ScanMetadata|ScanManifest)$' -benchmem -count 3 ./archive/
+//	go test -run '^$' -bench . -benchmem ./archive/   # the Extract and Open rows
+//
+// Wall times moved 2-4x between runs under that load, so CPU time per operation (the
+// cpu-ms/op metric, from getrusage) is the figure to compare; MB/s is of compressed input,
+// best of the runs. Floor is compress/gzip and archive/tar reading every entry and
+// discarding its bytes. Retained is the heap the returned Index keeps.
+//
+//	                      items   cpu-ms/op (median)  best MB/s  allocs/op   B/op    retained
+//	Floor                 10000       143               52.2       133,954    5.0 MB      -
+//	Scan (index)          10000       155               34.7       130,919   11.1 MB   2.0 MB
+//	Scan + WithMetadata   10000       285               26.9       801,879   44.2 MB  12.4 MB
+//	Scan + WithManifest   10000       308               15.3       806,541   45.7 MB  13.5 MB
+//	Floor                100000      1590               11.8     1,339,013   49.2 MB      -
+//	Scan (index)         100000      1454               54.8     1,306,116  116.8 MB  20.2 MB
+//	Scan + WithMetadata  100000      3023               13.9     8,019,592  449.2 MB 124.1 MB
+//	Scan + WithManifest  100000      2977               16.9     8,065,570  462.5 MB 134.4 MB
+//	Extract              10000         -                 2.1       242,305   10.9 MB      -
+//	Extract             100000         -                 3.1     1,874,553   83.5 MB      -
+//	Open (extracted)     10000         -                72.8        95,727   11.9 MB      -
+//	Open (extracted)    100000         -               100.7       652,761  116.3 MB      -
+//
+// The streaming index costs 0.9-1.1x the floor's CPU time (the goal was within 1.3x): the
+// klauspost/compress inflater pays for the path checks, the duplicate sets and the listing.
+// Decoding metadata roughly doubles it; only apiVersion, kind and metadata are decoded, and
+// decoding stops there. Extract is bound by the filesystem here: a plain loop of os.MkdirAll
+// and os.WriteFile creating 10,000 files of 2.5 KB took 7.4 s on the same disk at the time.
 package archive
