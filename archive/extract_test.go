@@ -19,9 +19,10 @@ import (
 // acceptedCases are shapes real tools produce; each must extract to exactly want (slash
 // path to contents) and scan to the same item paths.
 var acceptedCases = []struct {
-	name string
-	data func(t testing.TB) []byte
-	want map[string]string
+	name  string
+	data  func(t testing.TB) []byte
+	want  map[string]string
+	items []string // the item paths, when not every file under resources/ is one
 }{
 	{
 		name: "dot-slash-names-and-dir-entries", // tar -C dir -czf b.tgz .
@@ -83,6 +84,21 @@ var acceptedCases = []struct {
 		want: map[string]string{"resources/widgets.example.com/v1-preferredversion/cluster/w.json": "{}"},
 	},
 	{
+		name: "mixed-entries", // Velero's parser case: files and directories side by side
+		data: func(t testing.TB) []byte {
+			return tgz(t, file("velero-backup.json", "{}"), dir("resources/"), file("resources/stray.txt", "x"),
+				dir("resources/pods/"), file("resources/pods/README", "x"),
+				file("resources/pods/v1-preferredversion/namespaces/ns/p.json", "{}"),
+				file("resources/pods/namespaces/ns/p.json", "{}"), file("resources/pods/namespaces/ns/notes.txt", "x"))
+		},
+		want: map[string]string{
+			"velero-backup.json": "{}", "resources/stray.txt": "x", "resources/pods/README": "x",
+			"resources/pods/v1-preferredversion/namespaces/ns/p.json": "{}",
+			"resources/pods/namespaces/ns/p.json":                     "{}", "resources/pods/namespaces/ns/notes.txt": "x",
+		},
+		items: []string{"resources/pods/v1-preferredversion/namespaces/ns/p.json", "resources/pods/namespaces/ns/p.json"},
+	},
+	{
 		name: "empty-tarball", // Velero: an empty tarball is an empty backup
 		data: func(t testing.TB) []byte { return tgz(t) },
 		want: map[string]string{},
@@ -129,10 +145,12 @@ func TestAcceptedShapes(t *testing.T) {
 			for _, it := range idx.Items {
 				paths = append(paths, it.Path)
 			}
-			var want []string
-			for p := range tc.want {
-				if strings.HasPrefix(p, "resources/") {
-					want = append(want, p)
+			want := tc.items
+			if want == nil {
+				for p := range tc.want {
+					if strings.HasPrefix(p, "resources/") {
+						want = append(want, p)
+					}
 				}
 			}
 			require.ElementsMatch(t, want, paths)
