@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -327,6 +329,42 @@ func TestDefaultLimits(t *testing.T) {
 				return
 			}
 			require.ErrorIs(t, err, tc.want)
+		})
+	}
+}
+
+type failingReader struct {
+	r     io.Reader
+	after int
+	err   error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.after <= 0 {
+		return 0, f.err
+	}
+	if len(p) > f.after {
+		p = p[:f.after]
+	}
+	n, err := f.r.Read(p)
+	f.after -= n
+	return n, err
+}
+
+// TestSourceError: an error from the caller's reader comes back as itself, not as ErrFormat.
+func TestSourceError(t *testing.T) {
+	boom := errors.New("connection reset")
+	data := tgz(t, withGood(file("resources/pods/cluster/b.json", strings.Repeat("payload", 5000)))...)
+	for _, after := range []int{0, 5, len(data) / 2} {
+		t.Run(fmt.Sprint("after-", after), func(t *testing.T) {
+			_, dest := emptyDest(t)
+			err := archive.Extract(context.Background(), &failingReader{bytes.NewReader(data), after, boom}, dest)
+			require.ErrorIs(t, err, boom)
+			require.NotErrorIs(t, err, archive.ErrFormat)
+			requireEmptyDir(t, dest)
+			_, err = archive.Scan(context.Background(), &failingReader{bytes.NewReader(data), after, boom}, nil)
+			require.ErrorIs(t, err, boom)
+			require.NotErrorIs(t, err, archive.ErrFormat)
 		})
 	}
 }
