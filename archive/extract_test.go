@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -365,6 +366,36 @@ func TestSourceError(t *testing.T) {
 			_, err = archive.Scan(context.Background(), &failingReader{bytes.NewReader(data), after, boom}, nil)
 			require.ErrorIs(t, err, boom)
 			require.NotErrorIs(t, err, archive.ErrFormat)
+		})
+	}
+}
+
+// TestStopsAtOnce: a limit is enforced at the entry's header, before its bytes are read, so
+// a refused archive is not read (nor written) past the offending entry.
+func TestStopsAtOnce(t *testing.T) {
+	noise := make([]byte, 4<<20) // incompressible, so compressed bytes track entry bytes
+	for i := range noise {
+		noise[i] = byte(i*7919 ^ i>>3 ^ i>>11)
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for i := range noise {
+		noise[i] ^= byte(rnd.Uint32())
+	}
+	data := tgz(t, file("resources/pods/cluster/a.json", "{}"), file("resources/pods/cluster/big.json", string(noise)))
+	for _, tc := range []struct {
+		name string
+		lim  archive.Limits
+	}{
+		{"entry-bytes", archive.Limits{MaxEntryBytes: 1 << 20}},
+		{"total-bytes", archive.Limits{MaxTotalBytes: 1 << 20}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, dest := emptyDest(t)
+			r := &countingReader{r: bytes.NewReader(data)}
+			err := archive.Extract(context.Background(), r, dest, archive.WithLimits(tc.lim))
+			require.ErrorIs(t, err, archive.ErrLimitExceeded)
+			require.Less(t, r.n, 256<<10, "read %d of %d compressed bytes", r.n, len(data))
+			requireEmptyDir(t, dest)
 		})
 	}
 }
