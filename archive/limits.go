@@ -42,8 +42,10 @@ func WithMetadata() Option {
 
 // WithManifest makes Scan build Index.Manifest in the same pass: one manifest.Item per item
 // at the legacy unversioned path (the preferred version; every item of a format 1.0 backup),
-// from its metadata. It implies WithMetadata. An item the manifest refuses (no uid, name or
-// kind; a repeated uid or identity) is listed in Index.Problems. Default: off.
+// from its metadata. The other versions each object was captured in (the same identity and
+// uid under a version directory) are recorded with Manifest.AddVersion, so Item.Versions
+// lists them. It implies WithMetadata. An item the manifest refuses (no uid, name or kind; a
+// repeated uid or identity) is listed in Index.Problems. Default: off.
 func WithManifest() Option {
 	return func(o *options) { o.metadata, o.manifest = true, true }
 }

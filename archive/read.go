@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/manifest"
@@ -144,6 +145,9 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
+	if idx.Manifest != nil {
+		recordVersions(idx.Manifest, idx.Items)
+	}
 	gvs, problems := groupVersions(dirs)
 	idx.GroupVersions = gvs
 	idx.Problems = append(idx.Problems, problems...)
@@ -230,6 +234,22 @@ func decodeMetadata(b []byte) (*Metadata, error) {
 		return nil, errors.New("no metadata")
 	}
 	return &m, nil
+}
+
+// recordVersions records in m every version an item was captured in besides the one at
+// its legacy path (Item.Versions). A versioned item counts for the manifest item of the
+// same identity and UID; one without (its legacy item was refused, and is already a
+// problem) is passed over.
+func recordVersions(m *manifest.Manifest, refs []ItemRef) {
+	for _, ref := range refs {
+		if ref.VersionDir == "" || ref.Meta == nil {
+			continue
+		}
+		gr := schema.GroupResource{Group: ref.Group, Resource: ref.Resource}
+		if it, ok := m.Lookup(gr, ref.Namespace, ref.Name); ok && it.UID == ref.Meta.UID {
+			_, _ = m.AddVersion(it.UID, ref.Version()) // the item is in m: cannot fail
+		}
+	}
 }
 
 // addToManifest adds the item at ref, whose Meta is set, to m.

@@ -120,3 +120,21 @@ func TestScanVisit(t *testing.T) {
 		require.Empty(t, idx.GroupVersions)
 	})
 }
+
+func TestScanManifestRecordsCapturedVersions(t *testing.T) {
+	obj := func(apiVersion string) string {
+		return `{"apiVersion":"` + apiVersion + `","kind":"RockBand","metadata":{"name":"queen","namespace":"ns","uid":"b-1"}}`
+	}
+	data := writeBackup(t, map[string]string{"rockbands.music.example.io": "v1"},
+		[5]string{"rockbands.music.example.io", "v1", "ns", "queen", obj("music.example.io/v1")},
+		[5]string{"rockbands.music.example.io", "v2beta1", "ns", "queen", obj("music.example.io/v2beta1")},
+		[5]string{"rockbands.music.example.io", "v1alpha1", "ns", "queen", `{"apiVersion":"music.example.io/v1alpha1","kind":"RockBand","metadata":{"name":"queen","namespace":"ns","uid":"other"}}`},
+	)
+	idx, err := archive.Scan(context.Background(), bytes.NewReader(data), nil, archive.WithManifest())
+	require.NoError(t, err)
+	require.Equal(t, 1, idx.Manifest.Len())
+	band, ok := idx.Manifest.Get("b-1")
+	require.True(t, ok)
+	require.Equal(t, "v1", band.Version)
+	require.Equal(t, []string{"v1", "v2beta1"}, band.Versions(), "another object's uid under the same name is not this item's version")
+}
