@@ -33,6 +33,7 @@ func run(tool string, n, runs int) error {
 			return err
 		}
 		r.Check = levels.Digest()
+		r.MaxRSSKB = peakRSSKB()
 		if err := enc.Encode(r); err != nil {
 			return err
 		}

@@ -100,6 +100,7 @@ func Run(ctx context.Context, job, path, dir string) (measure.Run, error) {
 		return run, fmt.Errorf("%s: %w", job, err)
 	}
 	run.Phases, run.Items, run.DiskBytes = phases, items, disk
+	run.MaxRSSKB = measure.PeakRSSKB()
 	if gv != nil {
 		run.Check = Digest(gv)
 	}

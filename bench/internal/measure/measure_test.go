@@ -1,6 +1,7 @@
 package measure_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,4 +38,18 @@ func TestDoCountsAllocations(t *testing.T) {
 	require.Len(t, sink, 100)
 	require.GreaterOrEqual(t, r.Mallocs, uint64(100))
 	require.GreaterOrEqual(t, r.AllocBytes, uint64(100*1024))
+}
+
+func TestPeakRSSKB(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc/self/status on this system")
+	}
+	before := measure.PeakRSSKB()
+	require.Positive(t, before)
+	big := make([]byte, 64<<20)
+	for i := range big {
+		big[i] = 1
+	}
+	require.GreaterOrEqual(t, measure.PeakRSSKB(), before+60<<10, "touching 64 MiB raises the peak")
+	require.Equal(t, byte(1), big[len(big)-1])
 }

@@ -82,7 +82,7 @@ var (
 // Scheme returns a scheme holding both versions.
 func Scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
-	s.AddKnownTypes(V1GroupVersion, &V1{})
-	s.AddKnownTypes(V2GroupVersion, &V2{})
+	s.AddKnownTypeWithName(V1GroupVersion.WithKind(widget.Kind), &V1{})
+	s.AddKnownTypeWithName(V2GroupVersion.WithKind(widget.Kind), &V2{})
 	return s
 }

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/backupkit/backupkit/bench/internal/archivejobs"
+	"github.com/backupkit/backupkit/bench/internal/measure"
+	"github.com/backupkit/backupkit/bench/internal/suite"
+	"github.com/backupkit/backupkit/bench/internal/workload"
+)
+
+// seed is the seed of every generated workload.
+const seed = 1
+
+// sizes of each workload, full and small.
+type sizes struct {
+	backups      []int // item entries
+	status       int   // objects
+	reviews      []int // objects per ConversionReview
+	orderBK      []int // objects ordered by backupkit
+	orderCLI     []int // objects ordered by cli-utils (quadratic: capped)
+	reviewTarget int   // objects converted per run, at least one review
+}
+
+var full = sizes{backups: []int{10_000, 100_000}, status: 100_000, reviews: []int{1, 100, 1000},
+	orderBK: []int{10_000, 100_000, 1_000_000}, orderCLI: []int{5_000, 10_000}, reviewTarget: 20_000}
+
+var small = sizes{backups: []int{1000}, status: 2000, reviews: []int{1, 100},
+	orderBK: []int{1000}, orderCLI: []int{1000}, reviewTarget: 100}
+
+func run(c config) error {
+	sz := full
+	if c.small {
+		sz = small
+	}
+	rep := &report{path: c.out, started: time.Now(), cfg: c}
+	rep.machine()
+	if err := rep.flush(); err != nil {
+		return err
+	}
+	bin, err := os.MkdirTemp("", "bench-bin-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(bin)
+	archiveJob := filepath.Join(bin, "archivejob")
+	orderJob := filepath.Join(bin, "orderjob")
+	if err := goBuild(".", archiveJob, "./cmd/archivejob"); err != nil {
+		return err
+	}
+	if err := goBuild(c.orderDir, orderJob, "."); err != nil {
+		return err
+	}
+
+	// Archives: generate each backup once per filesystem, then interleave the tools run by run.
+	for _, n := range sz.backups {
+		for _, fsys := range []struct{ name, dir string }{{"tmpfs", c.tmpfs}, {"disk", c.disk}} {
+			res, err := archiveRuns(c, archiveJob, fsys.name, fsys.dir, n)
+			if err != nil {
+				return err
+			}
+			rep.archive = append(rep.archive, res)
+			if err := rep.flush(); err != nil {
+				return err
+			}
+		}
+	}
+
+	// Status.
+	objs := workload.StatusObjects(sz.status, seed)
+	st := statusResult{n: sz.status, runs: map[string][]measure.Run{}}
+	for range c.runs {
+		for _, tool := range []string{suite.KStatus, suite.Backupkit} {
+			r, err := suite.Status(tool, objs)
+			if err != nil {
+				return err
+			}
+			st.runs[tool] = append(st.runs[tool], r)
+		}
+	}
+	objs = nil
+	rep.status = &st
+	if err := rep.flush(); err != nil {
+		return err
+	}
+
+	// ConversionReviews.
+	for _, n := range sz.reviews {
+		body, err := workload.Review(n, seed)
+		if err != nil {
+			return err
+		}
+		reviews := max(1, sz.reviewTarget/n)
+		wr := webhookResult{n: n, reviews: reviews, bodyBytes: len(body), runs: map[string][]measure.Run{}}
+		for range c.runs {
+			for _, tool := range []string{suite.Controller, suite.Backupkit} {
+				r, err := suite.Webhook(tool, body, reviews)
+				if err != nil {
+					return err
+				}
+				wr.runs[tool] = append(wr.runs[tool], r)
+			}
+		}
+		rep.webhook = append(rep.webhook, wr)
+		if err := rep.flush(); err != nil {
+			return err
+		}
+	}
+
+	// Ordering, one child process per tool and size.
+	for _, o := range []struct {
+		tool  string
+		sizes []int
+	}{{"cli-utils", sz.orderCLI}, {"backupkit", sz.orderBK}} {
+		for _, n := range o.sizes {
+			runs, err := orderRuns(orderJob, o.tool, n, c.runs)
+			if err != nil {
+				return err
+			}
+			rep.order = append(rep.order, orderResult{tool: o.tool, n: n, runs: runs})
+			if err := rep.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	rep.done = true
+	return rep.flush()
+}
+
+func goBuild(dir, out, pkg string) error {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s in %s: %w", pkg, dir, err)
+	}
+	return nil
+}
+
+// archiveResult is every run of every archive job on one backup and filesystem.
+type archiveResult struct {
+	fs, dir    string
+	entries    int
+	info       workload.BackupInfo
+	compressed int64
+	runs       map[string][]measure.Run
+}
+
+// archiveRuns generates the backup of n entries under dir (kept between invocations,
+// named for its size and seed) and runs every job c.runs times, interleaved.
+func archiveRuns(c config, job, fsName, dir string, n int) (archiveResult, error) {
+	res := archiveResult{fs: fsName, dir: dir, entries: n, runs: map[string][]measure.Run{}}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return res, err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("backup-%d-seed%d.tar.gz", n, seed))
+	info, err := ensureBackup(path, n)
+	if err != nil {
+		return res, err
+	}
+	res.info = info
+	if st, err := os.Stat(path); err == nil {
+		res.compressed = st.Size()
+	}
+	work := filepath.Join(dir, "work")
+	if err := os.RemoveAll(work); err != nil {
+		return res, err
+	}
+	if err := os.Mkdir(work, 0o700); err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(work)
+	for range c.runs {
+		for _, name := range archivejobs.Names {
+			syscall.Sync() // earlier runs' dirty pages are not this run's work
+			r, err := child(job, name, path, work)
+			if err != nil {
+				return res, err
+			}
+			res.runs[name] = append(res.runs[name], r)
+		}
+	}
+	return res, nil
+}
+
+// ensureBackup writes the backup at path unless a file of that name is there; its info is
+// recomputed by generating again (cheap next to the runs) only when written, otherwise
+// read from the sidecar JSON.
+func ensureBackup(path string, n int) (workload.BackupInfo, error) {
+	var info workload.BackupInfo
+	side := path + ".json"
+	if b, err := os.ReadFile(side); err == nil && json.Unmarshal(b, &info) == nil {
+		if _, err := os.Stat(path); err == nil {
+			return info, nil
+		}
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return info, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	info, err = workload.WriteBackup(bw, n, seed)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return info, err
+	}
+	b, _ := json.Marshal(info)
+	if err := os.WriteFile(side, b, 0o600); err != nil {
+		return info, err
+	}
+	return info, os.Rename(tmp, path)
+}
+
+// child runs one archive job in a child process and adds its peak RSS.
+func child(job, name, path, work string) (measure.Run, error) {
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(context.Background(), job, "-job", name, "-backup", path, "-dir", work)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return measure.Run{}, fmt.Errorf("archivejob %s on %s: %w: %s", name, path, err, errb.String())
+	}
+	var r measure.Run
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		return r, fmt.Errorf("archivejob %s: %w", name, err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && r.MaxRSSKB == 0 {
+		r.MaxRSSKB = ru.Maxrss // kilobytes on Linux; includes the parent's RSS at fork (vfork)
+	}
+	return r, nil
+}
+
+// orderRuns runs the order module's command for tool on n objects, runs times, in one
+// child process.
+func orderRuns(job, tool string, n, runs int) ([]measure.Run, error) {
+	var out, errb bytes.Buffer
+	cmd := exec.Command(job, "-tool", tool, "-n", fmt.Sprint(n), "-runs", fmt.Sprint(runs))
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("order %s %d: %w: %s", tool, n, err, errb.String())
+	}
+	var rs []measure.Run
+	dec := json.NewDecoder(&out)
+	for {
+		var r measure.Run
+		if err := dec.Decode(&r); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("order %s %d: %w", tool, n, err)
+		}
+		rs = append(rs, r)
+	}
+	return rs, nil
+}
+
+// statusResult is every run of both status tools.
+type statusResult struct {
+	n    int
+	runs map[string][]measure.Run
+}
+
+// webhookResult is every run of both webhooks on reviews of n objects.
+type webhookResult struct {
+	n, reviews, bodyBytes int
+	runs                  map[string][]measure.Run
+}
+
+// orderResult is the runs of one ordering tool on n objects.
+type orderResult struct {
+	tool string
+	n    int
+	runs []measure.Run
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
