@@ -169,25 +169,9 @@ func mergeKeys(in, out stringMap) (map[string]string, bool) {
 
 // snapshotMeta deep-copies the metadata of a typed object; nil when it has none.
 func snapshotMeta(obj runtime.Object) *metav1.ObjectMeta {
-	a, err := meta.Accessor(obj)
-	if err != nil {
+	m := shallowSnapshotMeta(obj)
+	if m == nil {
 		return nil
-	}
-	m := metav1.ObjectMeta{
-		Name:                       a.GetName(),
-		GenerateName:               a.GetGenerateName(),
-		Namespace:                  a.GetNamespace(),
-		UID:                        a.GetUID(),
-		ResourceVersion:            a.GetResourceVersion(),
-		Generation:                 a.GetGeneration(),
-		CreationTimestamp:          a.GetCreationTimestamp(),
-		DeletionTimestamp:          a.GetDeletionTimestamp(),
-		DeletionGracePeriodSeconds: a.GetDeletionGracePeriodSeconds(),
-		Labels:                     a.GetLabels(),
-		Annotations:                a.GetAnnotations(),
-		OwnerReferences:            a.GetOwnerReferences(),
-		Finalizers:                 a.GetFinalizers(),
-		ManagedFields:              a.GetManagedFields(),
 	}
 	return m.DeepCopy()
 }
