@@ -3,33 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/backupkit/backupkit/examples/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden outputs")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, string(want), string(got))
-}
 
 func TestInspectSample(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, run(context.Background(), nil, &stdout, &stderr), stderr.String())
-	golden(t, "report.txt", stdout.Bytes())
+	golden.Check(t, "report.txt", stdout.Bytes())
 }
 
 func TestInspectDOT(t *testing.T) {
@@ -37,7 +24,7 @@ func TestInspectDOT(t *testing.T) {
 	require.Equal(t, 0, run(context.Background(), []string{"--dot"}, &stdout, &stderr), stderr.String())
 	out := stdout.String()
 	require.True(t, strings.HasPrefix(out, "digraph"), out)
-	golden(t, "graph.dot", stdout.Bytes())
+	golden.Check(t, "graph.dot", stdout.Bytes())
 }
 
 func TestInspectErrors(t *testing.T) {

@@ -4,40 +4,27 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/backupkit/backupkit/examples/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden plans")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, string(want), string(got))
-}
 
 func TestDryRunPlan(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), nil, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
-	golden(t, "plan.txt", stdout.Bytes())
+	golden.Check(t, "plan.txt", stdout.Bytes())
 }
 
 func TestDryRunPlanJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"-o", "json"}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
-	golden(t, "plan.json", stdout.Bytes())
+	golden.Check(t, "plan.json", stdout.Bytes())
 	var p Plan
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
 	require.NotEmpty(t, p.Waves)
