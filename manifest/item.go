@@ -229,8 +229,15 @@ func (i *Item) Versions() []string {
 }
 
 // sortVersions sorts highest Kubernetes priority first, other strings after, byte-wise.
+// Versions the comparator ties ("v1", "v01") fall back to byte order, so that the result
+// does not depend on the order the versions were recorded in.
 func sortVersions(vs []string) {
-	slices.SortFunc(vs, func(a, b string) int { return version.CompareKubeAwareVersionStrings(b, a) })
+	slices.SortFunc(vs, func(a, b string) int {
+		if c := version.CompareKubeAwareVersionStrings(b, a); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
 }
 
 // Owners returns the owners of the item that are in the manifest, in ownerReferences order

@@ -371,3 +371,17 @@ func TestAddWithoutUID(t *testing.T) {
 	require.False(t, found)
 	require.Equal(t, 2, m.Len())
 }
+
+func TestVersionsOrderIsIndependentOfRecordingOrder(t *testing.T) {
+	for _, order := range [][]string{{"v01", "v1", "v2beta1"}, {"v2beta1", "v1", "v01"}} {
+		m := manifest.New()
+		_, err := m.Add(&manifest.Item{Group: "g", Version: "v1alpha1", Resource: "things", Kind: "Thing", Name: "a", UID: "u"})
+		require.NoError(t, err)
+		for _, v := range order {
+			_, err := m.AddVersion("u", v)
+			require.NoError(t, err)
+		}
+		it, _ := m.Get("u")
+		require.Equal(t, []string{"v01", "v1", "v2beta1", "v1alpha1"}, it.Versions(), "recorded in order %v", order)
+	}
+}
