@@ -51,6 +51,8 @@ func identity(group, kind, ns, name string) string { return group + "/" + kind +
 // Order runs tool once over objs and returns what it measured and the order it found.
 func Order(tool string, objs []*unstructured.Unstructured) (Run, Levels, error) {
 	var levels Levels
+	var waves [][]*manifest.Item
+	var sets []object.UnstructuredSet
 	phases := map[string]int64{}
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -74,28 +76,11 @@ func Order(tool string, objs []*unstructured.Unstructured) (Run, Levels, error) 
 		phases["build"] = time.Since(start).Nanoseconds()
 		if err == nil {
 			w := time.Now()
-			var waves [][]*manifest.Item
 			waves, err = m.Waves()
 			phases["waves"] = time.Since(w).Nanoseconds()
-			for _, wave := range waves {
-				var level []string
-				for _, it := range wave {
-					level = append(level, identity(it.Group, it.Kind, it.Namespace, it.Name))
-				}
-				levels = append(levels, level)
-			}
 		}
 	case CLIUtils:
-		var sets []object.UnstructuredSet
 		sets, err = graph.SortObjs(objs)
-		for _, set := range sets {
-			var level []string
-			for _, u := range set {
-				gvk := u.GroupVersionKind()
-				level = append(level, identity(gvk.Group, gvk.Kind, u.GetNamespace(), u.GetName()))
-			}
-			levels = append(levels, level)
-		}
 	default:
 		err = fmt.Errorf("unknown tool %q", tool)
 	}
@@ -103,6 +88,22 @@ func Order(tool string, objs []*unstructured.Unstructured) (Run, Levels, error) 
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		return Run{}, nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	// The levels, to compare the tools, are built outside the measured work.
+	for _, wave := range waves {
+		var level []string
+		for _, it := range wave {
+			level = append(level, identity(it.Group, it.Kind, it.Namespace, it.Name))
+		}
+		levels = append(levels, level)
+	}
+	for _, set := range sets {
+		var level []string
+		for _, u := range set {
+			gvk := u.GroupVersionKind()
+			level = append(level, identity(gvk.Group, gvk.Kind, u.GetNamespace(), u.GetName()))
+		}
+		levels = append(levels, level)
 	}
 	for _, level := range levels {
 		slices.Sort(level)

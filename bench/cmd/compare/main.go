@@ -21,6 +21,7 @@ type config struct {
 	tmpfs    string // work directory on tmpfs
 	orderDir string // the bench/order module
 	notes    string // hand-written notes appended to the results
+	prepare  bool   // only generate the backups
 }
 
 func main() {
@@ -32,6 +33,7 @@ func main() {
 	flag.StringVar(&c.tmpfs, "tmpfs", "/dev/shm/backupkit-bench", "work directory on tmpfs")
 	flag.StringVar(&c.orderDir, "order", "order", "directory of the bench/order module")
 	flag.StringVar(&c.notes, "notes", "NOTES.md", "hand-written analysis appended to the results, if it exists")
+	flag.BoolVar(&c.prepare, "prepare", false, "only generate the backups (kept between runs), measure nothing")
 	flag.Parse()
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "compare:", err)

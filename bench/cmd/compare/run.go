@@ -45,6 +45,19 @@ func run(c config) error {
 	if c.small {
 		sz = small
 	}
+	if c.prepare {
+		for _, n := range sz.backups {
+			for _, dir := range []string{c.tmpfs, c.disk} {
+				if err := os.MkdirAll(dir, 0o700); err != nil {
+					return err
+				}
+				if _, err := ensureBackup(backupPath(dir, n), n); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	rep := &report{path: c.out, started: time.Now(), cfg: c}
 	rep.machine()
 	if err := rep.flush(); err != nil {
@@ -165,7 +178,7 @@ func archiveRuns(c config, job, fsName, dir string, n int) (archiveResult, error
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return res, err
 	}
-	path := filepath.Join(dir, fmt.Sprintf("backup-%d-seed%d.tar.gz", n, seed))
+	path := backupPath(dir, n)
 	info, err := ensureBackup(path, n)
 	if err != nil {
 		return res, err
@@ -193,6 +206,10 @@ func archiveRuns(c config, job, fsName, dir string, n int) (archiveResult, error
 		}
 	}
 	return res, nil
+}
+
+func backupPath(dir string, n int) string {
+	return filepath.Join(dir, fmt.Sprintf("backup-%d-seed%d.tar.gz", n, seed))
 }
 
 // ensureBackup writes the backup at path unless a file of that name is there; its info is

@@ -24,28 +24,13 @@ const (
 )
 
 // Status computes the status of every object with tool (Backupkit: readiness.Compute;
-// KStatus: fluxcd cli-utils status.Compute). Check counts the objects per status, e.g.
-// "Current=61,Failed=14,InProgress=25".
+// KStatus: fluxcd cli-utils status.Compute), measured. Check counts the objects per
+// status, e.g. "Current=61,Failed=14,InProgress=25".
 func Status(tool string, objs []*unstructured.Unstructured) (measure.Run, error) {
-	counts := map[string]int{}
-	run, err := measure.Do(func() error {
-		switch tool {
-		case Backupkit:
-			for _, u := range objs {
-				counts[string(readiness.Compute(u).Status)]++
-			}
-		case KStatus:
-			for _, u := range objs {
-				r, err := kstatus.Compute(u)
-				if err != nil {
-					return fmt.Errorf("%s/%s: %w", u.GetKind(), u.GetName(), err)
-				}
-				counts[r.Status.String()]++
-			}
-		default:
-			return fmt.Errorf("unknown status tool %q", tool)
-		}
-		return nil
+	var counts map[string]int
+	run, err := measure.Do(func() (err error) {
+		counts, err = StatusCounts(tool, objs)
+		return err
 	})
 	if err != nil {
 		return run, err
@@ -57,4 +42,27 @@ func Status(tool string, objs []*unstructured.Unstructured) (measure.Run, error)
 	}
 	run.Check = strings.Join(parts, ",")
 	return run, nil
+}
+
+// StatusCounts computes the status of every object with tool and counts the objects per
+// status.
+func StatusCounts(tool string, objs []*unstructured.Unstructured) (map[string]int, error) {
+	counts := map[string]int{}
+	switch tool {
+	case Backupkit:
+		for _, u := range objs {
+			counts[string(readiness.Compute(u).Status)]++
+		}
+	case KStatus:
+		for _, u := range objs {
+			r, err := kstatus.Compute(u)
+			if err != nil {
+				return nil, fmt.Errorf("%s/%s: %w", u.GetKind(), u.GetName(), err)
+			}
+			counts[r.Status.String()]++
+		}
+	default:
+		return nil, fmt.Errorf("unknown status tool %q", tool)
+	}
+	return counts, nil
 }
