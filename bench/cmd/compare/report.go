@@ -156,7 +156,14 @@ func (r *report) writeArchive(b *bytes.Buffer) {
 		return
 	}
 	b.WriteString("\n## Archives: read a backup, extract it\n")
-	for _, a := range r.archive {
+	sorted := slices.Clone(r.archive)
+	slices.SortStableFunc(sorted, func(x, y archiveResult) int {
+		if x.entries != y.entries {
+			return x.entries - y.entries
+		}
+		return strings.Compare(y.fs, x.fs) // tmpfs before disk
+	})
+	for _, a := range sorted {
 		fmt.Fprintf(b, "\n### %d entries (%d objects, %s of items, %s compressed), %s (`%s`)\n\n", a.entries, a.info.Objects,
 			mb(float64(a.info.Bytes)), mb(float64(a.compressed)), a.fs, a.dir)
 		fl := median(a.runs[archivejobs.Floor], nanos)

@@ -78,8 +78,9 @@ func run(c config) error {
 	}
 
 	// Archives: generate each backup once per filesystem, then interleave the tools run by run.
-	for _, n := range sz.backups {
-		for _, fsys := range []struct{ name, dir string }{{"tmpfs", c.tmpfs}, {"disk", c.disk}} {
+	// Disk first: it is the longest and the least sensitive to other processes' CPU use.
+	for _, fsys := range []struct{ name, dir string }{{"disk", c.disk}, {"tmpfs", c.tmpfs}} {
+		for _, n := range sz.backups {
 			res, err := archiveRuns(c, archiveJob, fsys.name, fsys.dir, n)
 			if err != nil {
 				return err
