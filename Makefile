@@ -7,9 +7,9 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME_SHORT ?= 5s
 FUZZTIME ?= 2m
 
-.PHONY: test fmt-check vet staticcheck testbin unit fuzz-short fuzz bench
+.PHONY: test fmt-check vet staticcheck testbin unit fuzz-short fuzz bench bench-smoke bench-compare
 
-test: fmt-check vet staticcheck unit fuzz-short
+test: fmt-check vet staticcheck unit fuzz-short bench-smoke
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -37,3 +37,13 @@ fuzz:
 
 bench:
 	bash hack/bench.sh
+
+# bench/ and bench/order are Go modules of their own (the peers are their dependencies, never the
+# library's). The smoke tests run every side-by-side benchmark once at its smallest size.
+bench-smoke:
+	cd bench && $(GO) test -count=1 ./...
+	cd bench/order && $(GO) test -count=1 ./...
+
+# Side-by-side benchmarks against the peers (about 15 minutes); writes bench/RESULTS.md. Not part of `test`.
+bench-compare:
+	cd bench && $(GO) run ./cmd/compare -out RESULTS.md -runs 5
