@@ -43,6 +43,7 @@ var statusKinds = []struct {
 	}},
 	{"apps/v1", "ReplicaSet", func(g gen, s int) map[string]any {
 		st := replicas(3, s)
+		st["fullyLabeledReplicas"] = st["replicas"]
 		if s == 2 {
 			st["conditions"] = []any{condition("ReplicaFailure", "True", "FailedCreate")}
 		}
