@@ -199,6 +199,9 @@ func (r *report) writeArchive(b *bytes.Buffer) {
 		row("read", "Velero extract+Parse+ParseGroupVersions+read items", archivejobs.VeleroRead, readTime, vRead)
 		row("extract", "backupkit Extract", archivejobs.BackupkitXtrct, phase("extract"), vExtract)
 		row("extract", "Velero UnzipAndExtractBackup", archivejobs.VeleroRead, phase("extract"), vExtract)
+		vr := a.runs[archivejobs.VeleroRead]
+		fmt.Fprintf(b, "\nVelero's phases (medians): UnzipAndExtractBackup %s, Parse+ParseGroupVersions %s, reading the %d listed items %s, deleting the directory %s.\n",
+			dur(median(vr, phase("extract"))), dur(median(vr, phase("parse"))), a.info.Objects, dur(median(vr, phase("read"))), dur(median(vr, phase("delete"))))
 		fmt.Fprintf(b, "\nSame group versions from Velero and backupkit (every run): %s. Peak RSS, allocations and \"then delete\" of the Velero extract row are those of its whole run.\n",
 			sameResult(a.runs[archivejobs.BackupkitScan], a.runs[archivejobs.BackupkitMeta], a.runs[archivejobs.VeleroRead]))
 	}
