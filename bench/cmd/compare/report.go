@@ -38,6 +38,14 @@ func (r *report) machine() {
 	fmt.Fprintf(&b, "- Started %s; load average at start: %s\n", r.started.UTC().Format(time.RFC3339), strings.Join(strings.Fields(string(load))[:3], " "))
 	fmt.Fprintf(&b, "- Command: `make bench-compare` (`cd bench && go run ./cmd/compare -runs %d`)%s; disk directory `%s`, tmpfs directory `%s`\n",
 		r.cfg.runs, map[bool]string{true: " with -small", false: ""}[r.cfg.small], r.cfg.disk, r.cfg.tmpfs)
+	if head, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		dirty, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", "..", ":!.").Output()
+		state := "clean"
+		if n := len(strings.Fields(string(dirty))) / 2; n > 0 {
+			state = fmt.Sprintf("%d library files modified and not committed, measured as they were", n)
+		}
+		fmt.Fprintf(&b, "- backupkit at commit %s (library tree outside bench/: %s)\n", strings.TrimSpace(string(head)), state)
+	}
 	r.header = b.String()
 }
 
