@@ -70,18 +70,21 @@ func NewItem(u *unstructured.Unstructured, resource string) (*Item, error) {
 			return fmt.Errorf("%w: metadata.%s of %s %q: %v", ErrInvalidItem, field, resource, name, err)
 		}
 		var err error
-		for _, f := range []struct {
-			name string
-			dst  *string
-		}{{"name", &meta.Name}, {"namespace", &meta.Namespace}, {"uid", (*string)(&meta.UID)}} {
-			if *f.dst, _, err = unstructured.NestedString(mm, f.name); err != nil {
-				return nil, bad(f.name, err)
-			}
+		if meta.Name, err = metaString(mm, "name"); err != nil {
+			return nil, bad("name", err)
 		}
-		if meta.Labels, _, err = unstructured.NestedStringMap(mm, "labels"); err != nil {
+		if meta.Namespace, err = metaString(mm, "namespace"); err != nil {
+			return nil, bad("namespace", err)
+		}
+		var uid string
+		if uid, err = metaString(mm, "uid"); err != nil {
+			return nil, bad("uid", err)
+		}
+		meta.UID = types.UID(uid)
+		if meta.Labels, err = stringMap(mm, "labels"); err != nil {
 			return nil, bad("labels", err)
 		}
-		if meta.Annotations, _, err = unstructured.NestedStringMap(mm, "annotations"); err != nil {
+		if meta.Annotations, err = stringMap(mm, "annotations"); err != nil {
 			return nil, bad("annotations", err)
 		}
 		if raw, ok := mm["ownerReferences"]; ok && raw != nil {
@@ -95,8 +98,119 @@ func NewItem(u *unstructured.Unstructured, resource string) (*Item, error) {
 	return newItem(apiVersion, kind, resource, &meta)
 }
 
-// ownerReferences converts an unstructured ownerReferences list.
+// The metadata readers below decode the common shapes (strings, maps of strings, lists of
+// objects of strings and bools) by hand, and hand anything else to the apimachinery
+// function they stand for (unstructured.NestedString, NestedStringMap,
+// runtime.DefaultUnstructuredConverter), which then gives the same result and the same
+// error as before: the fast paths never decide an error themselves. Strings are shared
+// with u (they are immutable); maps and slices are new.
+
+// metaString is unstructured.NestedString(mm, key) without the found flag.
+func metaString(mm map[string]any, key string) (string, error) {
+	v, ok := mm[key]
+	if !ok {
+		return "", nil
+	}
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	s, _, err := unstructured.NestedString(mm, key)
+	return s, err
+}
+
+// stringMap is unstructured.NestedStringMap(mm, key) without the found flag: nil when the
+// key is absent, a copy of exactly the map's size otherwise.
+func stringMap(mm map[string]any, key string) (map[string]string, error) {
+	v, ok := mm[key]
+	if !ok {
+		return nil, nil
+	}
+	if src, ok := v.(map[string]any); ok {
+		out := make(map[string]string, len(src))
+		for k, v := range src {
+			s, ok := v.(string)
+			if !ok {
+				out = nil
+				break
+			}
+			out[k] = s
+		}
+		if out != nil {
+			return out, nil
+		}
+	}
+	out, _, err := unstructured.NestedStringMap(mm, key)
+	return out, err
+}
+
+// ownerReferences decodes an unstructured ownerReferences list: by hand when every
+// element is an object (or null) whose known fields are strings, bools or null, through
+// the reflection converter (ownerReferencesSlow) otherwise. Unknown fields are ignored,
+// as the converter does. The bools of one list share one allocation.
 func ownerReferences(raw any) ([]metav1.OwnerReference, error) {
+	list, ok := raw.([]any)
+	if !ok || list == nil {
+		return ownerReferencesSlow(raw)
+	}
+	refs := make([]metav1.OwnerReference, len(list))
+	var bools []bool
+	for k, e := range list {
+		if e == nil {
+			continue
+		}
+		obj, ok := e.(map[string]any)
+		if !ok {
+			return ownerReferencesSlow(raw)
+		}
+		r := &refs[k]
+		var uid string
+		if !refString(obj, "apiVersion", &r.APIVersion) || !refString(obj, "kind", &r.Kind) ||
+			!refString(obj, "name", &r.Name) || !refString(obj, "uid", &uid) ||
+			!refBool(obj, "controller", &r.Controller, &bools, len(list)) ||
+			!refBool(obj, "blockOwnerDeletion", &r.BlockOwnerDeletion, &bools, len(list)) {
+			return ownerReferencesSlow(raw)
+		}
+		r.UID = types.UID(uid)
+	}
+	return refs, nil
+}
+
+// refString reads a string field of an ownerReference; false when it is neither a
+// string, null nor absent.
+func refString(obj map[string]any, key string, dst *string) bool {
+	switch v := obj[key].(type) {
+	case nil:
+		return true
+	case string:
+		*dst = v
+		return true
+	}
+	return false
+}
+
+// refBool reads a bool field of an ownerReference into a new *bool taken from *pool
+// (refilled with room for 2n bools when empty); false when it is neither a bool, null
+// nor absent.
+func refBool(obj map[string]any, key string, dst **bool, pool *[]bool, n int) bool {
+	switch v := obj[key].(type) {
+	case nil:
+		return true
+	case bool:
+		if len(*pool) == 0 {
+			*pool = make([]bool, 2*n)
+		}
+		p := &(*pool)[0]
+		*pool = (*pool)[1:]
+		*p = v
+		*dst = p
+		return true
+	}
+	return false
+}
+
+// ownerReferencesSlow converts through runtime.DefaultUnstructuredConverter: the
+// reference for ownerReferences, and the source of its errors.
+func ownerReferencesSlow(raw any) ([]metav1.OwnerReference, error) {
 	var holder struct {
 		Refs []metav1.OwnerReference `json:"ownerReferences"`
 	}
