@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -137,4 +138,21 @@ func TestScanManifestRecordsCapturedVersions(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "v1", band.Version)
 	require.Equal(t, []string{"v1", "v2beta1"}, band.Versions(), "another object's uid under the same name is not this item's version")
+}
+
+// TestScanLeavesNoGoroutine: a Scan that stops early (its visitor fails on the first item)
+// ends its read-ahead goroutine before it returns.
+func TestScanLeavesNoGoroutine(t *testing.T) {
+	var ents []ent
+	for i := range 2000 {
+		ents = append(ents, file("resources/pods/namespaces/ns/p"+string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676))+".json", string(bytes.Repeat([]byte("x"), 1000))))
+	}
+	data := tgz(t, ents...)
+	before := runtime.NumGoroutine()
+	stopErr := errors.New("enough")
+	for range 20 {
+		_, err := archive.Scan(context.Background(), bytes.NewReader(data), func(*archive.Item) error { return stopErr })
+		require.ErrorIs(t, err, stopErr)
+	}
+	require.LessOrEqual(t, runtime.NumGoroutine(), before)
 }

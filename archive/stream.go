@@ -76,6 +76,8 @@ func (e *entry) copyTo(w io.Writer) error {
 
 // source wraps the caller's reader: it checks the context on every read and remembers the
 // first error that came from outside the decompressor, so it is not mistaken for ErrFormat.
+// Once the walk has started it is read on the read-ahead goroutine only; its error reaches
+// the walk with the chunk that ends the stream ([chunk].srcErr).
 type source struct {
 	ctx context.Context
 	r   io.Reader
@@ -96,7 +98,7 @@ func (s *source) Read(p []byte) (int, error) {
 
 // stream is one pass over a gzip-compressed tar, with the checks every operation shares.
 type stream struct {
-	src   *source
+	pipe  *readAhead
 	tr    *tar.Reader
 	lim   Limits
 	count int
@@ -109,8 +111,8 @@ type stream struct {
 
 // classify turns an error met while reading the stream into the error to report.
 func (s *stream) classify(err error) error {
-	if s.src.err != nil {
-		return s.src.err
+	if s.pipe.srcErr != nil {
+		return s.pipe.srcErr
 	}
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
@@ -142,9 +144,11 @@ func walk(ctx context.Context, r io.Reader, lim Limits, op string, fn func(*entr
 		}
 		return fail("", badFormat("not gzip: %v", err))
 	}
+	pipe := newReadAhead(zr, func() error { return src.err })
+	defer pipe.stop()
 	s := &stream{
-		src:   src,
-		tr:    tar.NewReader(zr),
+		pipe:  pipe,
+		tr:    tar.NewReader(pipe),
 		lim:   lim,
 		files: map[string]struct{}{},
 		dirs:  map[string]struct{}{},
@@ -178,7 +182,7 @@ func walk(ctx context.Context, r io.Reader, lim Limits, op string, fn func(*entr
 	// Read the decompressed stream to its end, so that the gzip trailer (CRC-32 and size) is
 	// verified; what follows the tar end counts toward MaxTotalBytes.
 	left := s.lim.MaxTotalBytes - s.total
-	n, err := io.Copy(io.Discard, io.LimitReader(zr, satAdd(left, 1)))
+	n, err := io.Copy(io.Discard, io.LimitReader(pipe, satAdd(left, 1)))
 	if err != nil {
 		return fail("", s.classify(err))
 	}
