@@ -201,7 +201,7 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 		if err != nil {
 			return nil, fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
 		}
-		if err := utiljson.Unmarshal(raw, obj); err != nil {
+		if err := decodeJSON(raw, obj, true); err != nil {
 			return nil, fail(fmt.Errorf("%w: decoding into %T: %v", ErrInvalidObject, obj, err))
 		}
 		snap := shallowSnapshotMeta(obj)
@@ -217,7 +217,7 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 		return b, nil
 	}
 	var obj map[string]any
-	if err := utiljson.Unmarshal(raw, &obj); err != nil {
+	if err := decodeJSON(raw, &obj, true); err != nil {
 		return nil, fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
 	}
 	snap := shallowSnapshotMap(obj)

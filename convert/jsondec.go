@@ -1,0 +1,1334 @@
+package convert
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// The webhook's JSON decoder. It decodes into Go values exactly as utiljson.Unmarshal
+// (sigs.k8s.io/json: case-sensitive keys, unknown keys ignored, integers into interface
+// values as int64) does, in one pass over the bytes, with the decoding of each type
+// planned once. It gives up on anything it does not reproduce exactly (a duplicate key, a
+// value of the wrong type, invalid JSON, a type it has no plan for: arrays, []byte,
+// ",string" fields, embedded pointers, text unmarshalers, non-empty interfaces, nesting
+// deeper than maxFastDepth), and then decodeJSON hands the whole input to utiljson, whose
+// result and error messages are therefore the reference in every case.
+// TestFastDecodeMatchesReference and FuzzFastDecode hold it to that.
+
+// decodeJSON decodes data into v, a non-nil pointer to a zero value, as utiljson.Unmarshal
+// does. With share, the strings of the result share one copy of data (one allocation
+// instead of one per string, at the price of keeping the whole copy alive while any of
+// them lives); data itself is never retained.
+func decodeJSON(data []byte, v any, share bool) error {
+	if fastDecode(data, v, share) {
+		return nil
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv.Elem().SetZero() // undo whatever the fast path wrote
+	}
+	return utiljson.Unmarshal(data, v)
+}
+
+// fastDecode is the fast path of decodeJSON; false means "not decoded, ask utiljson"
+// (v may then hold partial results).
+func fastDecode(data []byte, v any, share bool) bool {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return false
+	}
+	fn := decoderOf(rv.Type().Elem())
+	if fn == nil {
+		return false
+	}
+	d := decoder{b: data}
+	if share {
+		d.s, d.owned = string(data), true
+	}
+	if !fn(&d, rv.UnsafePointer()) {
+		return false
+	}
+	d.ws()
+	return d.i == len(d.b)
+}
+
+// maxFastDepth bounds the nesting the fast path follows; deeper inputs go to utiljson,
+// which has its own limit (10,000).
+const maxFastDepth = 500
+
+type decoder struct {
+	b     []byte
+	s     string // the bytes of b as a string; owned reports whether it is a copy
+	owned bool
+	i     int
+	depth int
+}
+
+// str returns b[from:to] as a string: a substring of s when s is a copy of b, else a copy.
+func (d *decoder) str(from, to int) string {
+	if d.owned {
+		return d.s[from:to]
+	}
+	return string(d.b[from:to])
+}
+
+type decFn func(d *decoder, p unsafe.Pointer) bool
+
+// typeDecoder is the plan for one type; fn is filled in once the plan is complete, so
+// recursive types can refer to themselves.
+type typeDecoder struct{ fn decFn }
+
+var decoders sync.Map // reflect.Type -> *typeDecoder (fn nil: no plan)
+
+// decoderOf returns the decoding function of t, or nil when the fast path cannot decode t.
+func decoderOf(t reflect.Type) decFn {
+	if td, ok := decoders.Load(t); ok {
+		return td.(*typeDecoder).fn
+	}
+	building := map[reflect.Type]*typeDecoder{}
+	td, ok := planDecoder(t, building)
+	if !ok {
+		decoders.Store(t, &typeDecoder{})
+		return nil
+	}
+	for bt, b := range building {
+		decoders.LoadOrStore(bt, b)
+	}
+	return td.fn
+}
+
+var (
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	metaTimeType        = reflect.TypeFor[metav1.Time]()
+	stringType          = reflect.TypeFor[string]()
+	anyType             = reflect.TypeFor[any]()
+)
+
+func planDecoder(t reflect.Type, building map[reflect.Type]*typeDecoder) (*typeDecoder, bool) {
+	if td, ok := building[t]; ok {
+		return td, true
+	}
+	if v, ok := decoders.Load(t); ok {
+		td := v.(*typeDecoder)
+		return td, td.fn != nil
+	}
+	td := &typeDecoder{}
+	building[t] = td
+	fn, ok := planFn(t, building)
+	if !ok {
+		return nil, false
+	}
+	td.fn = fn
+	return td, true
+}
+
+func planFn(t reflect.Type, building map[reflect.Type]*typeDecoder) (decFn, bool) {
+	if t == metaTimeType {
+		return decodeMetaTime, true
+	}
+	if t.Name() != "" && t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
+		// encoding/json looks for unmarshalers on named types only (indirect).
+		pt := reflect.PointerTo(t)
+		if pt.Implements(jsonUnmarshalerType) {
+			return func(d *decoder, p unsafe.Pointer) bool {
+				d.ws()
+				start := d.i
+				if !d.skip() {
+					return false
+				}
+				u := reflect.NewAt(t, p).Interface().(json.Unmarshaler)
+				return u.UnmarshalJSON(d.b[start:d.i]) == nil
+			}, true
+		}
+		if pt.Implements(textUnmarshalerType) {
+			return nil, false
+		}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return decodeString, true
+	case reflect.Bool:
+		return decodeBool, true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return intDecoder(t.Kind()), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return uintDecoder(t.Kind()), true
+	case reflect.Float32, reflect.Float64:
+		bits := t.Bits()
+		return func(d *decoder, p unsafe.Pointer) bool {
+			lit, ok, null := d.number()
+			if null || !ok {
+				return ok
+			}
+			f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(lit), len(lit)), bits)
+			if err != nil {
+				return false
+			}
+			if bits == 32 {
+				*(*float32)(p) = float32(f)
+			} else {
+				*(*float64)(p) = f
+			}
+			return true
+		}, true
+	case reflect.Interface:
+		if t.NumMethod() != 0 {
+			return nil, false
+		}
+		return func(d *decoder, p unsafe.Pointer) bool {
+			v, ok := d.anyValue()
+			if ok {
+				*(*any)(p) = v
+			}
+			return ok
+		}, true
+	case reflect.Pointer:
+		if t.Name() != "" || t.Elem().Kind() == reflect.Pointer {
+			return nil, false
+		}
+		elem, ok := planDecoder(t.Elem(), building)
+		if !ok {
+			return nil, false
+		}
+		et := t.Elem()
+		return func(d *decoder, p unsafe.Pointer) bool {
+			d.ws()
+			if d.peek() == 'n' {
+				if !d.literal("null") {
+					return false
+				}
+				*(*unsafe.Pointer)(p) = nil
+				return true
+			}
+			ptr := *(*unsafe.Pointer)(p)
+			if ptr == nil {
+				ptr = reflect.New(et).UnsafePointer()
+				*(*unsafe.Pointer)(p) = ptr
+			}
+			return elem.fn(d, ptr)
+		}, true
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return nil, false // base64, or elements with their own unmarshalers: rare
+		}
+		elem, ok := planDecoder(t.Elem(), building)
+		if !ok {
+			return nil, false
+		}
+		return sliceDecoder(t, elem), true
+	case reflect.Map:
+		kt := t.Key()
+		if kt.Kind() != reflect.String || reflect.PointerTo(kt).Implements(textUnmarshalerType) {
+			return nil, false
+		}
+		if kt == stringType && t.Elem() == stringType {
+			return decodeStringMap, true
+		}
+		if kt == stringType && t.Elem() == anyType {
+			return decodeAnyMap, true
+		}
+		elem, ok := planDecoder(t.Elem(), building)
+		if !ok {
+			return nil, false
+		}
+		return mapDecoder(t, elem), true
+	case reflect.Struct:
+		return structDecoder(t, building)
+	}
+	return nil, false
+}
+
+// sliceHeader is the layout of every slice type.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+func sliceDecoder(t reflect.Type, elem *typeDecoder) decFn {
+	size := t.Elem().Size()
+	return func(d *decoder, p unsafe.Pointer) bool {
+		d.ws()
+		switch d.peek() {
+		case 'n':
+			if !d.literal("null") {
+				return false
+			}
+			*(*sliceHeader)(p) = sliceHeader{}
+			return true
+		case '[':
+		default:
+			return false
+		}
+		if !d.enter() {
+			return false
+		}
+		d.i++
+		var buf reflect.Value
+		var data unsafe.Pointer
+		n, c := 0, 0
+		d.ws()
+		if d.peek() == ']' {
+			d.i++
+		} else {
+			for {
+				if n == c {
+					c = max(4, 2*c)
+					grown := reflect.MakeSlice(t, c, c)
+					if n > 0 {
+						reflect.Copy(grown, buf)
+					}
+					buf, data = grown, grown.UnsafePointer()
+				}
+				if !elem.fn(d, unsafe.Add(data, uintptr(n)*size)) {
+					return false
+				}
+				n++
+				d.ws()
+				if d.i >= len(d.b) {
+					return false
+				}
+				if d.b[d.i] == ',' {
+					d.i++
+					continue
+				}
+				if d.b[d.i] != ']' {
+					return false
+				}
+				d.i++
+				break
+			}
+		}
+		d.depth--
+		if n == 0 {
+			empty := reflect.MakeSlice(t, 0, 0) // [] is an empty slice, not nil
+			data = empty.UnsafePointer()
+		}
+		*(*sliceHeader)(p) = sliceHeader{data: data, len: n, cap: max(c, n)}
+		return true
+	}
+}
+
+// objectStart reads null (done true) or the '{' of an object.
+func (d *decoder) objectStart() (done, ok bool) {
+	d.ws()
+	switch d.peek() {
+	case 'n':
+		return true, d.literal("null")
+	case '{':
+		if !d.enter() {
+			return false, false
+		}
+		d.i++
+		return false, true
+	}
+	return false, false
+}
+
+// members calls member for each key of the object whose '{' was read, positioned at the
+// value; it reads the closing '}'.
+func (d *decoder) members(member func(key []byte) bool) bool {
+	d.ws()
+	if d.peek() == '}' {
+		d.i++
+		d.depth--
+		return true
+	}
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		if !member(key) {
+			return false
+		}
+		d.ws()
+		if d.i >= len(d.b) {
+			return false
+		}
+		switch d.b[d.i] {
+		case ',':
+			d.i++
+			d.ws()
+		case '}':
+			d.i++
+			d.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// key reads an object key and the colon after it; the result is only valid until the
+// next read.
+func (d *decoder) key() ([]byte, bool) {
+	d.ws()
+	if d.peek() != '"' {
+		return nil, false
+	}
+	start := d.i + 1
+	j := start
+	for j < len(d.b) {
+		c := d.b[j]
+		if c == '"' {
+			break
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			s, ok := d.quoted()
+			if !ok {
+				return nil, false
+			}
+			return d.colon([]byte(s))
+		}
+		j++
+	}
+	if j >= len(d.b) {
+		return nil, false
+	}
+	d.i = j + 1
+	return d.colon(d.b[start:j])
+}
+
+func (d *decoder) colon(key []byte) ([]byte, bool) {
+	d.ws()
+	if d.peek() != ':' {
+		return nil, false
+	}
+	d.i++
+	return key, true
+}
+
+func decodeStringMap(d *decoder, p unsafe.Pointer) bool {
+	done, ok := d.objectStart()
+	if done || !ok {
+		if done && ok {
+			*(*map[string]string)(p) = nil
+		}
+		return ok
+	}
+	m := *(*map[string]string)(p)
+	if m == nil {
+		m = map[string]string{}
+		*(*map[string]string)(p) = m
+	}
+	return d.members(func(key []byte) bool {
+		k := d.keyString(key)
+		var v string
+		if !decodeString(d, unsafe.Pointer(&v)) {
+			return false
+		}
+		m[k] = v
+		return true
+	})
+}
+
+func decodeAnyMap(d *decoder, p unsafe.Pointer) bool {
+	done, ok := d.objectStart()
+	if done || !ok {
+		if done && ok {
+			*(*map[string]any)(p) = nil
+		}
+		return ok
+	}
+	m := *(*map[string]any)(p)
+	if m == nil {
+		m = map[string]any{}
+		*(*map[string]any)(p) = m
+	}
+	return d.members(func(key []byte) bool {
+		k := d.keyString(key)
+		v, ok := d.anyValue()
+		m[k] = v
+		return ok
+	})
+}
+
+// keyString turns a key from d.key into a string, sharing d.s when it can.
+func (d *decoder) keyString(key []byte) string {
+	if d.owned && len(key) > 0 {
+		off := uintptr(unsafe.Pointer(unsafe.SliceData(key))) - uintptr(unsafe.Pointer(unsafe.SliceData(d.b)))
+		if off < uintptr(len(d.b)) {
+			return d.s[off : int(off)+len(key)]
+		}
+	}
+	return string(key)
+}
+
+func mapDecoder(t reflect.Type, elem *typeDecoder) decFn {
+	return func(d *decoder, p unsafe.Pointer) bool {
+		done, ok := d.objectStart()
+		m := reflect.NewAt(t, p).Elem()
+		if done || !ok {
+			if done && ok {
+				m.SetZero()
+			}
+			return ok
+		}
+		if m.IsNil() {
+			m.Set(reflect.MakeMap(t))
+		}
+		k := reflect.New(t.Key()).Elem()
+		e := reflect.New(t.Elem())
+		ep, ev := e.UnsafePointer(), e.Elem()
+		return d.members(func(key []byte) bool {
+			k.SetString(d.keyString(key))
+			ev.SetZero()
+			if !elem.fn(d, ep) {
+				return false
+			}
+			m.SetMapIndex(k, ev)
+			return true
+		})
+	}
+}
+
+type fieldDecoder struct {
+	off uintptr
+	dec *typeDecoder
+}
+
+func structDecoder(t reflect.Type, building map[reflect.Type]*typeDecoder) (decFn, bool) {
+	fields, ok := jsonFields(t)
+	if !ok {
+		return nil, false
+	}
+	byName := make(map[string]int, len(fields))
+	decs := make([]fieldDecoder, len(fields))
+	for i, f := range fields {
+		if f.quoted {
+			return nil, false
+		}
+		dec, ok := planDecoder(f.typ, building)
+		if !ok {
+			return nil, false
+		}
+		decs[i] = fieldDecoder{off: f.offset, dec: dec}
+		byName[f.name] = i
+	}
+	return func(d *decoder, p unsafe.Pointer) bool {
+		done, ok := d.objectStart()
+		if done || !ok {
+			return ok
+		}
+		var seen uint64
+		var seenMore map[int]bool
+		return d.members(func(key []byte) bool {
+			i, known := byName[string(key)]
+			if !known {
+				return d.skip()
+			}
+			if i < 64 {
+				if seen&(1<<i) != 0 {
+					return false // a duplicate key: merging rules are utiljson's
+				}
+				seen |= 1 << i
+			} else {
+				if seenMore[i] {
+					return false
+				}
+				if seenMore == nil {
+					seenMore = map[int]bool{}
+				}
+				seenMore[i] = true
+			}
+			f := &decs[i]
+			return f.dec.fn(d, unsafe.Add(p, f.off))
+		})
+	}, true
+}
+
+// jsonField is one field encoding/json sees in a struct, embedded fields promoted.
+type jsonField struct {
+	name      string
+	tagged    bool
+	index     []int
+	offset    uintptr
+	typ       reflect.Type
+	omitEmpty bool
+	omitZero  bool
+	quoted    bool
+}
+
+var fieldsCache sync.Map // reflect.Type -> []jsonField (nil: not supported)
+
+// jsonFields lists the fields of struct type t as encoding/json's typeFields does (same
+// names, same dominance rules, same order), with each field's offset from the start of t.
+// ok is false when a field is reached through an embedded pointer or an unexported
+// embedded struct, which the fast paths leave to encoding/json.
+func jsonFields(t reflect.Type) ([]jsonField, bool) {
+	if v, ok := fieldsCache.Load(t); ok {
+		f := v.([]jsonField)
+		return f, f != nil
+	}
+	f, ok := typeFields(t)
+	if !ok {
+		fieldsCache.Store(t, []jsonField(nil))
+		return nil, false
+	}
+	if f == nil {
+		f = []jsonField{}
+	}
+	fieldsCache.Store(t, f)
+	return f, true
+}
+
+// typeFields is encoding/json's algorithm (Go's encode.go, BSD licence): a breadth-first
+// walk over t and its embedded structs, then Go's rules for hidden fields, with JSON tags
+// winning ties.
+func typeFields(t reflect.Type) ([]jsonField, bool) {
+	type queued struct {
+		typ    reflect.Type
+		index  []int
+		offset uintptr
+	}
+	var current []queued
+	next := []queued{{typ: t}}
+	var count, nextCount map[reflect.Type]int
+	visited := map[reflect.Type]bool{}
+	var fields []jsonField
+	for len(next) > 0 {
+		current, next = next, current[:0]
+		count, nextCount = nextCount, map[reflect.Type]int{}
+		for _, f := range current {
+			if visited[f.typ] {
+				continue
+			}
+			visited[f.typ] = true
+			for i := 0; i < f.typ.NumField(); i++ {
+				sf := f.typ.Field(i)
+				if sf.Anonymous {
+					et := sf.Type
+					if et.Kind() == reflect.Pointer {
+						et = et.Elem()
+					}
+					if !sf.IsExported() && et.Kind() != reflect.Struct {
+						continue
+					}
+				} else if !sf.IsExported() {
+					continue
+				}
+				tag := sf.Tag.Get("json")
+				if tag == "-" {
+					continue
+				}
+				name, opts := parseJSONTag(tag)
+				if !isValidJSONTag(name) {
+					name = ""
+				}
+				index := make([]int, len(f.index)+1)
+				copy(index, f.index)
+				index[len(f.index)] = i
+				ft := sf.Type
+				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				quoted := false
+				if hasTagOption(opts, "string") {
+					switch ft.Kind() {
+					case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+						reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+						reflect.Float32, reflect.Float64, reflect.String:
+						quoted = true
+					}
+				}
+				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct {
+					tagged := name != ""
+					if name == "" {
+						name = sf.Name
+					}
+					fields = append(fields, jsonField{name: name, tagged: tagged, index: index,
+						offset: f.offset + sf.Offset, typ: sf.Type,
+						omitEmpty: hasTagOption(opts, "omitempty"), omitZero: hasTagOption(opts, "omitzero"), quoted: quoted})
+					if count[f.typ] > 1 {
+						fields = append(fields, fields[len(fields)-1])
+					}
+					continue
+				}
+				if sf.Type.Kind() == reflect.Pointer || !sf.IsExported() {
+					// Reached through a pointer or an unexported embedding: left to
+					// encoding/json (the whole type, since its fields depend on it).
+					return nil, false
+				}
+				nextCount[ft]++
+				if nextCount[ft] == 1 {
+					next = append(next, queued{typ: ft, index: index, offset: f.offset + sf.Offset})
+				}
+			}
+		}
+	}
+	sortFields(fields, func(a, b jsonField) int {
+		if a.name != b.name {
+			if a.name < b.name {
+				return -1
+			}
+			return 1
+		}
+		if len(a.index) != len(b.index) {
+			return len(a.index) - len(b.index)
+		}
+		if a.tagged != b.tagged {
+			if a.tagged {
+				return -1
+			}
+			return 1
+		}
+		return compareIndex(a.index, b.index)
+	})
+	out := fields[:0]
+	for advance, i := 0, 0; i < len(fields); i += advance {
+		fi := fields[i]
+		for advance = 1; i+advance < len(fields); advance++ {
+			if fields[i+advance].name != fi.name {
+				break
+			}
+		}
+		if advance == 1 {
+			out = append(out, fi)
+			continue
+		}
+		// Dominant field: the first, unless the first two are equally deep and equally tagged.
+		group := fields[i : i+advance]
+		if len(group[0].index) == len(group[1].index) && group[0].tagged == group[1].tagged {
+			continue
+		}
+		out = append(out, group[0])
+	}
+	fields = out
+	sortFields(fields, func(a, b jsonField) int { return compareIndex(a.index, b.index) })
+	return fields, true
+}
+
+func sortFields(fs []jsonField, cmp func(a, b jsonField) int) {
+	// Insertion sort: structs have few fields, and it keeps this file free of imports.
+	for i := 1; i < len(fs); i++ {
+		for j := i; j > 0 && cmp(fs[j-1], fs[j]) > 0; j-- {
+			fs[j-1], fs[j] = fs[j], fs[j-1]
+		}
+	}
+}
+
+func compareIndex(a, b []int) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return a[i] - b[i]
+		}
+	}
+	return len(a) - len(b)
+}
+
+func parseJSONTag(tag string) (name, opts string) {
+	for i := 0; i < len(tag); i++ {
+		if tag[i] == ',' {
+			return tag[:i], tag[i+1:]
+		}
+	}
+	return tag, ""
+}
+
+func hasTagOption(opts, name string) bool {
+	for opts != "" {
+		o := opts
+		for i := 0; i < len(opts); i++ {
+			if opts[i] == ',' {
+				o, opts = opts[:i], opts[i+1:]
+				goto check
+			}
+		}
+		opts = ""
+	check:
+		if o == name {
+			return true
+		}
+	}
+	return false
+}
+
+func isValidJSONTag(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case containsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+			return false
+		}
+	}
+	return true
+}
+
+func containsRune(s string, r rune) bool {
+	for _, c := range s {
+		if c == r {
+			return true
+		}
+	}
+	return false
+}
+
+// Scalars.
+
+func decodeString(d *decoder, p unsafe.Pointer) bool {
+	d.ws()
+	switch d.peek() {
+	case 'n':
+		return d.literal("null")
+	case '"':
+		s, ok := d.quoted()
+		if ok {
+			*(*string)(p) = s
+		}
+		return ok
+	}
+	return false
+}
+
+func decodeBool(d *decoder, p unsafe.Pointer) bool {
+	d.ws()
+	switch d.peek() {
+	case 'n':
+		return d.literal("null")
+	case 't':
+		*(*bool)(p) = true
+		return d.literal("true")
+	case 'f':
+		*(*bool)(p) = false
+		return d.literal("false")
+	}
+	return false
+}
+
+func decodeMetaTime(d *decoder, p unsafe.Pointer) bool {
+	// metav1.Time.UnmarshalJSON: null is the zero time, else an RFC 3339 string, in Local.
+	d.ws()
+	t := (*metav1.Time)(p)
+	switch d.peek() {
+	case 'n':
+		if !d.literal("null") {
+			return false
+		}
+		t.Time = time.Time{}
+		return true
+	case '"':
+		s, ok := d.quoted()
+		if !ok {
+			return false
+		}
+		pt, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return false
+		}
+		t.Time = pt.Local()
+		return true
+	}
+	return false
+}
+
+func intDecoder(k reflect.Kind) decFn {
+	return func(d *decoder, p unsafe.Pointer) bool {
+		lit, ok, null := d.number()
+		if null || !ok {
+			return ok
+		}
+		n, ok := parseInt(lit)
+		if !ok {
+			return false
+		}
+		switch k {
+		case reflect.Int8:
+			if int64(int8(n)) != n {
+				return false
+			}
+			*(*int8)(p) = int8(n)
+		case reflect.Int16:
+			if int64(int16(n)) != n {
+				return false
+			}
+			*(*int16)(p) = int16(n)
+		case reflect.Int32:
+			if int64(int32(n)) != n {
+				return false
+			}
+			*(*int32)(p) = int32(n)
+		case reflect.Int:
+			if int64(int(n)) != n {
+				return false
+			}
+			*(*int)(p) = int(n)
+		default:
+			*(*int64)(p) = n
+		}
+		return true
+	}
+}
+
+func uintDecoder(k reflect.Kind) decFn {
+	return func(d *decoder, p unsafe.Pointer) bool {
+		lit, ok, null := d.number()
+		if null || !ok {
+			return ok
+		}
+		n, err := strconv.ParseUint(unsafe.String(unsafe.SliceData(lit), len(lit)), 10, 64)
+		if err != nil {
+			return false
+		}
+		switch k {
+		case reflect.Uint8:
+			if uint64(uint8(n)) != n {
+				return false
+			}
+			*(*uint8)(p) = uint8(n)
+		case reflect.Uint16:
+			if uint64(uint16(n)) != n {
+				return false
+			}
+			*(*uint16)(p) = uint16(n)
+		case reflect.Uint32:
+			if uint64(uint32(n)) != n {
+				return false
+			}
+			*(*uint32)(p) = uint32(n)
+		case reflect.Uint, reflect.Uintptr:
+			if uint64(uint(n)) != n {
+				return false
+			}
+			*(*uint)(p) = uint(n)
+		default:
+			*(*uint64)(p) = n
+		}
+		return true
+	}
+}
+
+// parseInt parses a JSON number literal that is a plain integer, as strconv.ParseInt does.
+func parseInt(lit []byte) (int64, bool) {
+	neg := false
+	s := lit
+	if len(s) > 0 && s[0] == '-' {
+		neg, s = true, s[1:]
+	}
+	if len(s) == 0 || len(s) > 19 {
+		if len(s) > 19 {
+			n, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(lit), len(lit)), 10, 64)
+			return n, err == nil
+		}
+		return 0, false
+	}
+	var u uint64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	if neg {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	if u > 1<<63-1 {
+		return 0, false
+	}
+	return int64(u), true
+}
+
+// number reads a number literal (validated against JSON's grammar) or null.
+func (d *decoder) number() (lit []byte, ok, null bool) {
+	d.ws()
+	if d.peek() == 'n' {
+		return nil, d.literal("null"), true
+	}
+	start := d.i
+	if !d.skipNumber() {
+		return nil, false, false
+	}
+	return d.b[start:d.i], true, false
+}
+
+// anyValue decodes a value into the types encoding/json gives an interface value, with
+// integers as int64 (utiljson's PreserveInts).
+func (d *decoder) anyValue() (any, bool) {
+	d.ws()
+	switch d.peek() {
+	case '{':
+		m := map[string]any{}
+		if !d.enter() {
+			return nil, false
+		}
+		d.i++
+		ok := d.members(func(key []byte) bool {
+			k := d.keyString(key)
+			v, ok := d.anyValue()
+			m[k] = v
+			return ok
+		})
+		return m, ok
+	case '[':
+		if !d.enter() {
+			return nil, false
+		}
+		d.i++
+		a := make([]any, 0)
+		d.ws()
+		if d.peek() == ']' {
+			d.i++
+			d.depth--
+			return a, true
+		}
+		for {
+			v, ok := d.anyValue()
+			if !ok {
+				return nil, false
+			}
+			a = append(a, v)
+			d.ws()
+			if d.i >= len(d.b) {
+				return nil, false
+			}
+			switch d.b[d.i] {
+			case ',':
+				d.i++
+			case ']':
+				d.i++
+				d.depth--
+				return a, true
+			default:
+				return nil, false
+			}
+		}
+	case '"':
+		s, ok := d.quoted()
+		return s, ok
+	case 't':
+		return true, d.literal("true")
+	case 'f':
+		return false, d.literal("false")
+	case 'n':
+		return nil, d.literal("null")
+	}
+	start := d.i
+	if !d.skipNumber() {
+		return nil, false
+	}
+	lit := d.b[start:d.i]
+	s := unsafe.String(unsafe.SliceData(lit), len(lit))
+	isFloat := false
+	for _, c := range lit {
+		if c == '.' {
+			isFloat = true
+			break
+		}
+	}
+	if !isFloat {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n, true
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil, false
+	}
+	return f, true
+}
+
+// Lexing.
+
+func (d *decoder) ws() {
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) peek() byte {
+	if d.i >= len(d.b) {
+		return 0
+	}
+	return d.b[d.i]
+}
+
+func (d *decoder) enter() bool {
+	d.depth++
+	return d.depth <= maxFastDepth
+}
+
+func (d *decoder) literal(word string) bool {
+	if len(d.b)-d.i < len(word) || string(d.b[d.i:d.i+len(word)]) != word {
+		return false
+	}
+	d.i += len(word)
+	return true
+}
+
+// skipNumber passes over a number, checking JSON's grammar.
+func (d *decoder) skipNumber() bool {
+	b, i := d.b, d.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		return false
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	d.i = i
+	return true
+}
+
+// skip passes over one value of any kind, checking it is valid JSON.
+func (d *decoder) skip() bool {
+	d.ws()
+	switch d.peek() {
+	case '{':
+		if !d.enter() {
+			return false
+		}
+		d.i++
+		return d.members(func([]byte) bool { return d.skip() })
+	case '[':
+		if !d.enter() {
+			return false
+		}
+		d.i++
+		d.ws()
+		if d.peek() == ']' {
+			d.i++
+			d.depth--
+			return true
+		}
+		for {
+			if !d.skip() {
+				return false
+			}
+			d.ws()
+			if d.i >= len(d.b) {
+				return false
+			}
+			switch d.b[d.i] {
+			case ',':
+				d.i++
+			case ']':
+				d.i++
+				d.depth--
+				return true
+			default:
+				return false
+			}
+		}
+	case '"':
+		return d.skipString()
+	case 't':
+		return d.literal("true")
+	case 'f':
+		return d.literal("false")
+	case 'n':
+		return d.literal("null")
+	}
+	return d.skipNumber()
+}
+
+// skipString passes over a string, checking its escapes; it reports whether it found
+// anything that needs unquoting (an escape or a byte that is not printable ASCII).
+func (d *decoder) skipString() bool {
+	_, _, ok := d.scanString()
+	return ok
+}
+
+// scanString passes over the string at d.i; plain is true when its contents (b[d.i+1:end])
+// are printable ASCII or valid UTF-8 without escapes, so they are the string itself.
+func (d *decoder) scanString() (end int, plain, ok bool) {
+	b := d.b
+	i := d.i + 1
+	plain = true
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			return i, plain, true
+		case c == '\\':
+			plain = false
+			i++
+			if i >= len(b) {
+				return 0, false, false
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if len(b)-i < 5 {
+					return 0, false, false
+				}
+				for _, h := range b[i+1 : i+5] {
+					if !isHex(h) {
+						return 0, false, false
+					}
+				}
+				i += 5
+			default:
+				return 0, false, false
+			}
+		case c < 0x20:
+			return 0, false, false
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				plain = false
+			}
+			i += size
+		}
+	}
+	return 0, false, false
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// quoted reads a string value.
+func (d *decoder) quoted() (string, bool) {
+	start := d.i
+	end, plain, ok := d.scanString()
+	if !ok {
+		return "", false
+	}
+	if plain {
+		return d.str(start+1, end), true
+	}
+	s, ok := unquote(d.b[start+1 : end])
+	return s, ok
+}
+
+// unquote decodes the contents of a JSON string as encoding/json does (Go's decode.go,
+// BSD licence): escapes resolved, invalid UTF-8 and lone surrogates become U+FFFD.
+func unquote(s []byte) (string, bool) {
+	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
+	for r := 0; r < len(s); {
+		c := s[r]
+		switch {
+		case c == '\\':
+			r++
+			if r >= len(s) {
+				return "", false
+			}
+			switch s[r] {
+			case '"', '\\', '/', '\'':
+				b = append(b, s[r])
+				r++
+			case 'b':
+				b = append(b, '\b')
+				r++
+			case 'f':
+				b = append(b, '\f')
+				r++
+			case 'n':
+				b = append(b, '\n')
+				r++
+			case 'r':
+				b = append(b, '\r')
+				r++
+			case 't':
+				b = append(b, '\t')
+				r++
+			case 'u':
+				r--
+				rr := getu4(s[r:])
+				if rr < 0 {
+					return "", false
+				}
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					rr1 := getu4(s[r:])
+					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+						r += 6
+						b = utf8.AppendRune(b, dec)
+						break
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+			default:
+				return "", false
+			}
+		case c == '"' || c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
+	}
+	return string(b), true
+}
+
+// getu4 decodes \uXXXX from the beginning of s, returning the hex value, or -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c = c - '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
