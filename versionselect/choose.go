@@ -25,8 +25,12 @@ const (
 	ReasonCommonVersion   Reason = "CommonVersion"   // P3: best version (Compare) both clusters serve
 	ReasonConversion      Reason = "Conversion"      // P4: a backed-up version converts to the target's preferred one
 	// ReasonNoCommonVersion: nothing in common and no conversion; the source's preferred
-	// version (or, without one, the best backed-up version) is chosen as is.
+	// version is chosen as is.
 	ReasonNoCommonVersion Reason = "NoCommonVersion"
+	// ReasonBestSourceVersion: nothing in common and no conversion, and the backup has no
+	// preferred version: its best version (by Compare) is chosen as is, with no
+	// "-preferredversion" suffix on Dir.
+	ReasonBestSourceVersion Reason = "BestSourceVersion"
 	// ReasonTargetGroupAbsent: the target does not serve the group (or, with
 	// WithServedResources, the resource) at any version, e.g. a CRD not installed yet.
 	ReasonTargetGroupAbsent Reason = "TargetGroupAbsent"
@@ -146,8 +150,11 @@ func WithServedResources(lists []*metav1.APIResourceList) Option {
 //
 // Otherwise it chooses the source's preferred version with ReasonNoCommonVersion, or with
 // ReasonTargetGroupAbsent when the target lacks the group (a group with no versions counts
-// as absent). A source group without a preferred version skips P2 and falls back to its
-// best version by Compare.
+// as absent). A source group without a preferred version skips P2 and, where the preferred
+// version would be the fallback, reads its best version by Compare instead, never an empty
+// one: with ReasonBestSourceVersion when nothing is in common, and with
+// ReasonTargetGroupAbsent when the target lacks the group (the reason a caller must act on;
+// Explain says the backup had no preferred version).
 //
 // The target's preferred version is its PreferredVersion field, or the best of its versions
 // by Compare when that is empty. Duplicate target groups of one name are merged.
@@ -270,7 +277,11 @@ func decide(key string, sg metav1.APIGroup, targets map[string]*group, cfg *conf
 		if targets[sg.Name] != nil && len(targets[sg.Name].versions) > 0 {
 			what = "resource " + key
 		}
-		note(ReasonTargetGroupAbsent, true, "the target does not serve %s; reading %s as backed up", what, fallback)
+		if src.preferred == "" {
+			note(ReasonTargetGroupAbsent, true, "the target does not serve %s; the backup has no preferred version, reading its best version %s as is", what, fallback)
+		} else {
+			note(ReasonTargetGroupAbsent, true, "the target does not serve %s; reading %s as backed up", what, fallback)
+		}
 		return choice(fallback, fallback, ReasonTargetGroupAbsent), tried
 	}
 	srcOrder, tgtOrder := src.versions, tgt.versions
@@ -342,10 +353,10 @@ func decide(key string, sg metav1.APIGroup, targets map[string]*group, cfg *conf
 		note(ReasonConversion, false, "no converter given")
 	}
 	if src.preferred == "" {
-		note(ReasonNoCommonVersion, true, "the backup has no preferred version; reading its best version %s as is", fallback)
-	} else {
-		note(ReasonNoCommonVersion, true, "reading the source's preferred %s as is", fallback)
+		note(ReasonBestSourceVersion, true, "the backup has no preferred version; reading its best version %s as is", fallback)
+		return choice(fallback, fallback, ReasonBestSourceVersion), tried
 	}
+	note(ReasonNoCommonVersion, true, "reading the source's preferred %s as is", fallback)
 	return choice(fallback, fallback, ReasonNoCommonVersion), tried
 }
 

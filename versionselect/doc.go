@@ -16,7 +16,10 @@
 //	P4 Conversion       with WithConverter: read a backed-up version, convert it to the
 //	                    target's preferred version
 //	NoCommonVersion     otherwise: the source's preferred version, as backed up
+//	BestSourceVersion   otherwise, when the backup has no preferred version: its best
+//	                    version by Compare, as backed up (never an empty version)
 //	TargetGroupAbsent   the target lacks the group (e.g. the CRD is not installed yet)
+//	NoSourceVersion     the backup names the resource but holds no version of it
 //
 // Unlike Velero, P3 searches the whole intersection (Velero skips the first version of both
 // sorted lists and so misses common versions when a preferred version is not the highest),
