@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -49,11 +50,15 @@ type ConversionResponse struct {
 }
 
 // decodeReview parses a request body. It accepts exactly a JSON ConversionReview of a
-// known apiVersion with a request; keys are case-sensitive, as the API server's are.
+// known apiVersion with a request; keys are case-sensitive, as the API server's are. The
+// objects alias body.
 func decodeReview(body []byte) (*ConversionReview, error) {
-	var r ConversionReview
-	if err := utiljson.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadReview, err)
+	r, ok := fastReview(body)
+	if !ok {
+		r = &ConversionReview{}
+		if err := utiljson.Unmarshal(body, r); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadReview, err)
+		}
 	}
 	switch r.APIVersion {
 	case ReviewAPIVersionV1, ReviewAPIVersionV1beta1:
@@ -71,5 +76,113 @@ func decodeReview(body []byte) (*ConversionReview, error) {
 	if r.Request.DesiredAPIVersion == "" {
 		return nil, fmt.Errorf("%w: request.desiredAPIVersion is missing", ErrBadReview)
 	}
-	return &r, nil
+	return r, nil
+}
+
+// fastReview reads a review in one pass over body, each object validated once and kept as
+// a slice of body. It returns what utiljson.Unmarshal would, except that it gives up
+// (false) on anything unusual: invalid JSON, a value of an unexpected type, a duplicate
+// key, a response member; decodeReview then asks utiljson, for the result and the error.
+func fastReview(body []byte) (*ConversionReview, bool) {
+	d := decoder{b: body}
+	r := &ConversionReview{}
+	var seen [3]bool
+	once := func(i int) bool {
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+		return true
+	}
+	if done, ok := d.objectStart(); done || !ok {
+		return nil, false
+	}
+	ok := d.members(func(key []byte) bool {
+		switch string(key) {
+		case "apiVersion":
+			return once(0) && decodeString(&d, unsafe.Pointer(&r.APIVersion))
+		case "kind":
+			return once(1) && decodeString(&d, unsafe.Pointer(&r.Kind))
+		case "request":
+			if !once(2) {
+				return false
+			}
+			d.ws()
+			if d.peek() == 'n' {
+				return d.literal("null")
+			}
+			r.Request = &ConversionRequest{}
+			return fastRequest(&d, r.Request)
+		case "response":
+			return false
+		default:
+			return d.skip()
+		}
+	})
+	if !ok {
+		return nil, false
+	}
+	d.ws()
+	return r, d.i == len(d.b)
+}
+
+func fastRequest(d *decoder, req *ConversionRequest) bool {
+	var seen [3]bool
+	once := func(i int) bool {
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+		return true
+	}
+	if done, ok := d.objectStart(); done || !ok {
+		return false
+	}
+	return d.members(func(key []byte) bool {
+		switch string(key) {
+		case "uid":
+			return once(0) && decodeString(d, unsafe.Pointer(&req.UID))
+		case "desiredAPIVersion":
+			return once(1) && decodeString(d, unsafe.Pointer(&req.DesiredAPIVersion))
+		case "objects":
+			if !once(2) {
+				return false
+			}
+			d.ws()
+			switch d.peek() {
+			case 'n':
+				return d.literal("null")
+			case '[':
+			default:
+				return false
+			}
+			d.i++
+			req.Objects = []json.RawMessage{} // [] is an empty list, not nil
+			d.ws()
+			if d.peek() == ']' {
+				d.i++
+				return true
+			}
+			for {
+				d.ws()
+				start := d.i
+				if !d.skip() {
+					return false
+				}
+				req.Objects = append(req.Objects, d.b[start:d.i:d.i])
+				d.ws()
+				switch d.peek() {
+				case ',':
+					d.i++
+				case ']':
+					d.i++
+					return true
+				default:
+					return false
+				}
+			}
+		default:
+			return d.skip()
+		}
+	})
 }

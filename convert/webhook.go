@@ -1,7 +1,6 @@
 package convert
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -89,7 +89,10 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "convert: method "+req.Method+" not allowed, use POST", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := readBody(w, req, h.max)
+	bodyBuf := getBuffer()
+	defer putBuffer(bodyBuf)
+	body, err := readBody(w, req, h.max, (*bodyBuf)[:0])
+	*bodyBuf = body
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -99,23 +102,33 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "convert: reading request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	review, err := decodeReview(body)
+	review, err := decodeReview(body) // its objects alias body: done with them before bodyBuf goes back
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	converted, err := h.r.convertReview(req.Context(), review.Request, h.parallelism)
-	out := encodeResponse(review, converted, err)
+	chunks, err := h.r.convertReview(req.Context(), review.Request, h.parallelism)
+	defer func() {
+		for _, c := range chunks {
+			putBuffer(c)
+		}
+	}()
+	outBuf := getBuffer()
+	defer putBuffer(outBuf)
+	out := appendResponse((*outBuf)[:0], review, chunks, err)
+	*outBuf = out
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out)
 }
 
-// convertReview converts every object of req, stopping at the first failure.
-// Large reviews are split among up to parallelism goroutines; the first failing object
-// by index is reported whichever goroutine met it.
-func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, parallelism int) ([][]byte, error) {
+// convertReview converts every object of req, stopping at the first failure, and returns
+// the converted objects as JSON in order, comma-separated, in one or more chunks (pooled
+// buffers the caller puts back). Large reviews are split among up to parallelism
+// goroutines, one chunk each; the first failing object by index is reported whichever
+// goroutine met it, and then no chunk is returned.
+func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, parallelism int) ([]*[]byte, error) {
 	desired, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || desired.Version == "" {
 		if len(req.Objects) == 0 {
@@ -123,36 +136,48 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, pa
 		}
 		return nil, fmt.Errorf("desiredAPIVersion %q: %w: not group/version", req.DesiredAPIVersion, ErrUnknownVersion)
 	}
-	out := make([][]byte, len(req.Objects))
-	errs := make([]error, len(req.Objects))
-	convertRange := func(from, to int) {
+	n := len(req.Objects)
+	errs := make([]error, n)
+	workers := max(1, min(parallelism, n/minObjectsPerWorker))
+	chunks := make([]*[]byte, workers)
+	convertRange := func(chunk, from, to int) {
+		buf := getBuffer()
+		chunks[chunk] = buf
+		enc := newObjectEncoder((*buf)[:0])
 		for i := from; i < to; i++ {
 			if err := ctx.Err(); err != nil {
 				errs[i] = err
-				return
+				break
 			}
-			if out[i], errs[i] = r.convertRaw(ctx, req.Objects[i], desired); errs[i] != nil {
-				return
+			if i > from {
+				enc.b = append(enc.b, ',')
+			}
+			if errs[i] = r.convertRaw(ctx, req.Objects[i], desired, enc); errs[i] != nil {
+				break
 			}
 		}
+		*buf = enc.b
 	}
-	workers := min(parallelism, len(req.Objects)/minObjectsPerWorker)
-	if workers <= 1 {
-		convertRange(0, len(out))
+	if workers == 1 {
+		convertRange(0, 0, n)
 	} else {
 		var wg sync.WaitGroup
-		per := (len(out) + workers - 1) / workers
-		for from := 0; from < len(out); from += per {
-			wg.Go(func() { convertRange(from, min(from+per, len(out))) })
+		per := (n + workers - 1) / workers
+		for c := range workers {
+			from, to := c*per, min((c+1)*per, n)
+			wg.Go(func() { convertRange(c, from, to) })
 		}
 		wg.Wait()
 	}
 	for i, err := range errs {
 		if err != nil {
+			for _, c := range chunks {
+				putBuffer(c)
+			}
 			return nil, fmt.Errorf("objects[%d]: %w", i, err)
 		}
 	}
-	return out, nil
+	return chunks, nil
 }
 
 // minObjectsPerWorker is the smallest share of a review worth a goroutine of its own.
@@ -168,14 +193,15 @@ type rawHead struct {
 	} `json:"metadata"`
 }
 
-// convertRaw converts one JSON object to desired.
-func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.GroupVersion) (_ []byte, err error) {
+// convertRaw converts one JSON object to desired and appends the result to enc.b; on
+// error enc.b may hold part of an object.
+func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.GroupVersion, enc *objectEncoder) (err error) {
 	defer guard(&err, desired.String())
 	head, ok := peekHead(raw)
 	if !ok {
 		head = rawHead{}
 		if err := utiljson.Unmarshal(raw, &head); err != nil {
-			return nil, &ConversionError{To: desired.String(), Err: fmt.Errorf("%w: %v", ErrInvalidObject, err)}
+			return &ConversionError{To: desired.String(), Err: fmt.Errorf("%w: %v", ErrInvalidObject, err)}
 		}
 	}
 	gvk := schema.FromAPIVersionAndKind(head.APIVersion, head.Kind)
@@ -183,107 +209,168 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 		return &ConversionError{GroupKind: gvk.GroupKind(), Namespace: head.Metadata.Namespace, Name: head.Metadata.Name, From: gvk.Version, To: desired.String(), Err: err}
 	}
 	if head.Kind == "" || head.APIVersion == "" {
-		return nil, fail(fmt.Errorf("%w: apiVersion or kind missing", ErrInvalidObject))
+		return fail(fmt.Errorf("%w: apiVersion or kind missing", ErrInvalidObject))
 	}
 	if gvk.Group != desired.Group {
-		return nil, fail(fmt.Errorf("%w: object is in group %q, desired %q", ErrWrongGroup, gvk.Group, desired.Group))
+		return fail(fmt.Errorf("%w: object is in group %q, desired %q", ErrWrongGroup, gvk.Group, desired.Group))
 	}
 	k, to, err := r.resolve(gvk, desired.Version)
 	if err != nil {
-		return nil, fail(err)
+		return fail(err)
 	}
 	if gvk.Version == to {
-		return raw, nil
+		enc.b = append(enc.b, raw...)
+		return nil
 	}
 	record := r.recordFrom(gvk.Version)
 	if k.scheme != nil {
 		obj, err := k.scheme.New(gvk)
 		if err != nil {
-			return nil, fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
+			return fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
 		}
 		if err := decodeJSON(raw, obj, true); err != nil {
-			return nil, fail(fmt.Errorf("%w: decoding into %T: %v", ErrInvalidObject, obj, err))
+			return fail(fmt.Errorf("%w: decoding into %T: %v", ErrInvalidObject, obj, err))
 		}
 		snap := shallowSnapshotMeta(obj)
 		out, err := r.convertTyped(k, obj, gvk.Version, to)
 		if err != nil {
-			return nil, fail(err)
+			return fail(err)
 		}
 		finishTyped(out, k.gk.WithVersion(to), snap, record)
-		b, err := json.Marshal(out)
-		if err != nil {
-			return nil, fail(fmt.Errorf("%w: encoding: %v", ErrInvalidResult, err))
+		if err := enc.encodeTyped(out); err != nil {
+			return fail(fmt.Errorf("%w: encoding: %v", ErrInvalidResult, err))
 		}
-		return b, nil
+		return nil
 	}
 	var obj map[string]any
 	if err := decodeJSON(raw, &obj, true); err != nil {
-		return nil, fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
+		return fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
 	}
 	snap := shallowSnapshotMap(obj)
 	out, err := r.convertOwned(ctx, k, obj, gvk.Version, to)
 	if err != nil {
-		return nil, fail(err)
+		return fail(err)
 	}
 	finishMap(out, k.gk.WithVersion(to), snap, record)
-	b, err := appendJSON(make([]byte, 0, len(raw)+len(raw)/8), out)
+	b, err := appendJSON(enc.b, out)
 	if err != nil {
-		return nil, fail(fmt.Errorf("%w: encoding: %v", ErrInvalidResult, err))
+		return fail(fmt.Errorf("%w: encoding: %v", ErrInvalidResult, err))
 	}
-	return b, nil
+	enc.b = b
+	return nil
 }
 
-// encodeResponse renders the answer to review: converted objects on success, a Failure
-// naming err otherwise. The objects are valid JSON already and are copied as they are.
-func encodeResponse(review *ConversionReview, converted [][]byte, err error) []byte {
-	result := metav1.Status{Status: metav1.StatusSuccess}
+// appendResponse appends the answer to review to b: the converted objects (chunks, valid
+// JSON already, copied as they are) on success, a Failure naming err otherwise.
+func appendResponse(b []byte, review *ConversionReview, chunks []*[]byte, err error) []byte {
+	resultJSON := successJSON
 	if err != nil {
-		result = metav1.Status{Status: metav1.StatusFailure, Message: err.Error()}
+		resultJSON, _ = json.Marshal(metav1.Status{Status: metav1.StatusFailure, Message: err.Error()}) // a plain struct: cannot fail
 	}
-	resultJSON, _ := json.Marshal(result)      // a plain struct: cannot fail
 	uid, _ := json.Marshal(review.Request.UID) // a string: cannot fail
 	head, _ := json.Marshal(review.APIVersion) // validated constant
 	size := 128 + len(resultJSON) + len(uid)
-	for _, c := range converted {
-		size += len(c) + 1
+	for _, c := range chunks {
+		size += len(*c) + 1
 	}
-	var b bytes.Buffer
-	b.Grow(size)
-	b.WriteString(`{"apiVersion":`)
-	b.Write(head)
-	b.WriteString(`,"kind":"` + ReviewKind + `","response":{"uid":`)
-	b.Write(uid)
+	b = slices.Grow(b, size)
+	b = append(b, `{"apiVersion":`...)
+	b = append(b, head...)
+	b = append(b, `,"kind":"`+ReviewKind+`","response":{"uid":`...)
+	b = append(b, uid...)
 	if err == nil {
-		b.WriteString(`,"convertedObjects":[`)
-		for i, c := range converted {
-			if i > 0 {
-				b.WriteByte(',')
+		b = append(b, `,"convertedObjects":[`...)
+		first := true
+		for _, c := range chunks {
+			if len(*c) == 0 {
+				continue
 			}
-			b.Write(c)
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, *c...)
 		}
-		b.WriteByte(']')
+		b = append(b, ']')
 	}
-	b.WriteString(`,"result":`)
-	b.Write(resultJSON)
-	b.WriteString("}}")
-	return b.Bytes()
+	b = append(b, `,"result":`...)
+	b = append(b, resultJSON...)
+	return append(b, "}}"...)
 }
 
-// readBody reads the request body up to max bytes, in one allocation when the request
-// states its length.
-func readBody(w http.ResponseWriter, req *http.Request, max int64) ([]byte, error) {
+// successJSON is the result of a review that succeeded.
+var successJSON, _ = json.Marshal(metav1.Status{Status: metav1.StatusSuccess})
+
+// objectEncoder appends converted objects to b; a review's goroutine has one.
+type objectEncoder struct {
+	b   []byte
+	enc *json.Encoder
+}
+
+func newObjectEncoder(b []byte) *objectEncoder {
+	e := &objectEncoder{b: b}
+	e.enc = json.NewEncoder(e) // HTML escaping on, as json.Marshal
+	return e
+}
+
+// Write lets the json.Encoder append to b.
+func (e *objectEncoder) Write(p []byte) (int, error) {
+	e.b = append(e.b, p...)
+	return len(p), nil
+}
+
+// encodeTyped appends v as json.Marshal encodes it.
+func (e *objectEncoder) encodeTyped(v any) error {
+	if err := e.enc.Encode(v); err != nil {
+		return err
+	}
+	e.b = e.b[:len(e.b)-1] // Encode ends with a newline
+	return nil
+}
+
+// Buffers for request bodies and responses, reused across requests. Buffers that grew
+// beyond maxPooledBuffer (a review of a few thousand objects) are left to the collector.
+var buffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledBuffer = 8 << 20
+
+func getBuffer() *[]byte { return buffers.Get().(*[]byte) }
+
+func putBuffer(b *[]byte) {
+	if b == nil || cap(*b) > maxPooledBuffer {
+		return
+	}
+	*b = (*b)[:0]
+	buffers.Put(b)
+}
+
+// readBody appends the request body, up to max bytes, to buf, in one allocation at most
+// when the request states its length.
+func readBody(w http.ResponseWriter, req *http.Request, max int64, buf []byte) ([]byte, error) {
 	r := http.MaxBytesReader(w, req.Body, max)
 	if n := req.ContentLength; n > 0 && n <= max {
-		buf := make([]byte, n+1) // one spare byte: a body longer than stated is read whole
+		buf = slices.Grow(buf[:0], int(n)+1)[:n+1] // one spare byte: a body longer than stated is read whole
 		read, err := io.ReadFull(r, buf)
 		switch {
 		case err == io.ErrUnexpectedEOF || err == io.EOF:
 			return buf[:read], nil
 		case err != nil:
-			return nil, err
+			return buf[:0], err
 		}
 		rest, err := io.ReadAll(r)
 		return append(buf, rest...), err
 	}
-	return io.ReadAll(r)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf[:0], err
+		}
+	}
 }
