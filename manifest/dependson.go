@@ -13,22 +13,52 @@ type objRef struct {
 // out must not be empty.
 func parseDependsOn(v string) []objRef {
 	var out []objRef
-	for part := range strings.SplitSeq(v, ",") {
-		part = strings.TrimSpace(part)
-		f := strings.Split(part, "/")
-		var r objRef
-		switch {
-		case len(f) == 3:
-			r = objRef{group: f[0], kind: f[1], name: f[2]}
-		case len(f) == 5 && f[1] == "namespaces" && f[2] != "":
-			r = objRef{group: f[0], namespace: f[2], kind: f[3], name: f[4]}
-		default:
-			continue
-		}
-		if r.kind == "" || r.name == "" {
-			continue
-		}
-		out = append(out, r)
-	}
+	forEachDependsOn(v, func(r objRef) { out = append(out, r) })
 	return out
+}
+
+// forEachDependsOn calls fn with each well-formed reference of v, in order, as
+// [parseDependsOn] returns them, without allocating.
+func forEachDependsOn(v string, fn func(objRef)) {
+	for v != "" {
+		part, rest, _ := strings.Cut(v, ",")
+		v = rest
+		if r, ok := parseDependsOnRef(strings.TrimSpace(part)); ok {
+			fn(r)
+		}
+	}
+}
+
+// parseDependsOnRef parses one trimmed reference: exactly three or five slash-separated
+// fields.
+func parseDependsOnRef(part string) (objRef, bool) {
+	var f [5]string
+	n := 0
+	for {
+		i := strings.IndexByte(part, '/')
+		if i < 0 {
+			f[n] = part
+			n++
+			break
+		}
+		if n == len(f)-1 {
+			return objRef{}, false // six fields or more
+		}
+		f[n] = part[:i]
+		n++
+		part = part[i+1:]
+	}
+	var r objRef
+	switch {
+	case n == 3:
+		r = objRef{group: f[0], kind: f[1], name: f[2]}
+	case n == 5 && f[1] == "namespaces" && f[2] != "":
+		r = objRef{group: f[0], namespace: f[2], kind: f[3], name: f[4]}
+	default:
+		return objRef{}, false
+	}
+	if r.kind == "" || r.name == "" {
+		return objRef{}, false
+	}
+	return r, true
 }

@@ -159,7 +159,7 @@ func (m *Manifest) graphLocked() *graph {
 			b.crdItem[k] = idx
 		}
 	}
-	if m.dependsOn {
+	if len(m.dependsOn) > 0 {
 		b.byGK = map[schema.GroupKind][]int32{}
 		type grk struct {
 			gr   int32
@@ -182,12 +182,16 @@ func (m *Manifest) graphLocked() *graph {
 	// (append would grow by a quarter, copying five times over).
 	g := &graph{depOff: make([]int32, n+1), dep: make([]int32, 0, 2*n), why: make([]uint8, 0, 2*n)}
 	var buf edgeBuf
+	dependsOn := m.dependsOn // ascending idx: Add appends
 	for k, it := range m.items {
 		buf.to, buf.why = buf.to[:0], buf.why[:0]
 		b.ownerEdges(it, &buf)
 		b.namespaceEdge(it, &buf)
 		b.crdEdge(it, &buf)
-		b.dependsOnEdges(it, &buf)
+		if len(dependsOn) > 0 && dependsOn[0].idx == int32(k) {
+			b.dependsOnEdges(dependsOn[0].value, &buf)
+			dependsOn = dependsOn[1:]
+		}
 		if len(g.dep)+len(buf.to) > cap(g.dep) {
 			g.dep = slices.Grow(g.dep, len(g.dep)+len(buf.to))
 			g.why = slices.Grow(g.why, len(g.why)+len(buf.why))
@@ -233,26 +237,19 @@ func (b *builder) crdEdge(it *Item, buf *edgeBuf) {
 	}
 }
 
-// dependsOnEdges: the targets of the depends-on annotation that the manifest holds.
-func (b *builder) dependsOnEdges(it *Item, buf *edgeBuf) {
-	if b.byGK == nil {
-		return
-	}
-	v, ok := it.Annotations[DependsOnAnnotation]
-	if !ok {
-		return
-	}
-	for _, ref := range parseDependsOn(v) {
+// dependsOnEdges: the targets of a depends-on annotation value that the manifest holds.
+func (b *builder) dependsOnEdges(v string, buf *edgeBuf) {
+	forEachDependsOn(v, func(ref objRef) {
+		ns, ok := b.m.nsIDs[ref.namespace]
+		if !ok {
+			return
+		}
 		for _, gr := range b.byGK[schema.GroupKind{Group: ref.group, Kind: ref.kind}] {
-			ns, ok := b.m.nsIDs[ref.namespace]
-			if !ok {
-				continue
-			}
 			if idx, ok := b.m.identIndex(identKey{gr: gr, ns: ns, name: ref.name}); ok {
 				buf.add(idx, whyDependsOn)
 			}
 		}
-	}
+	})
 }
 
 // children builds the ownership CSR: for each item, the items whose ownerReferences

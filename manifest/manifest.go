@@ -32,9 +32,17 @@ type Manifest struct {
 	nss   []string
 
 	versions   map[int32][]string // versions beyond Item.Version, by item index
-	dependsOn  bool               // some item carries a depends-on annotation
+	dependsOn  []dependsOnEntry   // items carrying a depends-on annotation, by index
 	graph      *graph             // nil when stale
 	orderCache []int32            // item indices in String order; nil when stale
+}
+
+// dependsOnEntry is the depends-on annotation of the item at idx, read once by Add (an
+// item's fields do not change once added) so that building the graph does not look it up
+// in every item's annotations again.
+type dependsOnEntry struct {
+	idx   int32
+	value string
 }
 
 // identKey is an item's identity with group/resource and namespace interned.
@@ -118,8 +126,8 @@ func (m *Manifest) Add(it *Item) (bool, error) {
 		m.byUID.insert(uidHash, idx)
 	}
 	m.byIdent.insert(identHash, idx)
-	if _, ok := it.Annotations[DependsOnAnnotation]; ok {
-		m.dependsOn = true
+	if v, ok := it.Annotations[DependsOnAnnotation]; ok {
+		m.dependsOn = append(m.dependsOn, dependsOnEntry{idx: idx, value: v})
 	}
 	m.graph, m.orderCache = nil, nil
 	return true, nil

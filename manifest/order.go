@@ -31,38 +31,54 @@ func (m *Manifest) orderLocked() []int32 {
 		}
 		return "namespaces/" + m.nss[k] + "/"
 	})
-	// Two stable counting sorts put the items in (resource segment, namespace) order in
-	// linear time; then each run of one group/resource and namespace is sorted by name.
+	// One pass over the items in index order (the order they sit in memory, roughly)
+	// gathers what the sort needs: the ranks and an 8-byte prefix of each name. Two
+	// stable counting sorts then put the items in (resource segment, namespace) order in
+	// linear time, and each run of one group/resource and namespace is sorted by name,
+	// the prefixes deciding most comparisons without reading the names.
 	n := len(m.items)
+	grOf := make([]uint32, n)
+	nsOf := make([]uint32, n)
+	prefix := make([]uint64, n)
+	for k, it := range m.items {
+		grOf[k], nsOf[k], prefix[k] = grRank[it.gr], nsRank[it.ns], namePrefix(it.Name)
+	}
 	perm := make([]int32, n)
 	tmp := make([]int32, n)
 	for k := range perm {
 		tmp[k] = int32(k)
 	}
-	countingSort(tmp, perm, len(m.nss), func(idx int32) uint32 { return nsRank[m.items[idx].ns] })
-	countingSort(perm, tmp, len(m.grs), func(idx int32) uint32 { return grRank[m.items[idx].gr] })
+	countingSort(tmp, perm, len(m.nss), func(idx int32) uint32 { return nsOf[idx] })
+	countingSort(perm, tmp, len(m.grs), func(idx int32) uint32 { return grOf[idx] })
 	order := tmp
 	type entry struct {
-		name string
-		idx  int32
+		prefix uint64
+		idx    int32
 	}
 	var run []entry
 	for lo := 0; lo < n; {
-		first := m.items[order[lo]]
+		gr, ns := grOf[order[lo]], nsOf[order[lo]]
 		hi := lo + 1
-		for hi < n && grRank[m.items[order[hi]].gr] == grRank[first.gr] && nsRank[m.items[order[hi]].ns] == nsRank[first.ns] {
+		for hi < n && grOf[order[hi]] == gr && nsOf[order[hi]] == ns {
 			hi++
 		}
 		if hi-lo > 1 {
 			run = run[:0]
 			for _, idx := range order[lo:hi] {
-				run = append(run, entry{m.items[idx].Name, idx})
+				run = append(run, entry{prefix[idx], idx})
 			}
 			slices.SortFunc(run, func(a, b entry) int {
-				if c := cmpSuffixed(a.name, b.name, ".json"); c != 0 {
+				if a.prefix != b.prefix {
+					if a.prefix < b.prefix {
+						return -1
+					}
+					return 1
+				}
+				ia, ib := m.items[a.idx], m.items[b.idx]
+				if c := cmpSuffixed(ia.Name, ib.Name, ".json"); c != 0 {
 					return c
 				}
-				return strings.Compare(string(m.items[a.idx].UID), string(m.items[b.idx].UID))
+				return strings.Compare(string(ia.UID), string(ib.UID))
 			})
 			for k, e := range run {
 				order[lo+k] = e.idx
@@ -72,6 +88,30 @@ func (m *Manifest) orderLocked() []int32 {
 	}
 	m.orderCache = order
 	return order
+}
+
+// namePrefix returns the first 8 bytes of name+".json", big-endian, zero-padded. When
+// the prefixes of two names differ, they order the names as [cmpSuffixed] does: at the
+// first differing byte either both are real bytes, or the shorter string has ended
+// (padding 0) and is a prefix of the other, which then sorts after it.
+func namePrefix(name string) uint64 {
+	if len(name) >= 8 {
+		_ = name[7]
+		return uint64(name[0])<<56 | uint64(name[1])<<48 | uint64(name[2])<<40 | uint64(name[3])<<32 |
+			uint64(name[4])<<24 | uint64(name[5])<<16 | uint64(name[6])<<8 | uint64(name[7])
+	}
+	var p uint64
+	for k := range 8 {
+		var c byte
+		switch {
+		case k < len(name):
+			c = name[k]
+		case k-len(name) < len(".json"):
+			c = ".json"[k-len(name)]
+		}
+		p = p<<8 | uint64(c)
+	}
+	return p
 }
 
 // countingSort writes src to dst stably ordered by key, which is below buckets.

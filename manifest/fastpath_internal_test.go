@@ -1,0 +1,87 @@
+package manifest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/types"
+	"pgregory.net/rapid"
+)
+
+// parseDependsOnReference is the plain parser the allocation-free one replaced.
+func parseDependsOnReference(v string) []objRef {
+	var out []objRef
+	for part := range strings.SplitSeq(v, ",") {
+		part = strings.TrimSpace(part)
+		f := strings.Split(part, "/")
+		var r objRef
+		switch {
+		case len(f) == 3:
+			r = objRef{group: f[0], kind: f[1], name: f[2]}
+		case len(f) == 5 && f[1] == "namespaces" && f[2] != "":
+			r = objRef{group: f[0], namespace: f[2], kind: f[3], name: f[4]}
+		default:
+			continue
+		}
+		if r.kind == "" || r.name == "" {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func TestParseDependsOnMatchesReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := rapid.StringMatching(`([ a-z/,]|namespaces){0,40}`).Draw(t, "v")
+		require.Equal(t, parseDependsOnReference(v), parseDependsOn(v))
+	})
+}
+
+// orderReference is String order the plain way: build every String and sort.
+func orderReference(items []*Item) []*Item {
+	out := slices.Clone(items)
+	slices.SortFunc(out, compareItems)
+	return out
+}
+
+// The counting sorts and name prefixes give exactly String order (UID breaking ties),
+// including names shorter than the prefix, names holding bytes around '.' and 0, and
+// names sharing long prefixes.
+func TestOrderMatchesReference(t *testing.T) {
+	grs := []struct{ group, resource string }{{"", "pods"}, {"apps", "replicasets"}, {"b.c", "a"}, {"c", "a.b"}, {"", "a"}}
+	rapid.Check(t, func(t *rapid.T) {
+		m := New()
+		n := rapid.IntRange(0, 60).Draw(t, "n")
+		items := []*Item{}
+		for k := range n {
+			gr := grs[rapid.IntRange(0, len(grs)-1).Draw(t, "gr")]
+			ns := rapid.SampledFrom([]string{"", "a", "a.b", "ab"}).Draw(t, "ns")
+			name := rapid.StringMatching(`(app-12345678|[a.\x00\x2d/jsonz]){0,4}`).Draw(t, "name")
+			it := &Item{Group: gr.group, Resource: gr.resource, Kind: "K", Namespace: ns, Name: name, UID: types.UID(fmt.Sprint("u", k))}
+			if ok, _ := m.Add(it); ok {
+				items = append(items, it)
+			}
+		}
+		want := orderReference(items)
+		require.Equal(t, want, m.Items())
+	})
+}
+
+func TestNamePrefixOrdersLikeNames(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.StringMatching(`[a.\x00js/on]{0,10}`).Draw(t, "a")
+		b := rapid.StringMatching(`[a.\x00js/on]{0,10}`).Draw(t, "b")
+		pa, pb := namePrefix(a), namePrefix(b)
+		want := strings.Compare(a+".json", b+".json")
+		switch {
+		case pa < pb:
+			require.Equal(t, -1, want)
+		case pa > pb:
+			require.Equal(t, 1, want)
+		}
+	})
+}
