@@ -85,3 +85,36 @@ func TestNamePrefixOrdersLikeNames(t *testing.T) {
 		}
 	})
 }
+
+// Depends-on annotations are kept in chunks: a chain longer than several chunks still
+// gives one edge per link, in order.
+func TestDependsOnChainAcrossChunks(t *testing.T) {
+	const n = 9000
+	m := New()
+	for k := range n {
+		it := &Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: fmt.Sprint("cm-", k), UID: types.UID(fmt.Sprint("u", k))}
+		if k > 0 && k%3 != 0 {
+			it.Annotations = map[string]string{DependsOnAnnotation: fmt.Sprint("/namespaces/ns/ConfigMap/cm-", k-1)}
+		}
+		ok, err := m.Add(it)
+		require.NoError(t, err)
+		require.True(t, ok)
+	}
+	require.Equal(t, n-1-(n-1)/3, m.dependsOn.n)
+	waves, err := m.Waves()
+	require.NoError(t, err)
+	require.Len(t, waves, 3)
+	require.Len(t, waves[0], n/3)
+	require.Len(t, m.Edges(), m.dependsOn.n)
+	for _, e := range m.Edges() {
+		require.Equal(t, []Reason{ReasonDependsOn}, e.Reasons)
+		require.Equal(t, types.UID(fmt.Sprint("u", mustAtoi(t, string(e.To.UID[1:]))+1)), e.From.UID, "cm-k depends on cm-(k-1)")
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	var v int
+	_, err := fmt.Sscan(s, &v)
+	require.NoError(t, err)
+	return v
+}

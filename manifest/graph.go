@@ -159,7 +159,7 @@ func (m *Manifest) graphLocked() *graph {
 			b.crdItem[k] = idx
 		}
 	}
-	if len(m.dependsOn) > 0 {
+	if m.dependsOn.n > 0 {
 		b.byGK = map[schema.GroupKind][]int32{}
 		type grk struct {
 			gr   int32
@@ -182,15 +182,17 @@ func (m *Manifest) graphLocked() *graph {
 	// (append would grow by a quarter, copying five times over).
 	g := &graph{depOff: make([]int32, n+1), dep: make([]int32, 0, 2*n), why: make([]uint8, 0, 2*n)}
 	var buf edgeBuf
-	dependsOn := m.dependsOn // ascending idx: Add appends
+	// Depends-on entries come in ascending item index: Add appends them.
+	deps := dependsOnCursor{l: &m.dependsOn}
+	dep, haveDep := deps.next()
 	for k, it := range m.items {
 		buf.to, buf.why = buf.to[:0], buf.why[:0]
 		b.ownerEdges(it, &buf)
 		b.namespaceEdge(it, &buf)
 		b.crdEdge(it, &buf)
-		if len(dependsOn) > 0 && dependsOn[0].idx == int32(k) {
-			b.dependsOnEdges(dependsOn[0].value, &buf)
-			dependsOn = dependsOn[1:]
+		if haveDep && dep.idx == int32(k) {
+			b.dependsOnEdges(dep.value, &buf)
+			dep, haveDep = deps.next()
 		}
 		if len(g.dep)+len(buf.to) > cap(g.dep) {
 			g.dep = slices.Grow(g.dep, len(g.dep)+len(buf.to))

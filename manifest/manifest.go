@@ -32,7 +32,7 @@ type Manifest struct {
 	nss   []string
 
 	versions   map[int32][]string // versions beyond Item.Version, by item index
-	dependsOn  []dependsOnEntry   // items carrying a depends-on annotation, by index
+	dependsOn  dependsOnList      // items carrying a depends-on annotation, by index
 	graph      *graph             // nil when stale
 	orderCache []int32            // item indices in String order; nil when stale
 }
@@ -43,6 +43,45 @@ type Manifest struct {
 type dependsOnEntry struct {
 	idx   int32
 	value string
+}
+
+// dependsOnList holds entries in chunks that double up to 4,096 entries: appending
+// never copies what is already there, and a large manifest allocates little beyond
+// what it holds.
+type dependsOnList struct {
+	chunks [][]dependsOnEntry
+	n      int
+}
+
+func (l *dependsOnList) add(e dependsOnEntry) {
+	if k := len(l.chunks); k == 0 || len(l.chunks[k-1]) == cap(l.chunks[k-1]) {
+		size := 8
+		if k > 0 {
+			size = min(2*cap(l.chunks[k-1]), 4096)
+		}
+		l.chunks = append(l.chunks, make([]dependsOnEntry, 0, size))
+	}
+	last := &l.chunks[len(l.chunks)-1]
+	*last = append(*last, e)
+	l.n++
+}
+
+// dependsOnCursor walks a dependsOnList in the order the entries were added.
+type dependsOnCursor struct {
+	l    *dependsOnList
+	c, k int
+}
+
+// next returns the next entry, false after the last.
+func (cur *dependsOnCursor) next() (dependsOnEntry, bool) {
+	for cur.c < len(cur.l.chunks) {
+		if chunk := cur.l.chunks[cur.c]; cur.k < len(chunk) {
+			cur.k++
+			return chunk[cur.k-1], true
+		}
+		cur.c, cur.k = cur.c+1, 0
+	}
+	return dependsOnEntry{}, false
 }
 
 // identKey is an item's identity with group/resource and namespace interned.
@@ -127,7 +166,7 @@ func (m *Manifest) Add(it *Item) (bool, error) {
 	}
 	m.byIdent.insert(identHash, idx)
 	if v, ok := it.Annotations[DependsOnAnnotation]; ok {
-		m.dependsOn = append(m.dependsOn, dependsOnEntry{idx: idx, value: v})
+		m.dependsOn.add(dependsOnEntry{idx: idx, value: v})
 	}
 	m.graph, m.orderCache = nil, nil
 	return true, nil
