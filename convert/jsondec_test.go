@@ -97,6 +97,9 @@ var decCorpus = []string{
 func requireDecodesLikeReference[T any](t require.TestingT, in []byte) {
 	var want T
 	wantErr := utiljson.Unmarshal(in, &want)
+	if wantErr == nil {
+		requireEncodesLikeMarshal(t, &want)
+	}
 	for _, share := range []bool{false, true} {
 		var fast T
 		if fastDecode(in, &fast, share) {

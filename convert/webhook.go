@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -303,12 +304,12 @@ var successJSON, _ = json.Marshal(metav1.Status{Status: metav1.StatusSuccess})
 
 // objectEncoder appends converted objects to b; a review's goroutine has one.
 type objectEncoder struct {
-	b   []byte
+	encoder
 	enc *json.Encoder
 }
 
 func newObjectEncoder(b []byte) *objectEncoder {
-	e := &objectEncoder{b: b}
+	e := &objectEncoder{encoder: encoder{b: b}}
 	e.enc = json.NewEncoder(e) // HTML escaping on, as json.Marshal
 	return e
 }
@@ -319,8 +320,17 @@ func (e *objectEncoder) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// encodeTyped appends v as json.Marshal encodes it.
+// encodeTyped appends v as json.Marshal encodes it: with the planned encoder when it
+// can, else with encoding/json.
 func (e *objectEncoder) encodeTyped(v any) error {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		start := len(e.b)
+		e.depth = 0
+		if e.fastEncode(rv.Type().Elem(), rv.UnsafePointer()) {
+			return nil
+		}
+		e.b = e.b[:start]
+	}
 	if err := e.enc.Encode(v); err != nil {
 		return err
 	}
