@@ -166,7 +166,12 @@ func (m *Manifest) graphLocked() *graph {
 			kind string
 		}
 		seen := map[grk]struct{}{}
+		lastKind := make([]string, len(m.grs)) // nearly always the one kind of the resource
 		for _, it := range m.items {
+			if it.Kind == lastKind[it.gr] && it.Kind != "" {
+				continue
+			}
+			lastKind[it.gr] = it.Kind
 			k := grk{it.gr, it.Kind}
 			if _, ok := seen[k]; ok {
 				continue
@@ -214,8 +219,8 @@ func (b *builder) ownerEdges(it *Item, buf *edgeBuf) {
 		if !ok {
 			continue // dangling: reported by Validate
 		}
-		owner := b.m.items[o]
-		if owner.Namespace != "" && owner.Namespace != it.Namespace {
+		// Interned namespaces: equal ids for equal strings, 0 for "".
+		if owner := b.m.items[o]; owner.ns != 0 && owner.ns != it.ns {
 			continue // cross-namespace, or namespaced owner of a cluster-scoped item
 		}
 		buf.add(o, whyOwner)

@@ -46,6 +46,14 @@ func (x *hashIndex) rehash(size int) {
 	}
 }
 
+// first returns the slot where a probe for hash h starts, 0 (empty) when the table is.
+func (x *hashIndex) first(h uint64) uint64 {
+	if len(x.slots) == 0 {
+		return 0
+	}
+	return x.slots[h>>x.shift]
+}
+
 // insert records position idx under hash h; the key must be absent.
 func (x *hashIndex) insert(h uint64, idx int32) {
 	if 2*(x.n+1) > len(x.slots) {

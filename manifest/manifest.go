@@ -143,13 +143,21 @@ func (m *Manifest) Add(it *Item) (bool, error) {
 		return false, fmt.Errorf("%w: %s", ErrItemInManifest, describe(it))
 	}
 	uidHash := m.hashString(string(it.UID))
-	if _, dup := m.uidIndexHash(it.UID, uidHash); dup && it.UID != "" {
-		return false, ErrItemAlreadyExists
-	}
 	key := identKey{gr: m.internGR(it.Group, it.Resource), ns: m.internNS(it.Namespace), name: it.Name}
 	identHash := m.identHash(key)
-	if _, dup := m.identIndexHash(key, identHash); dup {
-		return false, ErrItemAlreadyExists
+	// Both tables are large and a probe's first load is a cache miss: loading both first
+	// slots before looking at either lets the two misses overlap, and when both are
+	// empty (most of the time at load <= 1/2) neither key is present.
+	uidFirst, identFirst := m.byUID.first(uidHash), m.byIdent.first(identHash)
+	if uidFirst != 0 && it.UID != "" {
+		if _, dup := m.uidIndexHash(it.UID, uidHash); dup {
+			return false, ErrItemAlreadyExists
+		}
+	}
+	if identFirst != 0 {
+		if _, dup := m.identIndexHash(key, identHash); dup {
+			return false, ErrItemAlreadyExists
+		}
 	}
 	if len(m.items) >= 1<<31-1 {
 		return false, fmt.Errorf("%w: manifest full (%d items)", ErrInvalidItem, len(m.items))
