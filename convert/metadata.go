@@ -257,3 +257,89 @@ func shallowSnapshotMap(obj map[string]any) map[string]any {
 	}
 	return snap
 }
+
+// metaSnapshot is the webhook's record of an object's metadata before conversion, kept
+// in scratch space its goroutine reuses from one object to the next: the ObjectMeta
+// (sharing its slices, which converters do not normally write into, see
+// NewWebhookHandler) and the labels and annotations as key, value pairs.
+type metaSnapshot struct {
+	meta        metav1.ObjectMeta
+	labels      []string
+	annotations []string
+}
+
+// objectMetaOf returns the ObjectMeta of a typed object that embeds one, else nil.
+func objectMetaOf(obj runtime.Object) *metav1.ObjectMeta {
+	if a, ok := obj.(metav1.ObjectMetaAccessor); ok {
+		if m, ok := a.GetObjectMeta().(*metav1.ObjectMeta); ok && m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+func (s *metaSnapshot) take(m *metav1.ObjectMeta) {
+	s.meta = *m
+	s.meta.Labels, s.meta.Annotations = nil, nil
+	s.labels = appendPairs(s.labels[:0], m.Labels)
+	s.annotations = appendPairs(s.annotations[:0], m.Annotations)
+}
+
+func appendPairs(pairs []string, m map[string]string) []string {
+	for k, v := range m {
+		pairs = append(pairs, k, v)
+	}
+	return pairs
+}
+
+// finish does finishTyped's work from the snapshot: out's TypeMeta set, its metadata
+// restored, labels and annotations merged (mergeKeys' rules). When out kept every label
+// (annotation) of the input unchanged, which is the common case, the merge is out's own
+// map and nothing is allocated.
+func (s *metaSnapshot) finish(out runtime.Object, gvk schema.GroupVersionKind, record string) {
+	m := objectMetaOf(out)
+	if m == nil {
+		snap := s.meta
+		snap.Labels, snap.Annotations = pairsMap(s.labels), pairsMap(s.annotations)
+		finishTyped(out, gvk, &snap, record)
+		return
+	}
+	out.GetObjectKind().SetGroupVersionKind(gvk)
+	labels := mergePairs(s.labels, m.Labels, "")
+	annotations := mergePairs(s.annotations, m.Annotations, record)
+	selfLink := m.SelfLink // the one field finishTyped leaves to the converters
+	*m = s.meta
+	m.SelfLink, m.Labels, m.Annotations = selfLink, labels, annotations
+}
+
+func pairsMap(pairs []string) map[string]string {
+	m := make(map[string]string, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		m[pairs[i]] = pairs[i+1]
+	}
+	return m
+}
+
+// mergePairs is mergeKeys(in, out) plus the original-version record when record is set,
+// nil when empty.
+func mergePairs(in []string, out map[string]string, record string) map[string]string {
+	same := true
+	for i := 0; i < len(in); i += 2 {
+		if v, ok := out[in[i]]; !ok || v != in[i+1] {
+			same = false
+			break
+		}
+	}
+	if same {
+		if _, has := out[OriginalVersionAnnotation]; record == "" || has {
+			return nilIfEmpty(out)
+		}
+	}
+	merged, _ := mergeKeys(stringMap{m: pairsMap(in), ok: true}, stringMap{m: out, ok: true})
+	if record != "" {
+		if _, has := merged[OriginalVersionAnnotation]; !has {
+			merged[OriginalVersionAnnotation] = record
+		}
+	}
+	return nilIfEmpty(merged)
+}

@@ -232,12 +232,22 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 		if err := decodeJSON(raw, obj, true); err != nil {
 			return fail(fmt.Errorf("%w: decoding into %T: %v", ErrInvalidObject, obj, err))
 		}
-		snap := shallowSnapshotMeta(obj)
+		var snap *metav1.ObjectMeta
+		m := objectMetaOf(obj)
+		if m != nil {
+			enc.snap.take(m)
+		} else {
+			snap = shallowSnapshotMeta(obj)
+		}
 		out, err := r.convertTyped(k, obj, gvk.Version, to)
 		if err != nil {
 			return fail(err)
 		}
-		finishTyped(out, k.gk.WithVersion(to), snap, record)
+		if m != nil {
+			enc.snap.finish(out, k.gk.WithVersion(to), record)
+		} else {
+			finishTyped(out, k.gk.WithVersion(to), snap, record)
+		}
 		if err := enc.encodeTyped(out); err != nil {
 			return fail(fmt.Errorf("%w: encoding: %v", ErrInvalidResult, err))
 		}
@@ -305,7 +315,8 @@ var successJSON, _ = json.Marshal(metav1.Status{Status: metav1.StatusSuccess})
 // objectEncoder appends converted objects to b; a review's goroutine has one.
 type objectEncoder struct {
 	encoder
-	enc *json.Encoder
+	enc  *json.Encoder
+	snap metaSnapshot
 }
 
 func newObjectEncoder(b []byte) *objectEncoder {
