@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -27,11 +28,12 @@ import (
 // TestFastDecodeMatchesReference and FuzzFastDecode hold it to that.
 
 // decodeJSON decodes data into v, a non-nil pointer to a zero value, as utiljson.Unmarshal
-// does. With share, the strings of the result share one copy of data (one allocation
-// instead of one per string, at the price of keeping the whole copy alive while any of
-// them lives); data itself is never retained.
-func decodeJSON(data []byte, v any, share bool) error {
-	if fastDecode(data, v, share) {
+// does. With a non-nil arena, the strings of the result are carved out of *arena, a
+// buffer that is only ever appended to (a chunk of memory for many strings instead of one
+// allocation each; a chunk lives while any of its strings does); data itself is never
+// retained.
+func decodeJSON(data []byte, v any, arena *[]byte) error {
+	if fastDecode(data, v, arena) {
 		return nil
 	}
 	rv := reflect.ValueOf(v)
@@ -43,7 +45,7 @@ func decodeJSON(data []byte, v any, share bool) error {
 
 // fastDecode is the fast path of decodeJSON; false means "not decoded, ask utiljson"
 // (v may then hold partial results).
-func fastDecode(data []byte, v any, share bool) bool {
+func fastDecode(data []byte, v any, arena *[]byte) bool {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return false
@@ -53,10 +55,14 @@ func fastDecode(data []byte, v any, share bool) bool {
 		return false
 	}
 	d := decoder{b: data}
-	if share {
-		d.s, d.owned = string(data), true
+	if arena != nil {
+		d.arena, d.share = *arena, true
 	}
-	if !fn(&d, rv.UnsafePointer()) {
+	ok := fn(&d, rv.UnsafePointer())
+	if arena != nil {
+		*arena = d.arena
+	}
+	if !ok {
 		return false
 	}
 	d.ws()
@@ -69,18 +75,34 @@ const maxFastDepth = 500
 
 type decoder struct {
 	b     []byte
-	s     string // the bytes of b as a string; owned reports whether it is a copy
-	owned bool
 	i     int
 	depth int
+	share bool   // strings come from arena
+	arena []byte // see decodeJSON
 }
 
-// str returns b[from:to] as a string: a substring of s when s is a copy of b, else a copy.
+// str returns b[from:to] as a string.
 func (d *decoder) str(from, to int) string {
-	if d.owned {
-		return d.s[from:to]
+	return d.intern(d.b[from:to])
+}
+
+// intern returns b as a string, copied into the arena when sharing.
+func (d *decoder) intern(b []byte) string {
+	if !d.share {
+		return string(b)
 	}
-	return string(d.b[from:to])
+	n := len(b)
+	if n == 0 {
+		return ""
+	}
+	if cap(d.arena)-len(d.arena) < n {
+		// A new chunk: about the string content of an object (half its JSON), so a
+		// chunk serves one object or several; the rest of the old chunk is dropped.
+		d.arena = make([]byte, 0, max(n, len(d.b)/2, 512))
+	}
+	start := len(d.arena)
+	d.arena = append(d.arena, b...)
+	return unsafe.String(&d.arena[start], n)
 }
 
 type decFn func(d *decoder, p unsafe.Pointer) bool
@@ -284,7 +306,11 @@ func sliceDecoder(t reflect.Type, elem *typeDecoder) decFn {
 		} else {
 			for {
 				if n == c {
-					c = max(4, 2*c)
+					if c == 0 {
+						c = countElements(d.b[d.i:])
+					} else {
+						c *= 2
+					}
 					grown := reflect.MakeSlice(t, c, c)
 					if n > 0 {
 						reflect.Copy(grown, buf)
@@ -318,6 +344,35 @@ func sliceDecoder(t reflect.Type, elem *typeDecoder) decFn {
 		*(*sliceHeader)(p) = sliceHeader{data: data, len: n, cap: max(c, n)}
 		return true
 	}
+}
+
+// countElements estimates the number of elements of the array whose first element starts
+// b, by counting the commas at its top level without checking anything (decoding does);
+// at least 1.
+func countElements(b []byte) int {
+	n, depth := 1, 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth == 0 {
+				return n
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // objectStart reads null (done true) or the '{' of an object.
@@ -455,15 +510,9 @@ func decodeAnyMap(d *decoder, p unsafe.Pointer) bool {
 	})
 }
 
-// keyString turns a key from d.key into a string, sharing d.s when it can.
+// keyString turns a key from d.key into a string.
 func (d *decoder) keyString(key []byte) string {
-	if d.owned && len(key) > 0 {
-		off := uintptr(unsafe.Pointer(unsafe.SliceData(key))) - uintptr(unsafe.Pointer(unsafe.SliceData(d.b)))
-		if off < uintptr(len(d.b)) {
-			return d.s[off : int(off)+len(key)]
-		}
-	}
-	return string(key)
+	return d.intern(key)
 }
 
 func mapDecoder(t reflect.Type, elem *typeDecoder) decFn {
@@ -668,7 +717,7 @@ func typeFields(t reflect.Type) ([]jsonField, bool) {
 			}
 		}
 	}
-	sortFields(fields, func(a, b jsonField) int {
+	slices.SortFunc(fields, func(a, b jsonField) int {
 		if a.name != b.name {
 			if a.name < b.name {
 				return -1
@@ -706,17 +755,8 @@ func typeFields(t reflect.Type) ([]jsonField, bool) {
 		out = append(out, group[0])
 	}
 	fields = out
-	sortFields(fields, func(a, b jsonField) int { return compareIndex(a.index, b.index) })
+	slices.SortFunc(fields, func(a, b jsonField) int { return compareIndex(a.index, b.index) })
 	return fields, true
-}
-
-func sortFields(fs []jsonField, cmp func(a, b jsonField) int) {
-	// Insertion sort: structs have few fields, and it keeps this file free of imports.
-	for i := 1; i < len(fs); i++ {
-		for j := i; j > 0 && cmp(fs[j-1], fs[j]) > 0; j-- {
-			fs[j-1], fs[j] = fs[j], fs[j-1]
-		}
-	}
 }
 
 func compareIndex(a, b []int) int {

@@ -229,7 +229,7 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 		if err != nil {
 			return fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
 		}
-		if err := decodeJSON(raw, obj, true); err != nil {
+		if err := decodeJSON(raw, obj, &enc.arena); err != nil {
 			return fail(fmt.Errorf("%w: decoding into %T: %v", ErrInvalidObject, obj, err))
 		}
 		var snap *metav1.ObjectMeta
@@ -254,7 +254,7 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 		return nil
 	}
 	var obj map[string]any
-	if err := decodeJSON(raw, &obj, true); err != nil {
+	if err := decodeJSON(raw, &obj, &enc.arena); err != nil {
 		return fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
 	}
 	snap := shallowSnapshotMap(obj)
@@ -315,8 +315,9 @@ var successJSON, _ = json.Marshal(metav1.Status{Status: metav1.StatusSuccess})
 // objectEncoder appends converted objects to b; a review's goroutine has one.
 type objectEncoder struct {
 	encoder
-	enc  *json.Encoder
-	snap metaSnapshot
+	enc   *json.Encoder
+	snap  metaSnapshot
+	arena []byte // for decodeJSON
 }
 
 func newObjectEncoder(b []byte) *objectEncoder {
