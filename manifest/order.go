@@ -32,16 +32,16 @@ func (m *Manifest) orderLocked() []int32 {
 		return "namespaces/" + m.nss[k] + "/"
 	})
 	// One pass over the items in index order (the order they sit in memory, roughly)
-	// gathers what the sort needs: the ranks and an 8-byte prefix of each name. Two
+	// gathers what the sort needs: the ranks and a 16-byte prefix of each name. Two
 	// stable counting sorts then put the items in (resource segment, namespace) order in
 	// linear time, and each run of one group/resource and namespace is sorted by name,
 	// the prefixes deciding most comparisons without reading the names.
 	n := len(m.items)
 	grOf := make([]uint32, n)
 	nsOf := make([]uint32, n)
-	prefix := make([]uint64, n)
+	prefix := make([][2]uint64, n)
 	for k, it := range m.items {
-		grOf[k], nsOf[k], prefix[k] = grRank[it.gr], nsRank[it.ns], namePrefix(it.Name)
+		grOf[k], nsOf[k], prefix[k] = grRank[it.gr], nsRank[it.ns], [2]uint64{namePrefix(it.Name, 0), namePrefix(it.Name, 8)}
 	}
 	perm := make([]int32, n)
 	tmp := make([]int32, n)
@@ -52,7 +52,7 @@ func (m *Manifest) orderLocked() []int32 {
 	countingSort(perm, tmp, len(m.grs), func(idx int32) uint32 { return grOf[idx] })
 	order := tmp
 	type entry struct {
-		prefix uint64
+		prefix [2]uint64
 		idx    int32
 	}
 	var run []entry
@@ -68,11 +68,8 @@ func (m *Manifest) orderLocked() []int32 {
 				run = append(run, entry{prefix[idx], idx})
 			}
 			slices.SortFunc(run, func(a, b entry) int {
-				if a.prefix != b.prefix {
-					if a.prefix < b.prefix {
-						return -1
-					}
-					return 1
+				if c := cmpPrefix(a.prefix, b.prefix); c != 0 {
+					return c
 				}
 				ia, ib := m.items[a.idx], m.items[b.idx]
 				if c := cmpSuffixed(ia.Name, ib.Name, ".json"); c != 0 {
@@ -90,18 +87,32 @@ func (m *Manifest) orderLocked() []int32 {
 	return order
 }
 
-// namePrefix returns the first 8 bytes of name+".json", big-endian, zero-padded. When
-// the prefixes of two names differ, they order the names as [cmpSuffixed] does: at the
-// first differing byte either both are real bytes, or the shorter string has ended
-// (padding 0) and is a prefix of the other, which then sorts after it.
-func namePrefix(name string) uint64 {
-	if len(name) >= 8 {
-		_ = name[7]
+// cmpPrefix compares two 16-byte name prefixes.
+func cmpPrefix(a, b [2]uint64) int {
+	for k := range a {
+		if a[k] != b[k] {
+			if a[k] < b[k] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// namePrefix returns bytes off to off+8 of name+".json", big-endian, zero-padded. When
+// the prefixes of two names (at offsets 0 and 8, compared in turn) differ, they order
+// the names as [cmpSuffixed] does: at the first differing byte either both are real
+// bytes, or the shorter string has ended (padding 0) and is a prefix of the other, which
+// then sorts after it.
+func namePrefix(name string, off int) uint64 {
+	if len(name) >= off+8 {
+		name = name[off : off+8]
 		return uint64(name[0])<<56 | uint64(name[1])<<48 | uint64(name[2])<<40 | uint64(name[3])<<32 |
 			uint64(name[4])<<24 | uint64(name[5])<<16 | uint64(name[6])<<8 | uint64(name[7])
 	}
 	var p uint64
-	for k := range 8 {
+	for k := off; k < off+8; k++ {
 		var c byte
 		switch {
 		case k < len(name):
