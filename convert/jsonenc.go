@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -119,7 +118,17 @@ func planEncFn(k encKey, building map[encKey]*typeEncoder) (encFn, bool) {
 			e.b = strconv.AppendBool(e.b, *(*bool)(p))
 			return true
 		}, true
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+	case reflect.Int32:
+		return func(e *encoder, p unsafe.Pointer) bool {
+			e.b = strconv.AppendInt(e.b, int64(*(*int32)(p)), 10)
+			return true
+		}, true
+	case reflect.Int64:
+		return func(e *encoder, p unsafe.Pointer) bool {
+			e.b = strconv.AppendInt(e.b, *(*int64)(p), 10)
+			return true
+		}, true
+	case reflect.Int, reflect.Int8, reflect.Int16:
 		return func(e *encoder, p unsafe.Pointer) bool {
 			e.b = strconv.AppendInt(e.b, reflect.NewAt(t, p).Elem().Int(), 10)
 			return true
@@ -323,9 +332,17 @@ func emptiness(f jsonField, addr bool) (func(unsafe.Pointer) bool, bool) {
 			omitEmpty = func(p unsafe.Pointer) bool { return (*sliceHeader)(p).len == 0 }
 		case reflect.String:
 			omitEmpty = func(p unsafe.Pointer) bool { return len(*(*string)(p)) == 0 }
-		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		case reflect.Bool:
+			omitEmpty = func(p unsafe.Pointer) bool { return !*(*bool)(p) }
+		case reflect.Int32:
+			omitEmpty = func(p unsafe.Pointer) bool { return *(*int32)(p) == 0 }
+		case reflect.Int64:
+			omitEmpty = func(p unsafe.Pointer) bool { return *(*int64)(p) == 0 }
+		case reflect.Pointer:
+			omitEmpty = func(p unsafe.Pointer) bool { return *(*unsafe.Pointer)(p) == nil }
+		case reflect.Int, reflect.Int8, reflect.Int16,
 			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-			reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
+			reflect.Float32, reflect.Float64, reflect.Interface:
 			omitEmpty = func(p unsafe.Pointer) bool { return reflect.NewAt(t, p).Elem().IsZero() }
 		case reflect.Array:
 			return nil, false
@@ -520,27 +537,68 @@ func appendJSONFloat(b []byte, f float64, bits int) ([]byte, bool) {
 }
 
 // appendHTMLString writes s as a JSON string the way encoding/json.Marshal does (HTML
-// escaping on): appendString's rules, and <, > and & escaped as well.
+// escaping on): appendString's rules, and <, > and & escaped as well. One pass; plain
+// printable ASCII is copied in runs.
 func appendHTMLString(b []byte, s string) []byte {
-	if !strings.ContainsAny(s, "<>&") {
-		return appendString(b, s)
-	}
 	b = append(b, '"')
 	start := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '<', '>', '&':
-			inner := appendString(nil, s[start:i])
-			b = append(b, inner[1:len(inner)-1]...)
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			start = i + 1
-		default:
-			if c >= utf8.RuneSelf {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if htmlSafe[c] {
+				i++
 				continue
 			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
 	}
-	inner := appendString(nil, s[start:])
-	b = append(b, inner[1:len(inner)-1]...)
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// htmlSafe holds the ASCII bytes a JSON string carries as they are with HTML escaping on.
+var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		switch c {
+		case '"', '\\', '<', '>', '&':
+		default:
+			t[c] = true
+		}
+	}
+	return t
+}()
