@@ -28,11 +28,11 @@ import (
 // TestFastDecodeMatchesReference and FuzzFastDecode hold it to that.
 
 // decodeJSON decodes data into v, a non-nil pointer to a zero value, as utiljson.Unmarshal
-// does. With a non-nil arena, the strings of the result are carved out of *arena, a
-// buffer that is only ever appended to (a chunk of memory for many strings instead of one
-// allocation each; a chunk lives while any of its strings does); data itself is never
+// does. With a non-nil arena, the strings of the result are carved out of the arena's
+// chunks, which are only ever appended to (a chunk of memory for many strings instead of
+// one allocation each; a chunk lives while any of its strings does); data itself is never
 // retained.
-func decodeJSON(data []byte, v any, arena *[]byte) error {
+func decodeJSON(data []byte, v any, arena *stringArena) error {
 	if fastDecode(data, v, arena) {
 		return nil
 	}
@@ -43,9 +43,17 @@ func decodeJSON(data []byte, v any, arena *[]byte) error {
 	return utiljson.Unmarshal(data, v)
 }
 
+// stringArena is where decoded strings are copied to: buf, and when it is full a new
+// chunk of chunk bytes (half the input's length when chunk is 0: about the string content
+// of one object).
+type stringArena struct {
+	buf   []byte
+	chunk int
+}
+
 // fastDecode is the fast path of decodeJSON; false means "not decoded, ask utiljson"
 // (v may then hold partial results).
-func fastDecode(data []byte, v any, arena *[]byte) bool {
+func fastDecode(data []byte, v any, arena *stringArena) bool {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return false
@@ -56,11 +64,14 @@ func fastDecode(data []byte, v any, arena *[]byte) bool {
 	}
 	d := decoder{b: data}
 	if arena != nil {
-		d.arena, d.share = *arena, true
+		d.arena, d.share, d.chunk = arena.buf, true, arena.chunk
+		if d.chunk <= 0 {
+			d.chunk = len(data) / 2
+		}
 	}
 	ok := fn(&d, rv.UnsafePointer())
 	if arena != nil {
-		*arena = d.arena
+		arena.buf = d.arena
 	}
 	if !ok {
 		return false
@@ -79,6 +90,7 @@ type decoder struct {
 	depth int
 	share bool   // strings come from arena
 	arena []byte // see decodeJSON
+	chunk int    // the size of a new arena chunk
 }
 
 // str returns b[from:to] as a string.
@@ -96,9 +108,9 @@ func (d *decoder) intern(b []byte) string {
 		return ""
 	}
 	if cap(d.arena)-len(d.arena) < n {
-		// A new chunk: about the string content of an object (half its JSON), so a
+		// A new chunk (for objects, about their string content: half their JSON), so a
 		// chunk serves one object or several; the rest of the old chunk is dropped.
-		d.arena = make([]byte, 0, max(n, len(d.b)/2, 512))
+		d.arena = make([]byte, 0, max(n, d.chunk, 512))
 	}
 	start := len(d.arena)
 	d.arena = append(d.arena, b...)
@@ -435,6 +447,9 @@ func (d *decoder) key() ([]byte, bool) {
 	}
 	start := d.i + 1
 	j := start
+	for j < len(d.b) && plainByte[d.b[j]] {
+		j++
+	}
 	for j < len(d.b) {
 		c := d.b[j]
 		if c == '"' {
@@ -553,7 +568,13 @@ func structDecoder(t reflect.Type, building map[reflect.Type]*typeDecoder) (decF
 	if !ok {
 		return nil, false
 	}
-	byName := make(map[string]int, len(fields))
+	// Fields by name length, then by name: a length and a compare or two, cheaper than
+	// hashing every key.
+	maxLen := 0
+	for _, f := range fields {
+		maxLen = max(maxLen, len(f.name))
+	}
+	byLen := make([][]int, maxLen+1)
 	decs := make([]fieldDecoder, len(fields))
 	for i, f := range fields {
 		if f.quoted {
@@ -564,7 +585,18 @@ func structDecoder(t reflect.Type, building map[reflect.Type]*typeDecoder) (decF
 			return nil, false
 		}
 		decs[i] = fieldDecoder{off: f.offset, dec: dec}
-		byName[f.name] = i
+		byLen[len(f.name)] = append(byLen[len(f.name)], i)
+	}
+	lookup := func(key []byte) (int, bool) {
+		if len(key) >= len(byLen) {
+			return 0, false
+		}
+		for _, i := range byLen[len(key)] {
+			if string(key) == fields[i].name {
+				return i, true
+			}
+		}
+		return 0, false
 	}
 	return func(d *decoder, p unsafe.Pointer) bool {
 		done, ok := d.objectStart()
@@ -574,7 +606,7 @@ func structDecoder(t reflect.Type, building map[reflect.Type]*typeDecoder) (decF
 		var seen uint64
 		var seenMore map[int]bool
 		return d.members(func(key []byte) bool {
-			i, known := byName[string(key)]
+			i, known := lookup(key)
 			if !known {
 				return d.skip()
 			}
@@ -1225,6 +1257,9 @@ func (d *decoder) scanString() (end int, plain, ok bool) {
 	b := d.b
 	i := d.i + 1
 	plain = true
+	for i < len(b) && plainByte[b[i]] {
+		i++
+	}
 	for i < len(b) {
 		c := b[i]
 		switch {
@@ -1267,6 +1302,15 @@ func (d *decoder) scanString() (end int, plain, ok bool) {
 	}
 	return 0, false, false
 }
+
+// plainByte holds the bytes a JSON string carries as they are: printable ASCII but the
+// quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'

@@ -101,9 +101,9 @@ func requireDecodesLikeReference[T any](t require.TestingT, in []byte) {
 		requireEncodesLikeMarshal(t, &want)
 	}
 	for _, share := range []bool{false, true} {
-		var arena *[]byte
+		var arena *stringArena
 		if share {
-			arena = new([]byte)
+			arena = &stringArena{}
 		}
 		var fast T
 		if fastDecode(in, &fast, arena) {
@@ -136,7 +136,7 @@ func TestFastDecodeTakesTheFastPath(t *testing.T) {
 	// The fast path must not quietly give up on ordinary objects, or it is no use.
 	for _, in := range []string{decCorpus[5], `{"list":[{"name":"x"}],"labels":{"a":"b"},"any":[1,"x"],"when":"2026-01-02T03:04:05Z"}`} {
 		var v decTarget
-		require.True(t, fastDecode([]byte(in), &v, new([]byte)), in)
+		require.True(t, fastDecode([]byte(in), &v, &stringArena{}), in)
 	}
 	var odd decOdd
 	require.False(t, fastDecode([]byte(`{}`), &odd, nil), "[]byte and ,string are left to utiljson")

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"sync"
 	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,38 +55,76 @@ type ConversionResponse struct {
 // known apiVersion with a request; keys are case-sensitive, as the API server's are. The
 // objects alias body.
 func decodeReview(body []byte) (*ConversionReview, error) {
-	r, ok := fastReview(body)
+	r, _, err := decodeReviewHeads(body, nil)
+	return r, err
+}
+
+// reviewScratch holds the slices of a review being read, reused from one request to the
+// next by the webhook.
+type reviewScratch struct {
+	objects []json.RawMessage
+	heads   []objectHead
+}
+
+var reviewScratches = sync.Pool{New: func() any { return new(reviewScratch) }}
+
+// done drops what the slices point to and returns s to the pool.
+func (s *reviewScratch) done() {
+	clear(s.objects[:cap(s.objects)])
+	clear(s.heads[:cap(s.heads)])
+	s.objects, s.heads = s.objects[:0], s.heads[:0]
+	reviewScratches.Put(s)
+}
+
+// objectHead is the head of one object of a review as read by fastReview; ok is false
+// when it could not be read there (then convertRaw reads it).
+type objectHead struct {
+	rawHead
+	ok bool
+}
+
+// decodeReviewHeads is decodeReview, and the heads of the objects when the review was
+// read by fastReview (else nil). With scratch, the slices of the result are built in the
+// scratch's, and the caller must be done with them before it reuses scratch.
+func decodeReviewHeads(body []byte, scratch *reviewScratch) (*ConversionReview, []objectHead, error) {
+	r, heads, ok := fastReview(body, scratch)
 	if !ok {
+		heads = nil
 		r = &ConversionReview{}
 		if err := utiljson.Unmarshal(body, r); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadReview, err)
+			return nil, nil, fmt.Errorf("%w: %v", ErrBadReview, err)
 		}
 	}
 	switch r.APIVersion {
 	case ReviewAPIVersionV1, ReviewAPIVersionV1beta1:
 	case "":
-		return nil, fmt.Errorf("%w: apiVersion is missing", ErrBadReview)
+		return nil, nil, fmt.Errorf("%w: apiVersion is missing", ErrBadReview)
 	default:
-		return nil, fmt.Errorf("%w: apiVersion %q is neither %s nor %s", ErrBadReview, r.APIVersion, ReviewAPIVersionV1, ReviewAPIVersionV1beta1)
+		return nil, nil, fmt.Errorf("%w: apiVersion %q is neither %s nor %s", ErrBadReview, r.APIVersion, ReviewAPIVersionV1, ReviewAPIVersionV1beta1)
 	}
 	if r.Kind != ReviewKind {
-		return nil, fmt.Errorf("%w: kind %q is not %s", ErrBadReview, r.Kind, ReviewKind)
+		return nil, nil, fmt.Errorf("%w: kind %q is not %s", ErrBadReview, r.Kind, ReviewKind)
 	}
 	if r.Request == nil {
-		return nil, fmt.Errorf("%w: request is missing", ErrBadReview)
+		return nil, nil, fmt.Errorf("%w: request is missing", ErrBadReview)
 	}
 	if r.Request.DesiredAPIVersion == "" {
-		return nil, fmt.Errorf("%w: request.desiredAPIVersion is missing", ErrBadReview)
+		return nil, nil, fmt.Errorf("%w: request.desiredAPIVersion is missing", ErrBadReview)
 	}
-	return r, nil
+	return r, heads, nil
 }
 
 // fastReview reads a review in one pass over body, each object validated once and kept as
-// a slice of body. It returns what utiljson.Unmarshal would, except that it gives up
-// (false) on anything unusual: invalid JSON, a value of an unexpected type, a duplicate
-// key, a response member; decodeReview then asks utiljson, for the result and the error.
-func fastReview(body []byte) (*ConversionReview, bool) {
-	d := decoder{b: body}
+// a slice of body, its head (apiVersion, kind, name, namespace) read on the way. It
+// returns what utiljson.Unmarshal would, except that it gives up (false) on anything
+// unusual: invalid JSON, a value of an unexpected type, a duplicate key, a response
+// member; decodeReview then asks utiljson, for the result and the error.
+func fastReview(body []byte, scratch *reviewScratch) (*ConversionReview, []objectHead, bool) {
+	d := decoder{b: body, share: true, chunk: 4096}
+	if scratch == nil {
+		scratch = &reviewScratch{}
+	}
+	heads := scratch.heads[:0]
 	r := &ConversionReview{}
 	var seen [3]bool
 	once := func(i int) bool {
@@ -95,7 +135,7 @@ func fastReview(body []byte) (*ConversionReview, bool) {
 		return true
 	}
 	if done, ok := d.objectStart(); done || !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	ok := d.members(func(key []byte) bool {
 		switch string(key) {
@@ -112,21 +152,26 @@ func fastReview(body []byte) (*ConversionReview, bool) {
 				return d.literal("null")
 			}
 			r.Request = &ConversionRequest{}
-			return fastRequest(&d, r.Request)
+			return fastRequest(&d, r.Request, scratch.objects[:0], &heads)
 		case "response":
 			return false
 		default:
 			return d.skip()
 		}
 	})
+	if r.Request != nil && r.Request.Objects != nil {
+		scratch.objects = r.Request.Objects
+	}
+	scratch.heads = heads
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	d.ws()
-	return r, d.i == len(d.b)
+	return r, heads, d.i == len(d.b)
 }
 
-func fastRequest(d *decoder, req *ConversionRequest) bool {
+func fastRequest(d *decoder, req *ConversionRequest, objects []json.RawMessage, heads *[]objectHead) bool {
+	headFn := decoderOf(reflect.TypeFor[rawHead]())
 	var seen [3]bool
 	once := func(i int) bool {
 		if seen[i] {
@@ -157,7 +202,11 @@ func fastRequest(d *decoder, req *ConversionRequest) bool {
 				return false
 			}
 			d.i++
-			req.Objects = []json.RawMessage{} // [] is an empty list, not nil
+			req.Objects = objects[:0]
+			if req.Objects == nil {
+				req.Objects = []json.RawMessage{} // [] is an empty list, not nil
+			}
+			*heads = (*heads)[:0]
 			d.ws()
 			if d.peek() == ']' {
 				d.i++
@@ -166,10 +215,15 @@ func fastRequest(d *decoder, req *ConversionRequest) bool {
 			for {
 				d.ws()
 				start := d.i
-				if !d.skip() {
+				var h objectHead
+				sub := *d
+				if headFn != nil && headFn(&sub, unsafe.Pointer(&h.rawHead)) {
+					*d, h.ok = sub, true // the head read, the object checked, in one pass
+				} else if !d.skip() {
 					return false
 				}
 				req.Objects = append(req.Objects, d.b[start:d.i:d.i])
+				*heads = append(*heads, h)
 				d.ws()
 				switch d.peek() {
 				case ',':

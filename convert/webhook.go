@@ -103,12 +103,14 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "convert: reading request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	review, err := decodeReview(body) // its objects alias body: done with them before bodyBuf goes back
+	scratch := reviewScratches.Get().(*reviewScratch)
+	defer scratch.done()
+	review, heads, err := decodeReviewHeads(body, scratch) // its objects alias body: done with them before bodyBuf goes back
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	chunks, err := h.r.convertReview(req.Context(), review.Request, h.parallelism)
+	chunks, err := h.r.convertReview(req.Context(), review.Request, heads, h.parallelism)
 	defer func() {
 		for _, c := range chunks {
 			putBuffer(c)
@@ -129,7 +131,7 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // buffers the caller puts back). Large reviews are split among up to parallelism
 // goroutines, one chunk each; the first failing object by index is reported whichever
 // goroutine met it, and then no chunk is returned.
-func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, parallelism int) ([]*[]byte, error) {
+func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, heads []objectHead, parallelism int) ([]*[]byte, error) {
 	desired, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || desired.Version == "" {
 		if len(req.Objects) == 0 {
@@ -145,6 +147,11 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, pa
 		buf := getBuffer()
 		chunks[chunk] = buf
 		enc := newObjectEncoder((*buf)[:0])
+		if to > from {
+			// Strings take about half an object's JSON: chunks for several objects, but
+			// not much more than the range needs.
+			enc.arena.chunk = min(16<<10, (to-from)*len(req.Objects[from])/2)
+		}
 		for i := from; i < to; i++ {
 			if err := ctx.Err(); err != nil {
 				errs[i] = err
@@ -153,7 +160,11 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, pa
 			if i > from {
 				enc.b = append(enc.b, ',')
 			}
-			if errs[i] = r.convertRaw(ctx, req.Objects[i], desired, enc); errs[i] != nil {
+			var head *objectHead
+			if i < len(heads) {
+				head = &heads[i]
+			}
+			if errs[i] = r.convertRaw(ctx, req.Objects[i], head, desired, enc); errs[i] != nil {
 				break
 			}
 		}
@@ -196,9 +207,15 @@ type rawHead struct {
 
 // convertRaw converts one JSON object to desired and appends the result to enc.b; on
 // error enc.b may hold part of an object.
-func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.GroupVersion, enc *objectEncoder) (err error) {
+func (r *Registry) convertRaw(ctx context.Context, raw []byte, known *objectHead, desired schema.GroupVersion, enc *objectEncoder) (err error) {
 	defer guard(&err, desired.String())
-	head, ok := peekHead(raw)
+	var head rawHead
+	ok := false
+	if known != nil && known.ok {
+		head, ok = known.rawHead, true
+	} else {
+		head, ok = peekHead(raw)
+	}
 	if !ok {
 		head = rawHead{}
 		if err := utiljson.Unmarshal(raw, &head); err != nil {
@@ -317,7 +334,7 @@ type objectEncoder struct {
 	encoder
 	enc   *json.Encoder
 	snap  metaSnapshot
-	arena []byte // for decodeJSON
+	arena stringArena // for decodeJSON
 }
 
 func newObjectEncoder(b []byte) *objectEncoder {
