@@ -115,3 +115,20 @@ func mustAtoi(t *testing.T, s string) int {
 	require.NoError(t, err)
 	return v
 }
+
+// Runs of one group/resource and namespace longer than the insertion sort's limit take
+// the other path; both give String order.
+func TestOrderLongRunsMatchReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := New()
+		items := []*Item{}
+		for k := range rapid.IntRange(1, 130).Draw(t, "n") {
+			name := rapid.StringMatching(`(app-12345678-|[a.\x2d0-9]){1,5}`).Draw(t, "name")
+			it := &Item{Group: "apps", Resource: "replicasets", Kind: "ReplicaSet", Namespace: "ns", Name: name, UID: types.UID(fmt.Sprint("u", k))}
+			if ok, _ := m.Add(it); ok {
+				items = append(items, it)
+			}
+		}
+		require.Equal(t, orderReference(items), m.Items())
+	})
+}

@@ -131,6 +131,12 @@ type builder struct {
 	nsItem  []int32                      // Namespace item per interned namespace, -1 if absent
 	crdItem []int32                      // CRD item per interned group/resource, -1 if absent
 	byGK    map[schema.GroupKind][]int32 // interned group/resources per kind, for depends-on
+
+	// The namespace a depends-on reference named last, and its id: references mostly
+	// stay in their object's namespace, and items come namespace by namespace.
+	lastNS   string
+	lastNSID int32
+	lastNSOK bool
 }
 
 // graphLocked returns the dependency graph, building it if stale. m.mu must be held.
@@ -138,7 +144,7 @@ func (m *Manifest) graphLocked() *graph {
 	if m.graph != nil {
 		return m.graph
 	}
-	b := &builder{m: m}
+	b := &builder{m: m, lastNSOK: true} // "" is namespace 0
 	b.nsItem = make([]int32, len(m.nss))
 	for k, ns := range m.nss {
 		b.nsItem[k] = -1
@@ -247,7 +253,11 @@ func (b *builder) crdEdge(it *Item, buf *edgeBuf) {
 // dependsOnEdges: the targets of a depends-on annotation value that the manifest holds.
 func (b *builder) dependsOnEdges(v string, buf *edgeBuf) {
 	forEachDependsOn(v, func(ref objRef) {
-		ns, ok := b.m.nsIDs[ref.namespace]
+		if ref.namespace != b.lastNS {
+			b.lastNSID, b.lastNSOK = b.m.nsIDs[ref.namespace]
+			b.lastNS = ref.namespace
+		}
+		ns, ok := b.lastNSID, b.lastNSOK
 		if !ok {
 			return
 		}

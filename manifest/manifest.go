@@ -26,10 +26,11 @@ type Manifest struct {
 	byUID   hashIndex           // see index.go
 	byIdent hashIndex
 
-	grIDs map[schema.GroupResource]int32
-	grs   []schema.GroupResource
-	nsIDs map[string]int32
-	nss   []string
+	grIDs  map[schema.GroupResource]int32
+	grs    []schema.GroupResource
+	nsIDs  map[string]int32
+	nss    []string
+	lastNS int32 // the namespace interned last, an index into nss
 
 	versions   map[int32][]string // versions beyond Item.Version, by item index
 	dependsOn  dependsOnList      // items carrying a depends-on annotation, by index
@@ -192,12 +193,19 @@ func (m *Manifest) internGR(group, resource string) int32 {
 }
 
 func (m *Manifest) internNS(ns string) int32 {
-	if id, ok := m.nsIDs[ns]; ok {
-		return id
+	// Items come in runs of one namespace (an archive lists a namespace's objects
+	// together; a Deployment's ReplicaSets and Pods share it), and comparing with the
+	// last one is cheaper than hashing into a table of thousands.
+	if last := m.lastNS; m.nss[last] == ns {
+		return last
 	}
-	id := int32(len(m.nss))
-	m.nss = append(m.nss, ns)
-	m.nsIDs[ns] = id
+	id, ok := m.nsIDs[ns]
+	if !ok {
+		id = int32(len(m.nss))
+		m.nss = append(m.nss, ns)
+		m.nsIDs[ns] = id
+	}
+	m.lastNS = id
 	return id
 }
 

@@ -51,11 +51,14 @@ func (m *Manifest) orderLocked() []int32 {
 	countingSort(tmp, perm, len(m.nss), func(idx int32) uint32 { return nsOf[idx] })
 	countingSort(perm, tmp, len(m.grs), func(idx int32) uint32 { return grOf[idx] })
 	order := tmp
-	type entry struct {
-		prefix [2]uint64
-		idx    int32
+	tie := func(a, b int32) int {
+		ia, ib := m.items[a], m.items[b]
+		if c := cmpSuffixed(ia.Name, ib.Name, ".json"); c != 0 {
+			return c
+		}
+		return strings.Compare(string(ia.UID), string(ib.UID))
 	}
-	var run []entry
+	var run []nameEntry
 	for lo := 0; lo < n; {
 		gr, ns := grOf[order[lo]], nsOf[order[lo]]
 		hi := lo + 1
@@ -65,18 +68,9 @@ func (m *Manifest) orderLocked() []int32 {
 		if hi-lo > 1 {
 			run = run[:0]
 			for _, idx := range order[lo:hi] {
-				run = append(run, entry{prefix[idx], idx})
+				run = append(run, nameEntry{prefix[idx], idx})
 			}
-			slices.SortFunc(run, func(a, b entry) int {
-				if c := cmpPrefix(a.prefix, b.prefix); c != 0 {
-					return c
-				}
-				ia, ib := m.items[a.idx], m.items[b.idx]
-				if c := cmpSuffixed(ia.Name, ib.Name, ".json"); c != 0 {
-					return c
-				}
-				return strings.Compare(string(ia.UID), string(ib.UID))
-			})
+			sortByName(run, tie)
 			for k, e := range run {
 				order[lo+k] = e.idx
 			}
@@ -85,6 +79,44 @@ func (m *Manifest) orderLocked() []int32 {
 	}
 	m.orderCache = order
 	return order
+}
+
+// nameEntry is an item of a run being sorted by name: its name prefix and index.
+type nameEntry struct {
+	prefix [2]uint64
+	idx    int32
+}
+
+// sortByName sorts a run of entries by prefix, then by tie (full name, then UID) for
+// equal prefixes: insertion sort with the prefix comparison inline for the short runs
+// that are the rule (one namespace's objects of one resource), slices.SortFunc beyond.
+func sortByName(run []nameEntry, tie func(a, b int32) int) {
+	less := func(a, b *nameEntry) bool {
+		if a.prefix[0] != b.prefix[0] {
+			return a.prefix[0] < b.prefix[0]
+		}
+		if a.prefix[1] != b.prefix[1] {
+			return a.prefix[1] < b.prefix[1]
+		}
+		return tie(a.idx, b.idx) < 0
+	}
+	if len(run) > 48 {
+		slices.SortFunc(run, func(a, b nameEntry) int {
+			if c := cmpPrefix(a.prefix, b.prefix); c != 0 {
+				return c
+			}
+			return tie(a.idx, b.idx)
+		})
+		return
+	}
+	for k := 1; k < len(run); k++ {
+		e := run[k]
+		j := k
+		for ; j > 0 && less(&e, &run[j-1]); j-- {
+			run[j] = run[j-1]
+		}
+		run[j] = e
+	}
 }
 
 // cmpPrefix compares two 16-byte name prefixes.
