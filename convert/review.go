@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,20 +59,10 @@ func decodeReview(body []byte) (*ConversionReview, error) {
 }
 
 // reviewScratch holds the slices of a review being read, reused from one request to the
-// next by the webhook.
+// next by the webhook (bufferCache).
 type reviewScratch struct {
 	objects []json.RawMessage
 	heads   []objectHead
-}
-
-var reviewScratches = sync.Pool{New: func() any { return new(reviewScratch) }}
-
-// done drops what the slices point to and returns s to the pool.
-func (s *reviewScratch) done() {
-	clear(s.objects[:cap(s.objects)])
-	clear(s.heads[:cap(s.heads)])
-	s.objects, s.heads = s.objects[:0], s.heads[:0]
-	reviewScratches.Put(s)
 }
 
 // objectHead is the head of one object of a review as read by fastReview; ok is false
@@ -120,7 +109,7 @@ func decodeReviewHeads(body []byte, scratch *reviewScratch) (*ConversionReview, 
 // unusual: invalid JSON, a value of an unexpected type, a duplicate key, a response
 // member; decodeReview then asks utiljson, for the result and the error.
 func fastReview(body []byte, scratch *reviewScratch) (*ConversionReview, []objectHead, bool) {
-	d := decoder{b: body, share: true, chunk: 4096}
+	d := decoder{b: body, share: true, chunk: max(256, min(4096, len(body)/16))} // heads: a few short strings an object
 	if scratch == nil {
 		scratch = &reviewScratch{}
 	}

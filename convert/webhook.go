@@ -50,6 +50,7 @@ type webhook struct {
 	r           *Registry
 	max         int64
 	parallelism int
+	cache       bufferCache
 }
 
 // NewWebhookHandler returns an http.Handler serving CRD conversion webhooks from r (the
@@ -90,8 +91,8 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "convert: method "+req.Method+" not allowed, use POST", http.StatusMethodNotAllowed)
 		return
 	}
-	bodyBuf := getBuffer()
-	defer putBuffer(bodyBuf)
+	bodyBuf := h.cache.getBuffer()
+	defer h.cache.putBuffer(bodyBuf)
 	body, err := readBody(w, req, h.max, (*bodyBuf)[:0])
 	*bodyBuf = body
 	if err != nil {
@@ -103,21 +104,21 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "convert: reading request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	scratch := reviewScratches.Get().(*reviewScratch)
-	defer scratch.done()
+	scratch := h.cache.getScratch()
+	defer h.cache.putScratch(scratch)
 	review, heads, err := decodeReviewHeads(body, scratch) // its objects alias body: done with them before bodyBuf goes back
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	chunks, err := h.r.convertReview(req.Context(), review.Request, heads, h.parallelism)
+	chunks, err := h.r.convertReview(req.Context(), review.Request, heads, h.parallelism, &h.cache)
 	defer func() {
 		for _, c := range chunks {
-			putBuffer(c)
+			h.cache.putBuffer(c)
 		}
 	}()
-	outBuf := getBuffer()
-	defer putBuffer(outBuf)
+	outBuf := h.cache.getBuffer()
+	defer h.cache.putBuffer(outBuf)
 	out := appendResponse((*outBuf)[:0], review, chunks, err)
 	*outBuf = out
 	w.Header().Set("Content-Type", "application/json")
@@ -131,7 +132,7 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // buffers the caller puts back). Large reviews are split among up to parallelism
 // goroutines, one chunk each; the first failing object by index is reported whichever
 // goroutine met it, and then no chunk is returned.
-func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, heads []objectHead, parallelism int) ([]*[]byte, error) {
+func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, heads []objectHead, parallelism int, cache *bufferCache) ([]*[]byte, error) {
 	desired, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || desired.Version == "" {
 		if len(req.Objects) == 0 {
@@ -144,7 +145,7 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, he
 	workers := max(1, min(parallelism, n/minObjectsPerWorker))
 	chunks := make([]*[]byte, workers)
 	convertRange := func(chunk, from, to int) {
-		buf := getBuffer()
+		buf := cache.getBuffer()
 		chunks[chunk] = buf
 		enc := newObjectEncoder((*buf)[:0])
 		if to > from {
@@ -184,7 +185,7 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, he
 	for i, err := range errs {
 		if err != nil {
 			for _, c := range chunks {
-				putBuffer(c)
+				cache.putBuffer(c)
 			}
 			return nil, fmt.Errorf("objects[%d]: %w", i, err)
 		}
@@ -295,17 +296,15 @@ func appendResponse(b []byte, review *ConversionReview, chunks []*[]byte, err er
 	if err != nil {
 		resultJSON, _ = json.Marshal(metav1.Status{Status: metav1.StatusFailure, Message: err.Error()}) // a plain struct: cannot fail
 	}
-	uid, _ := json.Marshal(review.Request.UID) // a string: cannot fail
-	head, _ := json.Marshal(review.APIVersion) // validated constant
-	size := 128 + len(resultJSON) + len(uid)
+	size := 128 + len(resultJSON) + 6*len(review.Request.UID)
 	for _, c := range chunks {
 		size += len(*c) + 1
 	}
 	b = slices.Grow(b, size)
 	b = append(b, `{"apiVersion":`...)
-	b = append(b, head...)
+	b = appendHTMLString(b, review.APIVersion) // as json.Marshal writes a string
 	b = append(b, `,"kind":"`+ReviewKind+`","response":{"uid":`...)
-	b = append(b, uid...)
+	b = appendHTMLString(b, string(review.Request.UID))
 	if err == nil {
 		b = append(b, `,"convertedObjects":[`...)
 		first := true
@@ -367,20 +366,71 @@ func (e *objectEncoder) encodeTyped(v any) error {
 	return nil
 }
 
-// Buffers for request bodies and responses, reused across requests. Buffers that grew
-// beyond maxPooledBuffer (a review of a few thousand objects) are left to the collector.
-var buffers = sync.Pool{New: func() any { return new([]byte) }}
+// bufferCache keeps the buffers (request bodies, responses, converted objects) and the
+// review scratch space of finished requests for the next ones. Unlike a sync.Pool it
+// survives garbage collections, which a busy webhook triggers several times a review;
+// it holds at most maxCachedBytes of buffers, none larger than maxPooledBuffer.
+type bufferCache struct {
+	mu        sync.Mutex
+	bufs      []*[]byte
+	bytes     int
+	scratches []*reviewScratch
+}
 
-const maxPooledBuffer = 8 << 20
+const (
+	maxPooledBuffer = 8 << 20
+	maxCachedBytes  = 16 << 20
+	maxCachedItems  = 16
+)
 
-func getBuffer() *[]byte { return buffers.Get().(*[]byte) }
+func (c *bufferCache) getBuffer() *[]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(c.bufs); n > 0 {
+		b := c.bufs[n-1]
+		c.bufs[n-1] = nil
+		c.bufs = c.bufs[:n-1]
+		c.bytes -= cap(*b)
+		return b
+	}
+	return new([]byte)
+}
 
-func putBuffer(b *[]byte) {
+func (c *bufferCache) putBuffer(b *[]byte) {
 	if b == nil || cap(*b) > maxPooledBuffer {
 		return
 	}
 	*b = (*b)[:0]
-	buffers.Put(b)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.bufs) < maxCachedItems && c.bytes+cap(*b) <= maxCachedBytes {
+		c.bufs = append(c.bufs, b)
+		c.bytes += cap(*b)
+	}
+}
+
+func (c *bufferCache) getScratch() *reviewScratch {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(c.scratches); n > 0 {
+		s := c.scratches[n-1]
+		c.scratches[n-1] = nil
+		c.scratches = c.scratches[:n-1]
+		return s
+	}
+	return &reviewScratch{}
+}
+
+// putScratch drops what s points to and keeps it.
+func (c *bufferCache) putScratch(s *reviewScratch) {
+	clear(s.objects[:cap(s.objects)])
+	clear(s.heads[:cap(s.heads)])
+	s.objects, s.heads = s.objects[:0], s.heads[:0]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.scratches) < maxCachedItems {
+		c.scratches = append(c.scratches, s)
+	}
 }
 
 // readBody appends the request body, up to max bytes, to buf, in one allocation at most
