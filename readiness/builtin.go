@@ -18,46 +18,47 @@ var builtinKinds = [...]schema.GroupKind{
 	{Group: "apiregistration.k8s.io", Kind: "APIService"},
 }
 
-// builtin returns the built-in rule of a kind and whether that kind's status is written by a
-// controller or the API server (RequireStatus). A switch, not a table: nothing to mutate.
-func builtin(group, kind string) (Checker, bool) {
+// builtin returns the built-in rule of a kind (ruleNone if it has none) and whether that
+// kind's status is written by a controller or the API server (RequireStatus). A switch, not a
+// table: nothing to mutate.
+func builtin(group, kind string) (ruleID, bool) {
 	switch group {
 	case "":
 		switch kind {
 		case "Pod":
-			return podRule, true
+			return rulePod, true
 		case "Namespace":
-			return namespaceRule, false
+			return ruleNamespace, false
 		case "PersistentVolumeClaim":
-			return pvcRule, true
+			return rulePVC, true
 		case "PersistentVolume":
-			return pvRule, true
+			return rulePV, true
 		case "Service":
-			return serviceRule, false // only a LoadBalancer needs status: the rule says so
+			return ruleService, false // only a LoadBalancer needs status: the rule says so
 		}
 	case "apps":
 		switch kind {
 		case "Deployment":
-			return deploymentRule, true
+			return ruleDeployment, true
 		case "StatefulSet":
-			return statefulSetRule, true
+			return ruleStatefulSet, true
 		case "DaemonSet":
-			return daemonSetRule, true
+			return ruleDaemonSet, true
 		case "ReplicaSet":
-			return replicaSetRule, true
+			return ruleReplicaSet, true
 		}
 	case "batch":
 		if kind == "Job" {
-			return jobRule, true
+			return ruleJob, true
 		}
 	case "apiextensions.k8s.io":
 		if kind == "CustomResourceDefinition" {
-			return crdRule, true
+			return ruleCRD, true
 		}
 	case "apiregistration.k8s.io":
 		if kind == "APIService" {
-			return apiServiceRule, true
+			return ruleAPIService, true
 		}
 	}
-	return nil, false
+	return ruleNone, false
 }

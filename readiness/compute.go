@@ -62,6 +62,9 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 	case !ok && statusV != nil:
 		return malformed("status")
 	}
+	// nonZero: something read on the way shows the status is not the zero value, which
+	// spares isZero a walk over it.
+	nonZero := false
 	if meta != nil && status != nil {
 		gen, okG := f.integer(meta, "generation", "metadata.generation")
 		obs, okO := f.integer(status, "observedGeneration", "status.observedGeneration")
@@ -72,18 +75,32 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 			return Result{Status: InProgress, Reason: ReasonStaleGeneration,
 				Message: "generation " + itoa(gen) + " not yet observed (observed " + itoa(obs) + ")"}
 		}
+		nonZero = okO && obs != 0
 	}
-	var ready condition
+	v := view{obj: obj, status: status, scanned: true}
 	if status != nil {
-		var reconciling, stalled condition
-		f.conditions(f.listAt(status, "conditions", "status.conditions"), &reconciling, &stalled, &ready)
-		switch {
-		case f.bad != "":
+		v.conds = f.listAt(status, "conditions", "status.conditions")
+		if f.bad != "" {
 			return malformed(f.bad)
-		case reconciling.status == "True":
-			return Result{Status: InProgress, Reason: ReasonReconciling, Message: orReason(reconciling, "reconciling")}
-		case stalled.status == "True":
-			return Result{Status: Failed, Reason: ReasonStalled, Message: orReason(stalled, "stalled")}
+		}
+		typed, ok := v.scanConditions()
+		nonZero = nonZero || typed
+		// Reconciling, Stalled and Ready are read whatever the kind: a malformed one makes
+		// the object Unknown.
+		reconciling := f.conditionStatus(v.first[condReconciling])
+		stalled := f.conditionStatus(v.first[condStalled])
+		f.conditionStatus(v.first[condReady])
+		switch {
+		case !ok || f.bad != "":
+			// Name the field that a reader going down the list meets first.
+			var slow fields
+			var r, s, rd condition
+			slow.conditions(v.conds, &r, &s, &rd)
+			return malformed(slow.bad)
+		case reconciling == "True":
+			return Result{Status: InProgress, Reason: ReasonReconciling, Message: orReason(f.conditionIn(v.first[condReconciling]), "reconciling")}
+		case stalled == "True":
+			return Result{Status: Failed, Reason: ReasonStalled, Message: orReason(f.conditionIn(v.first[condStalled]), "stalled")}
 		}
 	}
 
@@ -92,17 +109,20 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 	if reg != nil {
 		e, ok = reg.lookup(schema.GroupKind{Group: group, Kind: kind})
 	} else {
-		e.check, e.requireStatus = builtin(group, kind)
-		ok = e.check != nil
+		e.rule, e.requireStatus = builtin(group, kind)
+		ok = e.rule != ruleNone
 	}
 	if ok {
-		if e.requireStatus && !env.Lenient && (!hasStatus || isZero(statusV)) {
+		if e.requireStatus && !env.Lenient && (!hasStatus || (!nonZero && isZero(statusV))) {
 			return Result{Status: InProgress, Reason: ReasonNoStatus, Message: "no status written yet"}
+		}
+		if e.rule != ruleNone {
+			return runBuiltin(e.rule, &v, env, group, kind)
 		}
 		return runChecker(e.check, u, env, group, kind)
 	}
 
-	c := ready
+	c := f.conditionIn(v.first[condReady]) // read above: it cannot fail now
 	switch {
 	case !c.found:
 		return Result{Status: Current, Reason: ReasonNoConditions, Message: "no Ready condition"}
@@ -115,20 +135,33 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 
 // runChecker calls c, turning a panic into Unknown.
 func runChecker(c Checker, u *unstructured.Unstructured, env Env, group, kind string) (r Result) {
-	defer func() {
-		if p := recover(); p != nil {
-			name := kind
-			if group != "" {
-				name += "." + group
-			}
-			r = Result{Status: Unknown, Reason: ReasonCheckerPanic, Message: "checker for " + name + " panicked"}
-		}
-	}()
+	defer recoverChecker(&r, group, kind)
 	r = c(u, env)
 	if r.Status == "" {
 		r.Status = Unknown
 	}
 	return r
+}
+
+// runBuiltin is runChecker for a built-in rule, which reads v as Compute filled it.
+func runBuiltin(id ruleID, v *view, env Env, group, kind string) (r Result) {
+	defer recoverChecker(&r, group, kind)
+	r = runRule(id, v, env)
+	if r.Status == "" {
+		r.Status = Unknown
+	}
+	return r
+}
+
+// recoverChecker, deferred, turns a checker's panic into Unknown (CheckerPanic).
+func recoverChecker(r *Result, group, kind string) {
+	if p := recover(); p != nil {
+		name := kind
+		if group != "" {
+			name += "." + group
+		}
+		*r = Result{Status: Unknown, Reason: ReasonCheckerPanic, Message: "checker for " + name + " panicked"}
+	}
 }
 
 // groupKindOf reads apiVersion and kind without allocating.

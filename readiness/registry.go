@@ -29,6 +29,7 @@ func RequireStatus() RegisterOption {
 
 type entry struct {
 	check         Checker
+	rule          ruleID // a built-in rule: Compute runs it on its view instead of calling check
 	requireStatus bool
 }
 
@@ -47,8 +48,8 @@ func NewRegistry() *Registry {
 	r := &Registry{}
 	m := make(map[schema.GroupKind]entry, len(builtinKinds))
 	for _, gk := range builtinKinds {
-		c, req := builtin(gk.Group, gk.Kind)
-		m[gk] = entry{check: c, requireStatus: req}
+		id, req := builtin(gk.Group, gk.Kind)
+		m[gk] = entry{check: builtinCheckers[id], rule: id, requireStatus: req}
 	}
 	r.table.Store(&m)
 	return r

@@ -1,17 +1,15 @@
 package readiness
 
-import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 // jobRule: batch/Job.
-func jobRule(u *unstructured.Unstructured, _ Env) Result {
+func jobRule(v *view, _ Env) Result {
 	var f fields
-	spec := f.mapAt(u.Object, "spec", "spec")
-	status := f.mapAt(u.Object, "status", "status")
-	conds := f.listAt(status, "conditions", "status.conditions")
-	failed := f.condition(conds, "Failed")
-	failureTarget := f.condition(conds, "FailureTarget")
-	complete := f.condition(conds, "Complete")
-	suspended := f.condition(conds, "Suspended")
+	spec := f.mapAt(v.obj, "spec", "spec")
+	status := v.statusMap(&f)
+	conds := v.conditions(&f, status)
+	failed := v.condition(&f, conds, condFailed)
+	failureTarget := v.condition(&f, conds, condFailureTarget)
+	complete := v.condition(&f, conds, condComplete)
+	suspended := v.condition(&f, conds, condSuspended)
 	suspend := f.boolean(spec, "suspend", "spec.suspend")
 	active := f.intOr(status, "active", "status.active", 0)
 	succeeded := f.intOr(status, "succeeded", "status.succeeded", 0)
@@ -31,11 +29,11 @@ func jobRule(u *unstructured.Unstructured, _ Env) Result {
 }
 
 // crdRule: apiextensions.k8s.io/CustomResourceDefinition.
-func crdRule(u *unstructured.Unstructured, _ Env) Result {
+func crdRule(v *view, _ Env) Result {
 	var f fields
-	conds := f.listAt(f.mapAt(u.Object, "status", "status"), "conditions", "status.conditions")
-	names := f.condition(conds, "NamesAccepted")
-	est := f.condition(conds, "Established")
+	conds := v.conditions(&f, v.statusMap(&f))
+	names := v.condition(&f, conds, condNamesAccepted)
+	est := v.condition(&f, conds, condEstablished)
 	switch {
 	case f.bad != "":
 		return malformed(f.bad)
@@ -50,9 +48,9 @@ func crdRule(u *unstructured.Unstructured, _ Env) Result {
 }
 
 // apiServiceRule: apiregistration.k8s.io/APIService.
-func apiServiceRule(u *unstructured.Unstructured, _ Env) Result {
+func apiServiceRule(v *view, _ Env) Result {
 	var f fields
-	c := f.condition(f.listAt(f.mapAt(u.Object, "status", "status"), "conditions", "status.conditions"), "Available")
+	c := v.condition(&f, v.conditions(&f, v.statusMap(&f)), condAvailable)
 	switch {
 	case f.bad != "":
 		return malformed(f.bad)

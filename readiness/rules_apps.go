@@ -1,22 +1,20 @@
 package readiness
 
-import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 // deploymentRule: apps/Deployment.
-func deploymentRule(u *unstructured.Unstructured, _ Env) Result {
+func deploymentRule(v *view, _ Env) Result {
 	var f fields
-	spec := f.mapAt(u.Object, "spec", "spec")
-	status := f.mapAt(u.Object, "status", "status")
+	spec := f.mapAt(v.obj, "spec", "spec")
+	status := v.statusMap(&f)
 	want := f.intOr(spec, "replicas", "spec.replicas", 1)
-	conds := f.listAt(status, "conditions", "status.conditions")
-	if c := f.condition(conds, "Progressing"); c.status == "False" && c.reason == "ProgressDeadlineExceeded" {
+	conds := v.conditions(&f, status)
+	if c := v.condition(&f, conds, condProgressing); c.status == "False" && c.reason == "ProgressDeadlineExceeded" {
 		return f.done(Result{Status: Failed, Reason: "ProgressDeadlineExceeded", Message: orReason(c, "progress deadline exceeded")})
 	}
 	replicas := f.intOr(status, "replicas", "status.replicas", 0)
 	updated := f.intOr(status, "updatedReplicas", "status.updatedReplicas", 0)
 	ready := f.intOr(status, "readyReplicas", "status.readyReplicas", 0)
 	available := f.intOr(status, "availableReplicas", "status.availableReplicas", 0)
-	avail := f.condition(conds, "Available")
+	avail := v.condition(&f, conds, condAvailable)
 	switch {
 	case f.bad != "":
 		return malformed(f.bad)
@@ -35,10 +33,10 @@ func deploymentRule(u *unstructured.Unstructured, _ Env) Result {
 }
 
 // statefulSetRule: apps/StatefulSet, with RollingUpdate partitions and OnDelete.
-func statefulSetRule(u *unstructured.Unstructured, _ Env) Result {
+func statefulSetRule(v *view, _ Env) Result {
 	var f fields
-	spec := f.mapAt(u.Object, "spec", "spec")
-	status := f.mapAt(u.Object, "status", "status")
+	spec := f.mapAt(v.obj, "spec", "spec")
+	status := v.statusMap(&f)
 	want := f.intOr(spec, "replicas", "spec.replicas", 1)
 	strategy := f.mapAt(spec, "updateStrategy", "spec.updateStrategy")
 	onDelete := f.str(strategy, "type", "spec.updateStrategy.type") == "OnDelete"
@@ -76,10 +74,10 @@ func statefulSetRule(u *unstructured.Unstructured, _ Env) Result {
 }
 
 // daemonSetRule: apps/DaemonSet.
-func daemonSetRule(u *unstructured.Unstructured, _ Env) Result {
+func daemonSetRule(v *view, _ Env) Result {
 	var f fields
-	spec := f.mapAt(u.Object, "spec", "spec")
-	status := f.mapAt(u.Object, "status", "status")
+	spec := f.mapAt(v.obj, "spec", "spec")
+	status := v.statusMap(&f)
 	onDelete := f.str(f.mapAt(spec, "updateStrategy", "spec.updateStrategy"), "type", "spec.updateStrategy.type") == "OnDelete"
 	desired := f.intOr(status, "desiredNumberScheduled", "status.desiredNumberScheduled", 0)
 	scheduled := f.intOr(status, "currentNumberScheduled", "status.currentNumberScheduled", 0)
@@ -105,16 +103,16 @@ func daemonSetRule(u *unstructured.Unstructured, _ Env) Result {
 }
 
 // replicaSetRule: apps/ReplicaSet.
-func replicaSetRule(u *unstructured.Unstructured, _ Env) Result {
+func replicaSetRule(v *view, _ Env) Result {
 	var f fields
-	spec := f.mapAt(u.Object, "spec", "spec")
-	status := f.mapAt(u.Object, "status", "status")
+	spec := f.mapAt(v.obj, "spec", "spec")
+	status := v.statusMap(&f)
 	want := f.intOr(spec, "replicas", "spec.replicas", 1)
 	replicas := f.intOr(status, "replicas", "status.replicas", 0)
 	ready := f.intOr(status, "readyReplicas", "status.readyReplicas", 0)
 	available := f.intOr(status, "availableReplicas", "status.availableReplicas", 0)
 	labeled := f.intOr(status, "fullyLabeledReplicas", "status.fullyLabeledReplicas", replicas)
-	rf := f.condition(f.listAt(status, "conditions", "status.conditions"), "ReplicaFailure")
+	rf := v.condition(&f, v.conditions(&f, status), condReplicaFailure)
 	switch {
 	case f.bad != "":
 		return malformed(f.bad)

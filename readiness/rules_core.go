@@ -2,14 +2,12 @@ package readiness
 
 import (
 	"time"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // podRule: v1/Pod.
-func podRule(u *unstructured.Unstructured, env Env) Result {
+func podRule(v *view, env Env) Result {
 	var f fields
-	status := f.mapAt(u.Object, "status", "status")
+	status := v.statusMap(&f)
 	phase := f.str(status, "phase", "status.phase")
 	switch phase {
 	case "Succeeded":
@@ -42,8 +40,8 @@ func podRule(u *unstructured.Unstructured, env Env) Result {
 			}
 		}
 	}
-	conds := f.listAt(status, "conditions", "status.conditions")
-	if c := f.condition(conds, "PodScheduled"); c.status == "False" && c.reason == "Unschedulable" {
+	conds := v.conditions(&f, status)
+	if c := v.condition(&f, conds, condPodScheduled); c.status == "False" && c.reason == "Unschedulable" {
 		if !env.Now.IsZero() && c.lastTransitionTime != "" {
 			since, err := time.Parse(time.RFC3339, c.lastTransitionTime)
 			if err != nil {
@@ -54,7 +52,7 @@ func podRule(u *unstructured.Unstructured, env Env) Result {
 		}
 		return f.done(Result{Status: InProgress, Reason: "Unschedulable", Message: orReason(c, "unschedulable")})
 	}
-	ready := f.condition(conds, "Ready")
+	ready := v.condition(&f, conds, condReady)
 	if f.bad != "" {
 		return malformed(f.bad)
 	}
@@ -78,9 +76,9 @@ func podRule(u *unstructured.Unstructured, env Env) Result {
 
 // namespaceRule: v1/Namespace. The API server sets phase Active on create; a Namespace
 // being deleted has phase Terminating (and a deletionTimestamp, which Compute sees first).
-func namespaceRule(u *unstructured.Unstructured, _ Env) Result {
+func namespaceRule(v *view, _ Env) Result {
 	var f fields
-	switch phase := f.str(f.mapAt(u.Object, "status", "status"), "phase", "status.phase"); phase {
+	switch phase := f.str(v.statusMap(&f), "phase", "status.phase"); phase {
 	case "Active":
 		return f.done(Result{Status: Current, Reason: "Active", Message: "namespace active"})
 	case "Terminating":
@@ -93,9 +91,9 @@ func namespaceRule(u *unstructured.Unstructured, _ Env) Result {
 }
 
 // pvcRule: v1/PersistentVolumeClaim.
-func pvcRule(u *unstructured.Unstructured, _ Env) Result {
+func pvcRule(v *view, _ Env) Result {
 	var f fields
-	switch phase := f.str(f.mapAt(u.Object, "status", "status"), "phase", "status.phase"); phase {
+	switch phase := f.str(v.statusMap(&f), "phase", "status.phase"); phase {
 	case "Bound":
 		return f.done(Result{Status: Current, Reason: "Bound", Message: "claim bound"})
 	case "Lost":
@@ -108,9 +106,9 @@ func pvcRule(u *unstructured.Unstructured, _ Env) Result {
 }
 
 // pvRule: v1/PersistentVolume.
-func pvRule(u *unstructured.Unstructured, _ Env) Result {
+func pvRule(v *view, _ Env) Result {
 	var f fields
-	status := f.mapAt(u.Object, "status", "status")
+	status := v.statusMap(&f)
 	switch phase := f.str(status, "phase", "status.phase"); phase {
 	case "Available", "Bound", "Released":
 		return f.done(Result{Status: Current, Reason: phase, Message: "volume " + phase})
@@ -130,13 +128,13 @@ func pvRule(u *unstructured.Unstructured, _ Env) Result {
 }
 
 // serviceRule: v1/Service. Only a LoadBalancer has status to wait for.
-func serviceRule(u *unstructured.Unstructured, _ Env) Result {
+func serviceRule(v *view, _ Env) Result {
 	var f fields
-	spec := f.mapAt(u.Object, "spec", "spec")
+	spec := f.mapAt(v.obj, "spec", "spec")
 	if typ := f.str(spec, "type", "spec.type"); typ != "LoadBalancer" {
 		return f.done(Result{Status: Current, Reason: "ServiceReady", Message: "no load balancer to wait for"})
 	}
-	lb := f.mapAt(f.mapAt(u.Object, "status", "status"), "loadBalancer", "status.loadBalancer")
+	lb := f.mapAt(v.statusMap(&f), "loadBalancer", "status.loadBalancer")
 	ingress := f.listAt(lb, "ingress", "status.loadBalancer.ingress")
 	if f.bad != "" {
 		return malformed(f.bad)

@@ -1,0 +1,180 @@
+package readiness
+
+import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+// condType names a condition type that Compute or a built-in rule asks for.
+type condType uint8
+
+const (
+	condReconciling condType = iota
+	condStalled
+	condReady
+	condProgressing
+	condAvailable
+	condReplicaFailure
+	condPodScheduled
+	condFailed
+	condFailureTarget
+	condComplete
+	condSuspended
+	condNamesAccepted
+	condEstablished
+	numCondTypes
+)
+
+// condTypeNames are the condition types as status.conditions[].type spells them.
+var condTypeNames = [numCondTypes]string{
+	condReconciling:    "Reconciling",
+	condStalled:        "Stalled",
+	condReady:          "Ready",
+	condProgressing:    "Progressing",
+	condAvailable:      "Available",
+	condReplicaFailure: "ReplicaFailure",
+	condPodScheduled:   "PodScheduled",
+	condFailed:         "Failed",
+	condFailureTarget:  "FailureTarget",
+	condComplete:       "Complete",
+	condSuspended:      "Suspended",
+	condNamesAccepted:  "NamesAccepted",
+	condEstablished:    "Established",
+}
+
+// condTypeOf returns the condType spelled t, and false for a type no rule asks for.
+func condTypeOf(t string) (condType, bool) {
+	switch t {
+	case "Reconciling":
+		return condReconciling, true
+	case "Stalled":
+		return condStalled, true
+	case "Ready":
+		return condReady, true
+	case "Progressing":
+		return condProgressing, true
+	case "Available":
+		return condAvailable, true
+	case "ReplicaFailure":
+		return condReplicaFailure, true
+	case "PodScheduled":
+		return condPodScheduled, true
+	case "Failed":
+		return condFailed, true
+	case "FailureTarget":
+		return condFailureTarget, true
+	case "Complete":
+		return condComplete, true
+	case "Suspended":
+		return condSuspended, true
+	case "NamesAccepted":
+		return condNamesAccepted, true
+	case "Established":
+		return condEstablished, true
+	}
+	return 0, false
+}
+
+// view is the object a built-in rule reads. Compute fills it as it makes its generic checks
+// (scanned): status, status.conditions and the first condition of each condType are then
+// looked up once per Compute instead of once per field a rule reads. A view with scanned
+// false (a built-in rule called as a Checker, outside Compute) reads everything from obj
+// the plain way, each time it is asked, exactly as the rules did before the view existed.
+//
+// The two ways read the same values and fail on the same paths because Compute fills a
+// scanned view only after checking what the plain way would check on its own: status is a
+// map or absent, status.conditions a list or absent, every entry of it a map whose type is a
+// string or absent (TestViewReadsWhatPlainReads holds this).
+type view struct {
+	obj     map[string]any
+	status  map[string]any
+	conds   []any
+	first   [numCondTypes]map[string]any // the first entry of each type in conds; nil: none
+	scanned bool
+}
+
+// statusMap returns status, failing f as f.mapAt(obj, "status") would.
+func (v *view) statusMap(f *fields) map[string]any {
+	if v.scanned {
+		return v.status
+	}
+	return f.mapAt(v.obj, "status", "status")
+}
+
+// conditions returns status.conditions, status being what statusMap returned.
+func (v *view) conditions(f *fields, status map[string]any) []any {
+	if v.scanned {
+		return v.conds
+	}
+	return f.listAt(status, "conditions", "status.conditions")
+}
+
+// condition returns the first condition of type t in conds, conds being what conditions
+// returned: f.condition(conds, name of t).
+func (v *view) condition(f *fields, conds []any, t condType) condition {
+	if v.scanned {
+		return f.conditionIn(v.first[t])
+	}
+	return f.condition(conds, condTypeNames[t])
+}
+
+// ruleID names a built-in rule; ruleNone is none (a Checker someone registered).
+type ruleID uint8
+
+const (
+	ruleNone ruleID = iota
+	ruleCRD
+	ruleNamespace
+	ruleDeployment
+	ruleStatefulSet
+	ruleDaemonSet
+	ruleReplicaSet
+	rulePod
+	ruleJob
+	rulePVC
+	rulePV
+	ruleService
+	ruleAPIService
+	numRules
+)
+
+// runRule calls the built-in rule id. A switch of direct calls, not a table of functions, so
+// that v stays on the caller's stack.
+func runRule(id ruleID, v *view, env Env) Result {
+	switch id {
+	case ruleCRD:
+		return crdRule(v, env)
+	case ruleNamespace:
+		return namespaceRule(v, env)
+	case ruleDeployment:
+		return deploymentRule(v, env)
+	case ruleStatefulSet:
+		return statefulSetRule(v, env)
+	case ruleDaemonSet:
+		return daemonSetRule(v, env)
+	case ruleReplicaSet:
+		return replicaSetRule(v, env)
+	case rulePod:
+		return podRule(v, env)
+	case ruleJob:
+		return jobRule(v, env)
+	case rulePVC:
+		return pvcRule(v, env)
+	case rulePV:
+		return pvRule(v, env)
+	case ruleService:
+		return serviceRule(v, env)
+	case ruleAPIService:
+		return apiServiceRule(v, env)
+	}
+	return Result{}
+}
+
+// builtinCheckers are the built-in rules as Checkers (what Registry.Lookup returns): each
+// reads its object the plain way.
+var builtinCheckers = func() (cs [numRules]Checker) {
+	for id := ruleNone + 1; id < numRules; id++ {
+		cs[id] = func(u *unstructured.Unstructured, env Env) Result {
+			v := view{obj: u.Object}
+			return runRule(id, &v, env)
+		}
+	}
+	return cs
+}()
