@@ -103,7 +103,7 @@ func (r *Registry) ConvertObject(ctx context.Context, in runtime.Object, toVersi
 		return src, nil
 	}
 	snap := snapshotMeta(src)
-	out, err := r.convertTyped(k, src, gvk.Version, to)
+	out, err := r.convertTyped(k, src, gvk.Version, to, nil)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -154,7 +154,7 @@ func (r *Registry) convertOwned(ctx context.Context, k *kindEntry, obj map[strin
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, typed); err != nil {
 			return nil, fmt.Errorf("%w: decoding into %T: %v", ErrInvalidObject, typed, err)
 		}
-		out, err := r.convertTyped(k, typed, from, to)
+		out, err := r.convertTyped(k, typed, from, to, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -199,8 +199,8 @@ func callFunc(ctx context.Context, f Func, in *unstructured.Unstructured) (out *
 }
 
 // convertTyped converts src, which the caller owns, between registered versions of a
-// typed kind; from != to.
-func (r *Registry) convertTyped(k *kindEntry, src runtime.Object, from, to string) (runtime.Object, error) {
+// typed kind; from != to. The objects it creates come from spare when not nil.
+func (r *Registry) convertTyped(k *kindEntry, src runtime.Object, from, to string, spare *spareObjects) (runtime.Object, error) {
 	var hub Hub
 	if from == k.hub {
 		h, ok := src.(Hub)
@@ -213,7 +213,7 @@ func (r *Registry) convertTyped(k *kindEntry, src runtime.Object, from, to strin
 		if !ok {
 			return nil, fmt.Errorf("%w: %T is not Convertible", ErrInvalidObject, src)
 		}
-		obj, err := k.scheme.New(k.gk.WithVersion(k.hub))
+		obj, err := spare.new(k.scheme, k.gk.WithVersion(k.hub))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrInvalidObject, err)
 		}
@@ -227,7 +227,7 @@ func (r *Registry) convertTyped(k *kindEntry, src runtime.Object, from, to strin
 	if to == k.hub {
 		return hub, nil
 	}
-	obj, err := k.scheme.New(k.gk.WithVersion(to))
+	obj, err := spare.new(k.scheme, k.gk.WithVersion(to))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidObject, err)
 	}

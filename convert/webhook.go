@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
@@ -74,9 +75,12 @@ type webhook struct {
 // One difference, for speed: the object handed to converters is the handler's own
 // decoding, and only its labels and annotations are copied beforehand, so a converter
 // editing an element of ownerReferences, finalizers or managedFields in place changes the
-// response (the API server restores those fields after a webhook conversion anyway). The
-// request's context reaches the converters. The handler is safe for concurrent use and
-// holds no state but r.
+// response (the API server restores those fields after a webhook conversion anyway). And
+// the Go objects passed to ConvertTo and ConvertFrom are reused, zeroed, for later objects
+// of the same review once the result is encoded, so a converter must not keep a reference
+// to them after it returns (none of Kubebuilder's do). The request's context reaches the
+// converters. The handler is safe for concurrent use; besides r it holds only buffers
+// kept from one request for the next (at most 16 MiB).
 func NewWebhookHandler(r *Registry, opts ...WebhookOption) http.Handler {
 	h := &webhook{r: r, max: DefaultMaxRequestBytes, parallelism: runtime.GOMAXPROCS(0)}
 	for _, o := range opts {
@@ -193,6 +197,59 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, he
 	return chunks, nil
 }
 
+// spareObjects hands out typed objects for one goroutine of a review and takes them back
+// once the object they served is encoded, zeroed, for the next object: conversions of
+// one kind then allocate no object of their own. Objects handed out since the last
+// recycle or forget are in use; a failed conversion forgets them (they may be in any
+// state). A nil *spareObjects creates every object.
+type spareObjects struct {
+	inUse []sparedObject
+	free  []sparedObject
+}
+
+type sparedObject struct {
+	gvk schema.GroupVersionKind
+	obj kruntime.Object
+}
+
+// maxSpareObjects bounds the free list (a few kinds, three objects per conversion).
+const maxSpareObjects = 12
+
+func (s *spareObjects) new(scheme *kruntime.Scheme, gvk schema.GroupVersionKind) (kruntime.Object, error) {
+	if s == nil {
+		return scheme.New(gvk)
+	}
+	for i := len(s.free) - 1; i >= 0; i-- {
+		if s.free[i].gvk == gvk {
+			o := s.free[i]
+			s.free = slices.Delete(s.free, i, i+1)
+			s.inUse = append(s.inUse, o)
+			return o.obj, nil
+		}
+	}
+	obj, err := scheme.New(gvk)
+	if err == nil && reflect.TypeOf(obj).Kind() == reflect.Pointer {
+		s.inUse = append(s.inUse, sparedObject{gvk, obj})
+	}
+	return obj, err
+}
+
+// recycle zeroes the objects in use and frees them.
+func (s *spareObjects) recycle() {
+	for _, o := range s.inUse {
+		if len(s.free) < maxSpareObjects {
+			reflect.ValueOf(o.obj).Elem().SetZero()
+			s.free = append(s.free, o)
+		}
+	}
+	s.forget()
+}
+
+func (s *spareObjects) forget() {
+	clear(s.inUse)
+	s.inUse = s.inUse[:0]
+}
+
 // minObjectsPerWorker is the smallest share of a review worth a goroutine of its own.
 const minObjectsPerWorker = 32
 
@@ -243,7 +300,8 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, known *objectHead
 	}
 	record := r.recordFrom(gvk.Version)
 	if k.scheme != nil {
-		obj, err := k.scheme.New(gvk)
+		enc.spare.forget() // whatever a failed conversion left in use
+		obj, err := enc.spare.new(k.scheme, gvk)
 		if err != nil {
 			return fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
 		}
@@ -257,7 +315,7 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, known *objectHead
 		} else {
 			snap = shallowSnapshotMeta(obj)
 		}
-		out, err := r.convertTyped(k, obj, gvk.Version, to)
+		out, err := r.convertTyped(k, obj, gvk.Version, to, &enc.spare)
 		if err != nil {
 			return fail(err)
 		}
@@ -267,8 +325,10 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, known *objectHead
 			finishTyped(out, k.gk.WithVersion(to), snap, record)
 		}
 		if err := enc.encodeTyped(out); err != nil {
+			enc.spare.forget()
 			return fail(fmt.Errorf("%w: encoding: %v", ErrInvalidResult, err))
 		}
+		enc.spare.recycle() // the objects of this conversion serve the next one
 		return nil
 	}
 	var obj map[string]any
@@ -334,6 +394,7 @@ type objectEncoder struct {
 	enc   *json.Encoder
 	snap  metaSnapshot
 	arena stringArena // for decodeJSON
+	spare spareObjects
 }
 
 func newObjectEncoder(b []byte) *objectEncoder {

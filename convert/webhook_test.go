@@ -298,3 +298,59 @@ func TestWebhookMetadataSurvives(t *testing.T) {
 	require.Equal(t, map[string]string{"app": "shop"}, w.Labels)
 	require.Equal(t, testGroup+"/v2", w.APIVersion)
 }
+
+// TestWebhookTypedReviewMatchesConvert sends typed objects that differ field by field in
+// one review, large enough to be converted on several goroutines: each converted object
+// must be what Convert gives for it alone, whatever objects the handler converted before
+// it (the handler reuses its Go objects and scratch space from one object to the next).
+func TestWebhookTypedReviewMatchesConvert(t *testing.T) {
+	r := newRegistry()
+	h := convert.NewWebhookHandler(r, convert.WithParallelism(3))
+	objs := make([]any, 200)
+	for i := range objs {
+		var spec map[string]any
+		version := []string{"v1", "v2", "v3"}[i%3]
+		switch version {
+		case "v1":
+			if i%2 == 0 {
+				spec = map[string]any{"size": fmt.Sprint(i)}
+			} else {
+				spec = map[string]any{}
+			}
+		case "v2":
+			spec = map[string]any{"replicas": int64(i), "color": []string{"", "red"}[i%2]}
+		default:
+			spec = map[string]any{"replicas": int64(i)}
+			if i%4 == 0 {
+				spec["tags"] = []any{"a", fmt.Sprint(i)}
+			}
+		}
+		u := widgetU(version, spec)
+		u.SetName(fmt.Sprintf("w%d", i))
+		if i%5 == 0 {
+			u.SetLabels(nil)
+			u.SetAnnotations(map[string]string{"only": fmt.Sprint(i)})
+		}
+		if i%7 == 0 {
+			u.SetOwnerReferences(nil)
+			u.SetFinalizers([]string{"f"})
+		}
+		objs[i] = u
+	}
+	for _, to := range []string{"v1", "v2", "v3"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(reviewBody(t, "apiextensions.k8s.io/v1", "u", testGroup+"/"+to, objs...))))
+		require.Equal(t, http.StatusOK, w.Code)
+		var review convert.ConversionReview
+		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &review))
+		require.Equal(t, metav1.StatusSuccess, review.Response.Result.Status, review.Response.Result.Message)
+		require.Len(t, review.Response.ConvertedObjects, len(objs))
+		for i, o := range objs {
+			want, err := r.Convert(context.Background(), o.(*unstructured.Unstructured), to)
+			require.NoError(t, err)
+			wantJSON, err := json.Marshal(want.Object)
+			require.NoError(t, err)
+			require.JSONEq(t, string(wantJSON), string(review.Response.ConvertedObjects[i]), "object %d to %s", i, to)
+		}
+	}
+}
