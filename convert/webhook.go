@@ -151,7 +151,9 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, he
 	convertRange := func(chunk, from, to int) {
 		buf := cache.getBuffer()
 		chunks[chunk] = buf
-		enc := newObjectEncoder((*buf)[:0])
+		enc := cache.getEncoder()
+		defer cache.putEncoder(enc)
+		enc.b = (*buf)[:0]
 		if to > from {
 			// Strings take about half an object's JSON: chunks for several objects, but
 			// not much more than the range needs.
@@ -173,7 +175,7 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, he
 				break
 			}
 		}
-		*buf = enc.b
+		*buf, enc.b = enc.b, nil
 	}
 	if workers == 1 {
 		convertRange(0, 0, n)
@@ -388,19 +390,15 @@ func appendResponse(b []byte, review *ConversionReview, chunks []*[]byte, err er
 // successJSON is the result of a review that succeeded.
 var successJSON, _ = json.Marshal(metav1.Status{Status: metav1.StatusSuccess})
 
-// objectEncoder appends converted objects to b; a review's goroutine has one.
+// objectEncoder appends converted objects to b; a review's goroutine has one, taken from
+// the handler's bufferCache with the scratch space it kept (spare objects, the unused
+// end of its string arena).
 type objectEncoder struct {
 	encoder
-	enc   *json.Encoder
+	enc   *json.Encoder // made when first needed
 	snap  metaSnapshot
 	arena stringArena // for decodeJSON
 	spare spareObjects
-}
-
-func newObjectEncoder(b []byte) *objectEncoder {
-	e := &objectEncoder{encoder: encoder{b: b}}
-	e.enc = json.NewEncoder(e) // HTML escaping on, as json.Marshal
-	return e
 }
 
 // Write lets the json.Encoder append to b.
@@ -420,6 +418,9 @@ func (e *objectEncoder) encodeTyped(v any) error {
 		}
 		e.b = e.b[:start]
 	}
+	if e.enc == nil {
+		e.enc = json.NewEncoder(e) // HTML escaping on, as json.Marshal
+	}
 	if err := e.enc.Encode(v); err != nil {
 		return err
 	}
@@ -436,6 +437,7 @@ type bufferCache struct {
 	bufs      []*[]byte
 	bytes     int
 	scratches []*reviewScratch
+	encoders  []*objectEncoder
 }
 
 const (
@@ -480,6 +482,28 @@ func (c *bufferCache) getScratch() *reviewScratch {
 		return s
 	}
 	return &reviewScratch{}
+}
+
+func (c *bufferCache) getEncoder() *objectEncoder {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(c.encoders); n > 0 {
+		e := c.encoders[n-1]
+		c.encoders[n-1] = nil
+		c.encoders = c.encoders[:n-1]
+		return e
+	}
+	return &objectEncoder{}
+}
+
+func (c *bufferCache) putEncoder(e *objectEncoder) {
+	e.b, e.depth = nil, 0
+	e.spare.forget()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.encoders) < maxCachedItems {
+		c.encoders = append(c.encoders, e)
+	}
 }
 
 // putScratch drops what s points to and keeps it.
