@@ -450,6 +450,10 @@ func (d *decoder) key() ([]byte, bool) {
 	for j < len(d.b) && plainByte[d.b[j]] {
 		j++
 	}
+	if j+1 < len(d.b) && d.b[j] == '"' && d.b[j+1] == ':' {
+		d.i = j + 2 // the common case: a plain key, the colon right after it
+		return d.b[start:j], true
+	}
 	for j < len(d.b) {
 		c := d.b[j]
 		if c == '"' {
@@ -1119,6 +1123,9 @@ func (d *decoder) anyValue() (any, bool) {
 // Lexing.
 
 func (d *decoder) ws() {
+	if d.i < len(d.b) && d.b[d.i] > ' ' {
+		return // compact JSON: nothing to skip
+	}
 	for d.i < len(d.b) {
 		switch d.b[d.i] {
 		case ' ', '\t', '\n', '\r':
