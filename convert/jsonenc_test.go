@@ -36,10 +36,10 @@ func TestFastEncodeMatchesMarshal(t *testing.T) {
 		{},
 		{Name: "<a href=\"x\">&amp;</a>\u2028\u2029\x00\x1f\x7f é \xff", DecInner: DecInner{Name: "shadowed", Inner: -5}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "n", CreationTimestamp: when, DeletionTimestamp: &when, Labels: map[string]string{"b": "2", "a": "1", "<": ">"},
-			ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "m", Time: &when, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:x":{}}}`)}}},
+			ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "m", Time: &when, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:x":{}}}`)}},
 			OwnerReferences: []metav1.OwnerReference{{Name: "o", Controller: new(bool)}}}},
 		{List: []DecInner{}, Strs: []string{}, Labels: map[string]string{}, AnyMap: map[string]any{}, AnyList: []any{}},
-		{Any: map[string]any{"z": []any{int64(1), 1.5, 1e21, 1e-7, -0.0, "s", true, nil, map[string]any{}}}, F64: 123456789e300, F32: 1e-7},
+		{Any: map[string]any{"z": []any{int64(1), 1.5, 1e21, 1e-7, math.Copysign(0, -1), "s", true, nil, map[string]any{}}}, F64: 123456789e300, F32: 1e-7},
 		{Ptr: &DecInner{Deep: &DecInner{Name: "deep"}}, I8: -128, U64: math.MaxUint64, B: true, Raw: json.RawMessage(` { "a" : [ 1 , 2 ] } `)},
 		{Raw: json.RawMessage(`{"a":"<&>"}`)},
 	}

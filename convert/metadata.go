@@ -307,9 +307,12 @@ func (s *metaSnapshot) finish(out runtime.Object, gvk schema.GroupVersionKind, r
 	out.GetObjectKind().SetGroupVersionKind(gvk)
 	labels := mergePairs(s.labels, m.Labels, "")
 	annotations := mergePairs(s.annotations, m.Annotations, record)
-	selfLink := m.SelfLink // the one field finishTyped leaves to the converters
-	*m = s.meta
-	m.SelfLink, m.Labels, m.Annotations = selfLink, labels, annotations
+	in := &s.meta // the fields finishTyped restores
+	m.Name, m.GenerateName, m.Namespace, m.UID = in.Name, in.GenerateName, in.Namespace, in.UID
+	m.ResourceVersion, m.Generation, m.CreationTimestamp = in.ResourceVersion, in.Generation, in.CreationTimestamp
+	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = in.DeletionTimestamp, in.DeletionGracePeriodSeconds
+	m.OwnerReferences, m.Finalizers, m.ManagedFields = in.OwnerReferences, in.Finalizers, in.ManagedFields
+	m.Labels, m.Annotations = labels, annotations
 }
 
 func pairsMap(pairs []string) map[string]string {
