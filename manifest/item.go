@@ -52,9 +52,13 @@ type Item struct {
 // resource name ("deployments", "customresourcedefinitions"). Group, version and kind come
 // from apiVersion and kind; UID, namespace, name, labels, annotations and ownerReferences
 // from metadata; other metadata fields are not read. The labels, annotations and
-// ownerReferences are copies; nothing in u is retained. An object without name, kind or
-// uid, an empty resource, or one of those fields of the wrong type (a label that is not a
-// string, an ownerReference that is not an object) is an error wrapping [ErrInvalidItem].
+// ownerReferences are copies (maps of exactly their size, one slice); the Item shares
+// only strings with u, which are immutable, so changing u afterwards never changes the
+// Item. Metadata of the usual shapes is read by hand, without reflection; anything else
+// goes through apimachinery's own readers, whose errors it returns. An object without
+// name, kind or uid, an empty resource, or one of those fields of the wrong type (a
+// label that is not a string, an ownerReference that is not an object) is an error
+// wrapping [ErrInvalidItem].
 func NewItem(u *unstructured.Unstructured, resource string) (*Item, error) {
 	if u == nil || u.Object == nil {
 		return nil, fmt.Errorf("%w: nil object (resource %q)", ErrInvalidItem, resource)

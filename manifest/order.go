@@ -101,12 +101,18 @@ func sortByName(run []nameEntry, tie func(a, b int32) int) {
 		return tie(a.idx, b.idx) < 0
 	}
 	if len(run) > 48 {
-		slices.SortFunc(run, func(a, b nameEntry) int {
-			if c := cmpPrefix(a.prefix, b.prefix); c != 0 {
-				return c
+		// By prefix alone (no closure), then each group of equal prefixes by tie.
+		slices.SortFunc(run, cmpNameEntry)
+		for lo := 0; lo < len(run); {
+			hi := lo + 1
+			for hi < len(run) && run[hi].prefix == run[lo].prefix {
+				hi++
 			}
-			return tie(a.idx, b.idx)
-		})
+			if hi-lo > 1 {
+				slices.SortFunc(run[lo:hi], func(a, b nameEntry) int { return tie(a.idx, b.idx) })
+			}
+			lo = hi
+		}
 		return
 	}
 	for k := 1; k < len(run); k++ {
@@ -118,6 +124,8 @@ func sortByName(run []nameEntry, tie func(a, b int32) int) {
 		run[j] = e
 	}
 }
+
+func cmpNameEntry(a, b nameEntry) int { return cmpPrefix(a.prefix, b.prefix) }
 
 // cmpPrefix compares two 16-byte name prefixes.
 func cmpPrefix(a, b [2]uint64) int {
