@@ -108,7 +108,7 @@
 // its bytes. The package benchmark's figures include its harness (the response recorder
 // and a copy of the response: twice the response, about 2.6 KB per object).
 //
-// Against controller-runtime v0.25.2's own conversion webhook on the same machine, in
+// Against controller-runtime v0.24.1's own conversion webhook on the same machine, in
 // the benchmark module (cd bench; go test -run '^$' -bench Webhook -benchmem -count 6
 // ./internal/suite/, Widget registered typed with AddTyped, medians of six runs, load
 // average about 3, both handlers in the same runs):
