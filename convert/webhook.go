@@ -145,9 +145,13 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, he
 		return nil, fmt.Errorf("desiredAPIVersion %q: %w: not group/version", req.DesiredAPIVersion, ErrUnknownVersion)
 	}
 	n := len(req.Objects)
-	errs := make([]error, n)
 	workers := max(1, min(parallelism, n/minObjectsPerWorker))
 	chunks := make([]*[]byte, workers)
+	type failure struct {
+		index int
+		err   error
+	}
+	failures := make([]failure, workers) // each goroutine's first, and only, failure
 	convertRange := func(chunk, from, to int) {
 		buf := cache.getBuffer()
 		chunks[chunk] = buf
@@ -161,7 +165,7 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, he
 		}
 		for i := from; i < to; i++ {
 			if err := ctx.Err(); err != nil {
-				errs[i] = err
+				failures[chunk] = failure{i, err}
 				break
 			}
 			if i > from {
@@ -171,7 +175,8 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, he
 			if i < len(heads) {
 				head = &heads[i]
 			}
-			if errs[i] = r.convertRaw(ctx, req.Objects[i], head, desired, enc); errs[i] != nil {
+			if err := r.convertRaw(ctx, req.Objects[i], head, desired, enc); err != nil {
+				failures[chunk] = failure{i, err}
 				break
 			}
 		}
@@ -188,12 +193,12 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, he
 		}
 		wg.Wait()
 	}
-	for i, err := range errs {
-		if err != nil {
+	for _, f := range failures { // in chunk order, so the first is the lowest index
+		if f.err != nil {
 			for _, c := range chunks {
 				cache.putBuffer(c)
 			}
-			return nil, fmt.Errorf("objects[%d]: %w", i, err)
+			return nil, fmt.Errorf("objects[%d]: %w", f.index, f.err)
 		}
 	}
 	return chunks, nil
