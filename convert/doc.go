@@ -85,22 +85,23 @@
 // BenchmarkWebhook sends ConversionReviews of 1, 100 and 1,000 objects through the handler,
 // each object a spoke-to-spoke conversion (two steps through the hub) of a 1.3 KB object
 // with labels, annotations, an owner and managedFields; BenchmarkPartial compares a
-// whole-object conversion with a spec-only one. Figures per object, medians of three runs:
+// whole-object conversion with a spec-only one. Figures per object, medians of three runs;
+// times are the medians of two such sets (load average 3 and 4):
 //
 //	go test -run '^$' -bench . -benchmem -count 3 ./convert
-//	machine: 2 cores (nproc), AMD EPYC, go1.26.8 linux/amd64, shared with other jobs
-//	(load average about 3 during the runs), so times move by a third from run to run
+//	machine: 2 cores (nproc), AMD EPYC, go1.26.8 linux/amd64, shared with other jobs,
+//	so times move with the load; bytes and allocations do not
 //
 //	                         B/object  allocs/object  µs/object
-//	unstructured, 1 object     19,563       136          34
-//	unstructured, 100          12,086       104          22
-//	unstructured, 1,000        12,014       104          16
-//	typed, 1 object            11,798        51          30
-//	typed, 100                  4,468        19          10
-//	typed, 1,000                4,359        19           9
-//	codec baseline, typed 100  11,037        94          56
-//	partial, whole object      25,576 B/op, 169 allocs/op, 56 µs/op
-//	partial, spec only            336 B/op,   2 allocs/op, 0.7 µs/op
+//	unstructured, 1 object     19,571       136        34-75
+//	unstructured, 100          12,081       104        22-41
+//	unstructured, 1,000        12,179       104        16-37
+//	typed, 1 object            11,806        51        30-49
+//	typed, 100                  4,458        19        10-22
+//	typed, 1,000                4,400        19         9-21
+//	codec baseline, typed 100  10,764        94       56-126
+//	partial, whole object      25,576 B/op, 169 allocs/op, 56-90 µs/op
+//	partial, spec only            336 B/op,   2 allocs/op, 0.7-0.9 µs/op
 //
 // BenchmarkCodecBaseline handles the typed review of 100 objects the way a handler built
 // on apimachinery's codecs does (controller-runtime's shape, not its code), behind the
@@ -110,14 +111,15 @@
 //
 // Against controller-runtime v0.24.1's own conversion webhook on the same machine, in
 // the benchmark module (cd bench; go test -run '^$' -bench Webhook -benchmem -count 6
-// ./internal/suite/, Widget registered typed with AddTyped, medians of six runs, load
-// average about 3, both handlers in the same runs):
+// ./internal/suite/, Widget registered typed with AddTyped, both handlers in the same
+// runs): medians of six runs, times from two such runs (load average 3 and 4.7), bytes
+// from the second:
 //
-//	                 controller-runtime            this handler
-//	                 µs/object  B/object          µs/object  B/object   objects/s  bytes
-//	1 object           104      24,834              39      12,225       2.7×     0.49×
-//	100 objects        116      16,544              23       4,515       5.0×     0.27×
-//	1,000 objects      122      17,808              14       4,461       8.7×     0.25×
+//	                 controller-runtime      this handler          this / controller-runtime
+//	                 µs/object  B/object     µs/object  B/object   objects/s    bytes
+//	1 object          104-182    24,817        39-48     12,233    2.7-3.8×     0.49×
+//	100 objects       116-170    16,833        23-31      4,501    5.0-5.4×     0.27×
+//	1,000 objects     122-144    17,454        14-24      4,502    6.0-8.7×     0.26×
 //
 // The 1,000-object review is converted on both cores, which the 1-object review cannot
 // be; per object the handler allocates 28 times (controller-runtime 142). What remains
