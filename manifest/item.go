@@ -64,17 +64,18 @@ func NewItem(u *unstructured.Unstructured, resource string) (*Item, error) {
 		return nil, fmt.Errorf("%w: nil object (resource %q)", ErrInvalidItem, resource)
 	}
 	var meta metav1.ObjectMeta
+	var into *Item // where the Item goes; nil: a new one
 	if raw, ok := u.Object["metadata"]; ok && raw != nil {
 		mm, ok := raw.(map[string]any)
 		if !ok {
 			return nil, fmt.Errorf("%w: metadata is %T, not an object (resource %q)", ErrInvalidItem, raw, resource)
 		}
-		name, _ := mm["name"].(string)
-		bad := func(field string, err error) error {
-			return fmt.Errorf("%w: metadata.%s of %s %q: %v", ErrInvalidItem, field, resource, name, err)
-		}
 		var err error
-		if meta.Name, err = metaString(mm, "name"); err != nil {
+		meta.Name, err = metaString(mm, "name") // "" when not a string
+		bad := func(field string, err error) error {
+			return fmt.Errorf("%w: metadata.%s of %s %q: %v", ErrInvalidItem, field, resource, meta.Name, err)
+		}
+		if err != nil {
 			return nil, bad("name", err)
 		}
 		if meta.Namespace, err = metaString(mm, "namespace"); err != nil {
@@ -92,14 +93,19 @@ func NewItem(u *unstructured.Unstructured, resource string) (*Item, error) {
 			return nil, bad("annotations", err)
 		}
 		if raw, ok := mm["ownerReferences"]; ok && raw != nil {
-			if meta.OwnerReferences, err = ownerReferences(raw); err != nil {
+			var dst []metav1.OwnerReference
+			if list, ok := raw.([]any); ok && len(list) == 1 {
+				x := new(itemWithOwner)
+				into, dst = &x.item, x.ref[:]
+			}
+			if meta.OwnerReferences, err = ownerReferencesInto(raw, dst); err != nil {
 				return nil, bad("ownerReferences", err)
 			}
 		}
 	}
 	apiVersion, _ := u.Object["apiVersion"].(string)
 	kind, _ := u.Object["kind"].(string)
-	return newItem(apiVersion, kind, resource, &meta)
+	return newItem(apiVersion, kind, resource, &meta, into)
 }
 
 // The metadata readers below decode the common shapes (strings, maps of strings, lists of
@@ -152,11 +158,20 @@ func stringMap(mm map[string]any, key string) (map[string]string, error) {
 // the reflection converter (ownerReferencesSlow) otherwise. Unknown fields are ignored,
 // as the converter does. The bools of one list share one allocation.
 func ownerReferences(raw any) ([]metav1.OwnerReference, error) {
+	return ownerReferencesInto(raw, nil)
+}
+
+// ownerReferencesInto is ownerReferences decoding into dst when the hand decoder takes
+// the list and dst has its length.
+func ownerReferencesInto(raw any, dst []metav1.OwnerReference) ([]metav1.OwnerReference, error) {
 	list, ok := raw.([]any)
 	if !ok || list == nil {
 		return ownerReferencesSlow(raw)
 	}
-	refs := make([]metav1.OwnerReference, len(list))
+	refs := dst
+	if refs == nil || len(refs) != len(list) {
+		refs = make([]metav1.OwnerReference, len(list)) // an empty list stays non-nil
+	}
 	var bools []bool
 	for k, e := range list {
 		if e == nil {
@@ -233,15 +248,27 @@ func NewItemFromMetadata(p *metav1.PartialObjectMetadata, resource string) (*Ite
 	if p == nil {
 		return nil, fmt.Errorf("%w: nil metadata (resource %q)", ErrInvalidItem, resource)
 	}
-	return newItem(p.APIVersion, p.Kind, resource, &p.ObjectMeta)
+	return newItem(p.APIVersion, p.Kind, resource, &p.ObjectMeta, nil)
 }
 
-func newItem(apiVersion, kind, resource string, meta *metav1.ObjectMeta) (*Item, error) {
+// itemWithOwner holds an Item and its one ownerReference, the common shape of a
+// controlled object, in one allocation: 176 + 80 bytes, exactly a size class.
+type itemWithOwner struct {
+	item Item
+	ref  [1]metav1.OwnerReference
+}
+
+// newItem builds the Item in into, or in a new one when into is nil.
+func newItem(apiVersion, kind, resource string, meta *metav1.ObjectMeta, into *Item) (*Item, error) {
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
 		return nil, fmt.Errorf("%w: apiVersion %q of %s %q: %v", ErrInvalidItem, apiVersion, resource, meta.Name, err)
 	}
-	it := &Item{
+	it := into
+	if it == nil {
+		it = new(Item)
+	}
+	*it = Item{
 		Group:           gv.Group,
 		Version:         gv.Version,
 		Resource:        resource,

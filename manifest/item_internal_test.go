@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -200,4 +201,30 @@ func TestNewItemRetainsNothing(t *testing.T) {
 	md["ownerReferences"].([]any)[0] = nil
 	md["name"] = "renamed"
 	require.Equal(t, want, it)
+}
+
+// A one-element list decodes into the buffer NewItem allocates with the Item, as it
+// would on its own; the pair fills its size class exactly.
+func TestOwnerReferencesIntoBuffer(t *testing.T) {
+	require.Equal(t, uintptr(256), unsafe.Sizeof(itemWithOwner{}))
+	rapid.Check(t, func(t *rapid.T) {
+		raw := []any{genOwnerRef(t)}
+		want, wantErr := ownerReferencesSlow(raw)
+		var x itemWithOwner
+		got, err := ownerReferencesInto(raw, x.ref[:])
+		if wantErr != nil {
+			require.EqualError(t, err, wantErr.Error())
+			return
+		}
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	})
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": "p", "uid": "p-1", "ownerReferences": []any{map[string]any{"kind": "ReplicaSet", "name": "rs", "uid": "rs-1"}}},
+	}}
+	it, err := NewItem(u, "pods")
+	require.NoError(t, err)
+	require.Equal(t, []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs", UID: "rs-1"}}, it.OwnerReferences)
+	require.Equal(t, 1, cap(it.OwnerReferences), "appending copies instead of writing past the buffer")
 }
