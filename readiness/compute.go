@@ -79,28 +79,15 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 	}
 	v := view{obj: obj, status: status, scanned: true}
 	if status != nil {
-		v.conds = f.listAt(status, "conditions", "status.conditions")
-		if f.bad != "" {
-			return malformed(f.bad)
-		}
-		typed, ok := v.scanConditions()
+		typed, bad := v.readConditions()
 		nonZero = nonZero || typed
-		// Reconciling, Stalled and Ready are read whatever the kind: a malformed one makes
-		// the object Unknown.
-		reconciling := f.conditionStatus(v.first[condReconciling])
-		stalled := f.conditionStatus(v.first[condStalled])
-		f.conditionStatus(v.first[condReady])
 		switch {
-		case !ok || f.bad != "":
-			// Name the field that a reader going down the list meets first.
-			var slow fields
-			var r, s, rd condition
-			slow.conditions(v.conds, &r, &s, &rd)
-			return malformed(slow.bad)
-		case reconciling == "True":
-			return Result{Status: InProgress, Reason: ReasonReconciling, Message: orReason(f.conditionIn(v.first[condReconciling]), "reconciling")}
-		case stalled == "True":
-			return Result{Status: Failed, Reason: ReasonStalled, Message: orReason(f.conditionIn(v.first[condStalled]), "stalled")}
+		case bad != "":
+			return malformed(bad)
+		case v.reconciling.status == "True":
+			return Result{Status: InProgress, Reason: ReasonReconciling, Message: orReason(v.reconciling, "reconciling")}
+		case v.stalled.status == "True":
+			return Result{Status: Failed, Reason: ReasonStalled, Message: orReason(v.stalled, "stalled")}
 		}
 	}
 
@@ -117,19 +104,19 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 			return Result{Status: InProgress, Reason: ReasonNoStatus, Message: "no status written yet"}
 		}
 		if e.rule != ruleNone {
-			return runBuiltin(e.rule, &v, env, group, kind)
+			return runBuiltin(e.rule, &v, &env, group, kind)
 		}
 		return runChecker(e.check, u, env, group, kind)
 	}
 
-	c := f.conditionIn(v.first[condReady]) // read above: it cannot fail now
+	c := &v.ready
 	switch {
 	case !c.found:
 		return Result{Status: Current, Reason: ReasonNoConditions, Message: "no Ready condition"}
 	case c.status == "True":
-		return Result{Status: Current, Reason: ReasonReady, Message: orReason(c, "ready")}
+		return Result{Status: Current, Reason: ReasonReady, Message: orReason(*c, "ready")}
 	default:
-		return Result{Status: InProgress, Reason: ReasonNotReady, Message: orReason(c, "Ready is "+c.status)}
+		return Result{Status: InProgress, Reason: ReasonNotReady, Message: orReason(*c, "Ready is "+c.status)}
 	}
 }
 
@@ -144,7 +131,7 @@ func runChecker(c Checker, u *unstructured.Unstructured, env Env, group, kind st
 }
 
 // runBuiltin is runChecker for a built-in rule, which reads v as Compute filled it.
-func runBuiltin(id ruleID, v *view, env Env, group, kind string) (r Result) {
+func runBuiltin(id ruleID, v *view, env *Env, group, kind string) (r Result) {
 	defer recoverChecker(&r, group, kind)
 	r = runRule(id, v, env)
 	if r.Status == "" {

@@ -152,19 +152,6 @@ func (f *fields) conditionIn(cm map[string]any) condition {
 	}
 }
 
-// conditionStatus reads the condition cm as conditionIn does (failing f on the same
-// fields) and returns its status.
-func (f *fields) conditionStatus(cm map[string]any) string {
-	if cm == nil {
-		return ""
-	}
-	status := f.str(cm, "status", "status.conditions[].status")
-	f.str(cm, "reason", "status.conditions[].reason")
-	f.str(cm, "message", "status.conditions[].message")
-	f.str(cm, "lastTransitionTime", "status.conditions[].lastTransitionTime")
-	return status
-}
-
 // conditions reads Reconciling, Stalled and Ready from conds in one pass (the first of each
 // type wins, as with condition). It is the plain reading that scanConditions speeds up;
 // Compute uses it to name the first malformed field.
@@ -191,37 +178,6 @@ func (f *fields) conditions(conds []any, reconciling, stalled, ready *condition)
 		}
 		*dst = f.conditionIn(cm)
 	}
-}
-
-// scanConditions records in v.first the first entry of each type of v.conds
-// (status.conditions) that a rule asks for, reading only the entries' types. It reports
-// whether some entry has a non-empty type, which makes the status non-zero (see isZero), and
-// false in ok when an entry is not a map or its type not a string: the caller then reads the
-// list with f.conditions, which names the first malformed field a reader going down the list
-// meets.
-func (v *view) scanConditions() (typed, ok bool) {
-	for _, c := range v.conds {
-		cm, isMap := c.(map[string]any)
-		if !isMap {
-			return typed, false
-		}
-		tv, found := cm["type"]
-		if !found || tv == nil {
-			continue
-		}
-		t, isStr := tv.(string)
-		if !isStr {
-			return typed, false
-		}
-		if t == "" {
-			continue
-		}
-		typed = true
-		if ct, known := condTypeOf(t); known && v.first[ct] == nil {
-			v.first[ct] = cm
-		}
-	}
-	return typed, true
 }
 
 // isZero reports whether v is the zero value the API server returns for a status nobody has
@@ -262,8 +218,3 @@ func isZero(v any) bool {
 
 // itoa formats n; strconv caches the small numbers status counters mostly are.
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// ratio renders "have/want what", e.g. "2/3 replicas ready".
-func ratio(have, want int64, what string) string {
-	return itoa(have) + "/" + itoa(want) + " " + what
-}

@@ -1,7 +1,7 @@
 package readiness
 
 // jobRule: batch/Job.
-func jobRule(v *view, _ Env) Result {
+func jobRule(v *view, _ *Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	status := v.statusMap(&f)
@@ -21,15 +21,15 @@ func jobRule(v *view, _ Env) Result {
 	case failureTarget.status == "True":
 		return Result{Status: Failed, Reason: "JobFailed", Message: orReason(failureTarget, "job failing")}
 	case complete.status == "True":
-		return Result{Status: Current, Reason: "JobComplete", Message: itoa(succeeded) + " pods succeeded"}
+		return Result{Status: Current, Reason: "JobComplete", Message: count(msgJobSucceeded, succeeded, 0)}
 	case suspend || suspended.status == "True":
 		return Result{Status: Current, Reason: "JobSuspended", Message: "job suspended"}
 	}
-	return Result{Status: InProgress, Reason: "JobRunning", Message: itoa(active) + " active, " + itoa(succeeded) + " succeeded"}
+	return Result{Status: InProgress, Reason: "JobRunning", Message: count(msgJobRunning, active, succeeded)}
 }
 
 // crdRule: apiextensions.k8s.io/CustomResourceDefinition.
-func crdRule(v *view, _ Env) Result {
+func crdRule(v *view, _ *Env) Result {
 	var f fields
 	conds := v.conditions(&f, v.statusMap(&f))
 	names := v.condition(&f, conds, condNamesAccepted)
@@ -48,7 +48,7 @@ func crdRule(v *view, _ Env) Result {
 }
 
 // apiServiceRule: apiregistration.k8s.io/APIService.
-func apiServiceRule(v *view, _ Env) Result {
+func apiServiceRule(v *view, _ *Env) Result {
 	var f fields
 	c := v.condition(&f, v.conditions(&f, v.statusMap(&f)), condAvailable)
 	switch {

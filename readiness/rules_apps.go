@@ -1,7 +1,7 @@
 package readiness
 
 // deploymentRule: apps/Deployment.
-func deploymentRule(v *view, _ Env) Result {
+func deploymentRule(v *view, _ *Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	status := v.statusMap(&f)
@@ -19,21 +19,21 @@ func deploymentRule(v *view, _ Env) Result {
 	case f.bad != "":
 		return malformed(f.bad)
 	case updated < want:
-		return Result{Status: InProgress, Reason: "LessUpdated", Message: ratio(updated, want, "replicas updated")}
+		return Result{Status: InProgress, Reason: "LessUpdated", Message: count(msgReplicasUpdated, updated, want)}
 	case replicas > updated:
 		return Result{Status: InProgress, Reason: "OldReplicas", Message: itoa(replicas-updated) + " old replicas pending termination"}
 	case available < want:
-		return Result{Status: InProgress, Reason: "LessAvailable", Message: ratio(available, want, "replicas available")}
+		return Result{Status: InProgress, Reason: "LessAvailable", Message: count(msgReplicasAvailable, available, want)}
 	case ready < want:
-		return Result{Status: InProgress, Reason: "LessReady", Message: ratio(ready, want, "replicas ready")}
+		return Result{Status: InProgress, Reason: "LessReady", Message: count(msgReplicasReady, ready, want)}
 	case avail.found && avail.status != "True":
 		return Result{Status: InProgress, Reason: "NotAvailable", Message: orReason(avail, "Available is "+avail.status)}
 	}
-	return Result{Status: Current, Reason: "Available", Message: ratio(available, want, "replicas available")}
+	return Result{Status: Current, Reason: "Available", Message: count(msgReplicasAvailable, available, want)}
 }
 
 // statefulSetRule: apps/StatefulSet, with RollingUpdate partitions and OnDelete.
-func statefulSetRule(v *view, _ Env) Result {
+func statefulSetRule(v *view, _ *Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	status := v.statusMap(&f)
@@ -52,29 +52,29 @@ func statefulSetRule(v *view, _ Env) Result {
 	case f.bad != "":
 		return malformed(f.bad)
 	case replicas > want:
-		return Result{Status: InProgress, Reason: "ExtraReplicas", Message: ratio(replicas, want, "replicas, scaling down")}
+		return Result{Status: InProgress, Reason: "ExtraReplicas", Message: count(msgReplicasScalingDown, replicas, want)}
 	case ready < want:
-		return Result{Status: InProgress, Reason: "LessReady", Message: ratio(ready, want, "replicas ready")}
+		return Result{Status: InProgress, Reason: "LessReady", Message: count(msgReplicasReady, ready, want)}
 	case hasAvailable && available < want:
-		return Result{Status: InProgress, Reason: "LessAvailable", Message: ratio(available, want, "replicas available")}
+		return Result{Status: InProgress, Reason: "LessAvailable", Message: count(msgReplicasAvailable, available, want)}
 	case onDelete:
-		return Result{Status: Current, Reason: "OnDelete", Message: ratio(ready, want, "replicas ready; OnDelete updates wait for pod deletion")}
+		return Result{Status: Current, Reason: "OnDelete", Message: count(msgReplicasOnDelete, ready, want)}
 	case partition > 0:
 		need := max(want-partition, 0)
 		if updated < need {
-			return Result{Status: InProgress, Reason: "PartitionRollout", Message: ratio(updated, need, "replicas above the partition updated")}
+			return Result{Status: InProgress, Reason: "PartitionRollout", Message: count(msgReplicasPartition, updated, need)}
 		}
-		return Result{Status: Current, Reason: "PartitionRolledOut", Message: ratio(updated, need, "replicas above the partition updated")}
+		return Result{Status: Current, Reason: "PartitionRolledOut", Message: count(msgReplicasPartition, updated, need)}
 	case updated < want:
-		return Result{Status: InProgress, Reason: "LessUpdated", Message: ratio(updated, want, "replicas updated")}
+		return Result{Status: InProgress, Reason: "LessUpdated", Message: count(msgReplicasUpdated, updated, want)}
 	case updateRev != "" && currentRev != updateRev:
 		return Result{Status: InProgress, Reason: "RevisionMismatch", Message: "current revision " + currentRev + " is not update revision " + updateRev}
 	}
-	return Result{Status: Current, Reason: "Ready", Message: ratio(ready, want, "replicas ready")}
+	return Result{Status: Current, Reason: "Ready", Message: count(msgReplicasReady, ready, want)}
 }
 
 // daemonSetRule: apps/DaemonSet.
-func daemonSetRule(v *view, _ Env) Result {
+func daemonSetRule(v *view, _ *Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	status := v.statusMap(&f)
@@ -89,21 +89,21 @@ func daemonSetRule(v *view, _ Env) Result {
 	case f.bad != "":
 		return malformed(f.bad)
 	case scheduled < desired:
-		return Result{Status: InProgress, Reason: "LessScheduled", Message: ratio(scheduled, desired, "nodes scheduled")}
+		return Result{Status: InProgress, Reason: "LessScheduled", Message: count(msgNodesScheduled, scheduled, desired)}
 	case mis > 0:
 		return Result{Status: InProgress, Reason: "Misscheduled", Message: itoa(mis) + " pods on nodes that should not run them"}
 	case !onDelete && updated < desired:
-		return Result{Status: InProgress, Reason: "LessUpdated", Message: ratio(updated, desired, "nodes updated")}
+		return Result{Status: InProgress, Reason: "LessUpdated", Message: count(msgNodesUpdated, updated, desired)}
 	case available < desired:
-		return Result{Status: InProgress, Reason: "LessAvailable", Message: ratio(available, desired, "nodes available")}
+		return Result{Status: InProgress, Reason: "LessAvailable", Message: count(msgNodesAvailable, available, desired)}
 	case ready < desired:
-		return Result{Status: InProgress, Reason: "LessReady", Message: ratio(ready, desired, "nodes ready")}
+		return Result{Status: InProgress, Reason: "LessReady", Message: count(msgNodesReady, ready, desired)}
 	}
-	return Result{Status: Current, Reason: "Available", Message: ratio(available, desired, "nodes available")}
+	return Result{Status: Current, Reason: "Available", Message: count(msgNodesAvailable, available, desired)}
 }
 
 // replicaSetRule: apps/ReplicaSet.
-func replicaSetRule(v *view, _ Env) Result {
+func replicaSetRule(v *view, _ *Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	status := v.statusMap(&f)
@@ -119,15 +119,15 @@ func replicaSetRule(v *view, _ Env) Result {
 	case rf.status == "True":
 		return Result{Status: InProgress, Reason: "ReplicaFailure", Message: orReason(rf, "replica failure")}
 	case replicas > want:
-		return Result{Status: InProgress, Reason: "ExtraReplicas", Message: ratio(replicas, want, "replicas, scaling down")}
+		return Result{Status: InProgress, Reason: "ExtraReplicas", Message: count(msgReplicasScalingDown, replicas, want)}
 	case replicas < want:
-		return Result{Status: InProgress, Reason: "LessReplicas", Message: ratio(replicas, want, "replicas created")}
+		return Result{Status: InProgress, Reason: "LessReplicas", Message: count(msgReplicasCreated, replicas, want)}
 	case labeled < want:
-		return Result{Status: InProgress, Reason: "LessLabeled", Message: ratio(labeled, want, "replicas fully labeled")}
+		return Result{Status: InProgress, Reason: "LessLabeled", Message: count(msgReplicasLabeled, labeled, want)}
 	case available < want:
-		return Result{Status: InProgress, Reason: "LessAvailable", Message: ratio(available, want, "replicas available")}
+		return Result{Status: InProgress, Reason: "LessAvailable", Message: count(msgReplicasAvailable, available, want)}
 	case ready < want:
-		return Result{Status: InProgress, Reason: "LessReady", Message: ratio(ready, want, "replicas ready")}
+		return Result{Status: InProgress, Reason: "LessReady", Message: count(msgReplicasReady, ready, want)}
 	}
-	return Result{Status: Current, Reason: "Available", Message: ratio(available, want, "replicas available")}
+	return Result{Status: Current, Reason: "Available", Message: count(msgReplicasAvailable, available, want)}
 }

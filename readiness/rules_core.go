@@ -5,7 +5,7 @@ import (
 )
 
 // podRule: v1/Pod.
-func podRule(v *view, env Env) Result {
+func podRule(v *view, env *Env) Result {
 	var f fields
 	status := v.statusMap(&f)
 	phase := f.str(status, "phase", "status.phase")
@@ -76,7 +76,7 @@ func podRule(v *view, env Env) Result {
 
 // namespaceRule: v1/Namespace. The API server sets phase Active on create; a Namespace
 // being deleted has phase Terminating (and a deletionTimestamp, which Compute sees first).
-func namespaceRule(v *view, _ Env) Result {
+func namespaceRule(v *view, _ *Env) Result {
 	var f fields
 	switch phase := f.str(v.statusMap(&f), "phase", "status.phase"); phase {
 	case "Active":
@@ -91,7 +91,7 @@ func namespaceRule(v *view, _ Env) Result {
 }
 
 // pvcRule: v1/PersistentVolumeClaim.
-func pvcRule(v *view, _ Env) Result {
+func pvcRule(v *view, _ *Env) Result {
 	var f fields
 	switch phase := f.str(v.statusMap(&f), "phase", "status.phase"); phase {
 	case "Bound":
@@ -106,7 +106,7 @@ func pvcRule(v *view, _ Env) Result {
 }
 
 // pvRule: v1/PersistentVolume.
-func pvRule(v *view, _ Env) Result {
+func pvRule(v *view, _ *Env) Result {
 	var f fields
 	status := v.statusMap(&f)
 	switch phase := f.str(status, "phase", "status.phase"); phase {
@@ -128,7 +128,7 @@ func pvRule(v *view, _ Env) Result {
 }
 
 // serviceRule: v1/Service. Only a LoadBalancer has status to wait for.
-func serviceRule(v *view, _ Env) Result {
+func serviceRule(v *view, _ *Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	if typ := f.str(spec, "type", "spec.type"); typ != "LoadBalancer" {

@@ -83,11 +83,75 @@ func condTypeOf(t string) (condType, bool) {
 // map or absent, status.conditions a list or absent, every entry of it a map whose type is a
 // string or absent (TestViewReadsWhatPlainReads holds this).
 type view struct {
-	obj     map[string]any
-	status  map[string]any
-	conds   []any
-	first   [numCondTypes]map[string]any // the first entry of each type in conds; nil: none
-	scanned bool
+	obj    map[string]any
+	status map[string]any
+	conds  []any
+	first  [numCondTypes]map[string]any // the first entry of each type in conds; nil: none
+	// The Reconciling, Stalled and Ready conditions (first[condReconciling], ...), which
+	// Compute reads whatever the kind.
+	reconciling, stalled, ready condition
+	scanned                     bool
+}
+
+// readConditions fills a scanned view's conds, first, reconciling, stalled and ready from its
+// status (not nil), reading status.conditions as Compute does before any rule runs: each
+// entry's type, and all the fields of the first Reconciling, Stalled and Ready conditions,
+// whatever the kind. It returns whether some entry has a non-empty type (which makes the
+// status non-zero, see isZero), and in bad the first malformed field a reader going down the
+// list meets ("" if none).
+func (v *view) readConditions() (typed bool, bad string) {
+	var f fields
+	v.conds = f.listAt(v.status, "conditions", "status.conditions")
+	if f.bad != "" {
+		return false, f.bad
+	}
+	typed, ok := v.scanConditions()
+	if cm := v.first[condReconciling]; cm != nil {
+		v.reconciling = f.conditionIn(cm)
+	}
+	if cm := v.first[condStalled]; cm != nil {
+		v.stalled = f.conditionIn(cm)
+	}
+	if cm := v.first[condReady]; cm != nil {
+		v.ready = f.conditionIn(cm)
+	}
+	if !ok || f.bad != "" {
+		// The scan stops at the first malformed entry and reads fields out of list order:
+		// read the list again the plain way to name the field a reader meets first.
+		var slow fields
+		var r, s, rd condition
+		slow.conditions(v.conds, &r, &s, &rd)
+		return typed, slow.bad
+	}
+	return typed, ""
+}
+
+// scanConditions records in v.first the first entry of each type of v.conds that Compute
+// or a rule asks for, reading only the entries' types. It reports whether some entry has a
+// non-empty type, and false in ok when an entry is not a map or its type not a string.
+func (v *view) scanConditions() (typed, ok bool) {
+	for _, c := range v.conds {
+		cm, isMap := c.(map[string]any)
+		if !isMap {
+			return typed, false
+		}
+		tv, found := cm["type"]
+		if !found || tv == nil {
+			continue
+		}
+		t, isStr := tv.(string)
+		if !isStr {
+			return typed, false
+		}
+		if t == "" {
+			continue
+		}
+		typed = true
+		if ct, known := condTypeOf(t); known && v.first[ct] == nil {
+			v.first[ct] = cm
+		}
+	}
+	return typed, true
 }
 
 // statusMap returns status, failing f as f.mapAt(obj, "status") would.
@@ -110,6 +174,14 @@ func (v *view) conditions(f *fields, status map[string]any) []any {
 // returned: f.condition(conds, name of t).
 func (v *view) condition(f *fields, conds []any, t condType) condition {
 	if v.scanned {
+		switch t {
+		case condReconciling:
+			return v.reconciling // read by readConditions, which failed on nothing
+		case condStalled:
+			return v.stalled
+		case condReady:
+			return v.ready
+		}
 		return f.conditionIn(v.first[t])
 	}
 	return f.condition(conds, condTypeNames[t])
@@ -137,7 +209,7 @@ const (
 
 // runRule calls the built-in rule id. A switch of direct calls, not a table of functions, so
 // that v stays on the caller's stack.
-func runRule(id ruleID, v *view, env Env) Result {
+func runRule(id ruleID, v *view, env *Env) Result {
 	switch id {
 	case ruleCRD:
 		return crdRule(v, env)
@@ -173,7 +245,7 @@ var builtinCheckers = func() (cs [numRules]Checker) {
 	for id := ruleNone + 1; id < numRules; id++ {
 		cs[id] = func(u *unstructured.Unstructured, env Env) Result {
 			v := view{obj: u.Object}
-			return runRule(id, &v, env)
+			return runRule(id, &v, &env)
 		}
 	}
 	return cs
