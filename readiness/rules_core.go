@@ -22,11 +22,15 @@ func podRule(v *view, env *Env) Result {
 	// A container waiting in CrashLoopBackOff fails the pod; remember the first other
 	// waiting reason (ContainerCreating, ImagePullBackOff, ...) for the message.
 	waiting := ""
-	for _, key := range [...]string{"initContainerStatuses", "containerStatuses"} {
-		for _, cs := range f.listAt(status, key, "status."+key) {
+	// The paths are constants: building them per call would allocate for every Pod.
+	for _, list := range [...]struct{ key, path, entry string }{
+		{"initContainerStatuses", "status.initContainerStatuses", "status.initContainerStatuses[]"},
+		{"containerStatuses", "status.containerStatuses", "status.containerStatuses[]"},
+	} {
+		for _, cs := range f.listAt(status, list.key, list.path) {
 			csm, ok := cs.(map[string]any)
 			if !ok {
-				f.fail("status." + key + "[]")
+				f.fail(list.entry)
 				break
 			}
 			w := f.mapAt(f.mapAt(csm, "state", "status.containerStatuses[].state"), "waiting", "status.containerStatuses[].state.waiting")

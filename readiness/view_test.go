@@ -175,3 +175,23 @@ func TestBuiltinRulesSameBothWays(t *testing.T) {
 		}
 	})
 }
+
+// TestPodContainerStatusPaths: the Pod rule names the malformed container status list it
+// met, and reading a Pod allocates nothing.
+func TestPodContainerStatusPaths(t *testing.T) {
+	pod := func(status map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod", "status": status}}
+	}
+	for msg, status := range map[string]map[string]any{
+		"status.containerStatuses has an unexpected type":       {"phase": "Running", "containerStatuses": "x"},
+		"status.containerStatuses[] has an unexpected type":     {"phase": "Running", "containerStatuses": []any{1}},
+		"status.initContainerStatuses has an unexpected type":   {"phase": "Pending", "initContainerStatuses": true},
+		"status.initContainerStatuses[] has an unexpected type": {"phase": "Pending", "initContainerStatuses": []any{"x"}},
+	} {
+		require.Equal(t, Result{Status: Unknown, Reason: ReasonMalformed, Message: msg}, Compute(pod(status)))
+	}
+	ready := pod(map[string]any{"phase": "Running", "conditions": []any{map[string]any{"type": "Ready", "status": "True"}},
+		"containerStatuses": []any{map[string]any{"name": "app", "state": map[string]any{"running": map[string]any{}}}}})
+	require.Equal(t, Current, Compute(ready).Status)
+	require.Zero(t, testing.AllocsPerRun(10, func() { _ = Compute(ready) }))
+}
