@@ -10,11 +10,15 @@ import (
 // while the walk parses headers and hands out entries from the chunks already filled. On a
 // machine with two cores a pass then takes about as long as the slower of the two halves
 // instead of their sum. Memory is bounded: at most readAheadChunks chunks of at most
-// readAheadMaxChunk bytes, allocated only as the stream proves long enough to need them.
+// readAheadMaxChunk bytes (about 7 MB), allocated only as the stream proves long enough to
+// need them. Eight chunks of 1 MB read a 100,000-entry backup about 15% faster than four of
+// 256 KB on this 2-core machine: the inflater keeps going while the walk or the garbage
+// collector holds the other core (bench/internal/archivejobs, BenchmarkJobs/backupkit-scan,
+// 1.09-1.19 s against 1.43-1.45 s in alternating runs).
 const (
-	readAheadChunks   = 4
+	readAheadChunks   = 8
 	readAheadMinChunk = 16 << 10
-	readAheadMaxChunk = 256 << 10
+	readAheadMaxChunk = 1 << 20
 )
 
 // chunk is a run of decompressed bytes, with the error that ended the stream after it, if

@@ -17,7 +17,7 @@ import (
 // sizes, the bytes come out in order and whole, then the source's terminal error.
 func TestReadAheadDeliversTheStream(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		data := rapid.SliceOfN(rapid.Byte(), 0, 3*readAheadMaxChunk).Draw(t, "data")
+		data := rapid.SliceOfN(rapid.Byte(), 0, 16*readAheadMinChunk).Draw(t, "data") // several chunks, as they grow
 		failAt := rapid.IntRange(-1, len(data)).Draw(t, "failAt") // -1: ends with io.EOF
 		var src io.Reader = bytes.NewReader(data)
 		wantErr := io.EOF
