@@ -4,7 +4,9 @@ import "fmt"
 
 // Limits bounds what Extract and Scan accept from an archive. A zero field means the value of
 // the same field in DefaultLimits; a negative field is an error before anything is read.
-// Crossing any limit stops reading at once with an error wrapping ErrLimitExceeded.
+// Crossing any limit stops reading at once with an error wrapping ErrLimitExceeded: nothing
+// of the offending entry is used or written. (Inflating runs ahead of the walk on a goroutine
+// of its own, by at most 8 MB of decompressed data, which is then dropped.)
 type Limits struct {
 	MaxEntries    int   // tar entries of any type, directories and PAX headers included
 	MaxEntryBytes int64 // one entry, decompressed

@@ -18,7 +18,7 @@ import (
 func TestReadAheadDeliversTheStream(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		data := rapid.SliceOfN(rapid.Byte(), 0, 16*readAheadMinChunk).Draw(t, "data") // several chunks, as they grow
-		failAt := rapid.IntRange(-1, len(data)).Draw(t, "failAt") // -1: ends with io.EOF
+		failAt := rapid.IntRange(-1, len(data)).Draw(t, "failAt")                     // -1: ends with io.EOF
 		var src io.Reader = bytes.NewReader(data)
 		wantErr := io.EOF
 		if failAt >= 0 {
