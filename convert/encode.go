@@ -100,13 +100,17 @@ const hexDigits = "0123456789abcdef"
 
 // appendString writes s as a JSON string the way encoding/json does with HTML escaping
 // off: invalid UTF-8 becomes U+FFFD, U+2028 and U+2029 are escaped.
-func appendString(b []byte, s string) []byte {
+func appendString(b []byte, s string) []byte { return appendQuoted(b, s, &jsonSafe) }
+
+// appendQuoted writes s as a JSON string, ASCII bytes marked in safe copied as they are and
+// the others escaped, in one pass that copies plain runs whole.
+func appendQuoted(b []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if safe[c] {
 				i++
 				continue
 			}
@@ -151,3 +155,11 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// jsonSafe holds the ASCII bytes a JSON string carries as they are with HTML escaping off.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()

@@ -59,3 +59,20 @@ func TestAppendJSONRefusesNaN(t *testing.T) {
 		require.Error(t, err)
 	}
 }
+
+// TestQuotedStringsMatchEncodingJSON: for any string, valid UTF-8 or not, both escapings give
+// encoding/json's bytes (HTML escaping off for appendString, on for appendHTMLString).
+func TestQuotedStringsMatchEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.OneOf(rapid.String(), rapid.StringOf(rapid.RuneFrom([]rune("<>&\"\\\n\t\u2028\u2029\x00\x7fé"))),
+			rapid.Map(rapid.SliceOf(rapid.Byte()), func(b []byte) string { return string(b) })).Draw(t, "s")
+		html, err := json.Marshal(s)
+		require.NoError(t, err)
+		require.Equal(t, string(html), string(appendHTMLString(nil, s)))
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		require.NoError(t, enc.Encode(s))
+		require.Equal(t, string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), string(appendString(nil, s)))
+	})
+}

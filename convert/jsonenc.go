@@ -537,59 +537,8 @@ func appendJSONFloat(b []byte, f float64, bits int) ([]byte, bool) {
 }
 
 // appendHTMLString writes s as a JSON string the way encoding/json.Marshal does (HTML
-// escaping on): appendString's rules, and <, > and & escaped as well. One pass; plain
-// printable ASCII is copied in runs.
-func appendHTMLString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if htmlSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// escaping on): appendString's rules, and <, > and & escaped as well.
+func appendHTMLString(b []byte, s string) []byte { return appendQuoted(b, s, &htmlSafe) }
 
 // htmlSafe holds the ASCII bytes a JSON string carries as they are with HTML escaping on.
 var htmlSafe = func() (t [utf8.RuneSelf]bool) {
