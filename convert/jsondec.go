@@ -703,29 +703,16 @@ func intDecoder(k reflect.Kind) decFn {
 		}
 		switch k {
 		case reflect.Int8:
-			if int64(int8(n)) != n {
-				return false
-			}
-			*(*int8)(p) = int8(n)
+			return setNumber[int8](p, n)
 		case reflect.Int16:
-			if int64(int16(n)) != n {
-				return false
-			}
-			*(*int16)(p) = int16(n)
+			return setNumber[int16](p, n)
 		case reflect.Int32:
-			if int64(int32(n)) != n {
-				return false
-			}
-			*(*int32)(p) = int32(n)
+			return setNumber[int32](p, n)
 		case reflect.Int:
-			if int64(int(n)) != n {
-				return false
-			}
-			*(*int)(p) = int(n)
+			return setNumber[int](p, n)
 		default:
-			*(*int64)(p) = n
+			return setNumber[int64](p, n)
 		}
-		return true
 	}
 }
 
@@ -741,30 +728,29 @@ func uintDecoder(k reflect.Kind) decFn {
 		}
 		switch k {
 		case reflect.Uint8:
-			if uint64(uint8(n)) != n {
-				return false
-			}
-			*(*uint8)(p) = uint8(n)
+			return setNumber[uint8](p, n)
 		case reflect.Uint16:
-			if uint64(uint16(n)) != n {
-				return false
-			}
-			*(*uint16)(p) = uint16(n)
+			return setNumber[uint16](p, n)
 		case reflect.Uint32:
-			if uint64(uint32(n)) != n {
-				return false
-			}
-			*(*uint32)(p) = uint32(n)
-		case reflect.Uint, reflect.Uintptr:
-			if uint64(uint(n)) != n {
-				return false
-			}
-			*(*uint)(p) = uint(n)
+			return setNumber[uint32](p, n)
+		case reflect.Uint:
+			return setNumber[uint](p, n)
+		case reflect.Uintptr:
+			return setNumber[uintptr](p, n)
 		default:
-			*(*uint64)(p) = n
+			return setNumber[uint64](p, n)
 		}
-		return true
 	}
+}
+
+// setNumber stores n at p as a T, unless T cannot hold it (the reference decoder then
+// reports the overflow).
+func setNumber[T int8 | int16 | int32 | int | int64 | uint8 | uint16 | uint32 | uint | uintptr | uint64, N int64 | uint64](p unsafe.Pointer, n N) bool {
+	if N(T(n)) != n {
+		return false
+	}
+	*(*T)(p) = T(n)
+	return true
 }
 
 // parseInt parses a JSON number literal that is a plain integer, as strconv.ParseInt does.
