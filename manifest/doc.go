@@ -98,7 +98,8 @@
 //	1,000,000   3.42 s   2.94 s   2.58 s / 0.87 s              953        5.4
 //
 // The previous version took 7.31 s (min 5.51 s), 1,525 B and 14.1 allocations per object
-// in the same rounds. Most of the bytes are the Items, and their size is set by the Item
+// in the same rounds. On the quieter machine of the side-by-side run (bench/RESULTS.md, load
+// average about 1) the same work took 3.16 s (min 2.50 s; Waves 0.70 s). Most of the bytes are the Items, and their size is set by the Item
 // type: with Go 1.26 a map[string]string of one to eight entries costs 336 bytes (a
 // 48-byte header and one 8-slot group of 288), so an object with labels and annotations
 // needs 176 (Item) + 2 × 336 = 848 bytes before any index, and these objects average
