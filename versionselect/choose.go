@@ -261,10 +261,11 @@ func decide(key string, sg metav1.APIGroup, targets map[string]*group, cfg *conf
 		return Choice{Group: sg.Name, Version: v, Dir: dir, SourceVersion: read, Reason: r}
 	}
 	// fallback is the version read when nothing better applies: the source's preferred
-	// version, else its best.
-	fallback := src.preferred
+	// version, else its best (noPreferred then says so, for Explain).
+	fallback, noPreferred := src.preferred, ""
 	if fallback == "" {
 		fallback = src.best()
+		noPreferred = "the backup has no preferred version; reading its best version " + fallback + " as is"
 	}
 	if fallback == "" {
 		note(ReasonNoSourceVersion, true, "the backup holds no version of %s", key)
@@ -277,8 +278,8 @@ func decide(key string, sg metav1.APIGroup, targets map[string]*group, cfg *conf
 		if targets[sg.Name] != nil && len(targets[sg.Name].versions) > 0 {
 			what = "resource " + key
 		}
-		if src.preferred == "" {
-			note(ReasonTargetGroupAbsent, true, "the target does not serve %s; the backup has no preferred version, reading its best version %s as is", what, fallback)
+		if noPreferred != "" {
+			note(ReasonTargetGroupAbsent, true, "the target does not serve %s; %s", what, noPreferred)
 		} else {
 			note(ReasonTargetGroupAbsent, true, "the target does not serve %s; reading %s as backed up", what, fallback)
 		}
@@ -352,8 +353,8 @@ func decide(key string, sg metav1.APIGroup, targets map[string]*group, cfg *conf
 	} else if cfg.converter == nil {
 		note(ReasonConversion, false, "no converter given")
 	}
-	if src.preferred == "" {
-		note(ReasonBestSourceVersion, true, "the backup has no preferred version; reading its best version %s as is", fallback)
+	if noPreferred != "" {
+		note(ReasonBestSourceVersion, true, "%s", noPreferred)
 		return choice(fallback, fallback, ReasonBestSourceVersion), tried
 	}
 	note(ReasonNoCommonVersion, true, "reading the source's preferred %s as is", fallback)
