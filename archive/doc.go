@@ -85,7 +85,7 @@
 //
 // The streaming index reads a backup in 0.63-0.69x the floor's wall time at about the same CPU
 // (the goal was within 1.3x of the floor); bench/RESULTS.md has it beside Velero (5.2x faster on
-// tmpfs, every item's bytes read). Decoding metadata adds about 70% CPU; only apiVersion, kind
+// tmpfs, every item's bytes read). Decoding metadata adds 37-72% CPU; only apiVersion, kind
 // and metadata are decoded, and decoding stops there. Extract is bound by the filesystem here
 // (ext4 with online discard: runs of the same extract range 2-6 s at 10,000 items); on tmpfs it
 // takes 0.43x Velero's time (bench/RESULTS.md).

@@ -10,11 +10,13 @@ import (
 // while the walk parses headers and hands out entries from the chunks already filled. On a
 // machine with two cores a pass then takes about as long as the slower of the two halves
 // instead of their sum. Memory is bounded: at most readAheadChunks chunks of at most
-// readAheadMaxChunk bytes (about 7 MB), allocated only as the stream proves long enough to
-// need them. Eight chunks of 1 MB read a 100,000-entry backup about 15% faster than four of
-// 256 KB on this 2-core machine: the inflater keeps going while the walk or the garbage
-// collector holds the other core (bench/internal/archivejobs, BenchmarkJobs/backupkit-scan,
-// 1.09-1.19 s against 1.43-1.45 s in alternating runs).
+// readAheadMaxChunk bytes (under 8 MB; about 3 MB as they double from readAheadMinChunk),
+// allocated only when no used chunk is free again. Eight chunks of up to 1 MB read a
+// 100,000-entry backup about 20% faster than four of up to 256 KB on this 2-core machine: the
+// inflater keeps going while the walk or the garbage collector holds the other core
+// (1.09-1.19 s against 1.43-1.45 s per read in alternating runs of, in bench/,
+// BENCH_BACKUP=<100,000-entry backup> go test -run '^$' -bench 'Jobs/backupkit-scan$'
+// -benchtime 4x ./internal/archivejobs/).
 const (
 	readAheadChunks   = 8
 	readAheadMinChunk = 16 << 10
@@ -61,18 +63,21 @@ func (p *readAhead) produce(r io.Reader, srcErr func() error) {
 	defer close(p.exited)
 	size, made := readAheadMinChunk, 0
 	for {
+		// A used chunk if one is free, else a new one while fewer than readAheadChunks
+		// exist, else wait for one.
 		var buf []byte
 		select {
 		case buf = <-p.free:
 		case <-p.done:
 			return
 		default:
-			if made < readAheadChunks {
-				buf = make([]byte, size)
-				size = min(2*size, readAheadMaxChunk)
-				made++
-				break
-			}
+		}
+		if buf == nil && made < readAheadChunks {
+			buf = make([]byte, size)
+			size = min(2*size, readAheadMaxChunk)
+			made++
+		}
+		if buf == nil {
 			select {
 			case buf = <-p.free:
 			case <-p.done:
