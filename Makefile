@@ -47,6 +47,6 @@ bench-smoke:
 	cd bench && $(GO) test -count=1 ./...
 	cd bench/order && $(GO) test -count=1 ./...
 
-# Side-by-side benchmarks against the peers (about 15 minutes); writes bench/RESULTS.md. Not part of `test`.
+# Side-by-side benchmarks against the peers (about 11 minutes on 2 cores); writes bench/RESULTS.md. Not part of `test`.
 bench-compare:
 	cd bench && $(GO) run ./cmd/compare -out RESULTS.md -runs 5

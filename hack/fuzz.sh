@@ -8,6 +8,7 @@ fuzztime="${FUZZTIME:-10s}"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 found=0
+fuzz() { go test -run='^$' -fuzz="^$1\$" -fuzztime="$fuzztime" "$2"; }
 while IFS= read -r file; do
 	dir="./$(dirname "$file")"
 	for target in $(grep -oE '^func (Fuzz[A-Za-z0-9_]+)\(' "$file" | sed -E 's/^func (Fuzz[A-Za-z0-9_]+)\(/\1/'); do
@@ -16,10 +17,10 @@ while IFS= read -r file; do
 		# A duration-bounded run can end in a bare "context deadline exceeded" with nothing
 		# found (golang/go#75804, go1.26): run it once more then. A real finding writes its
 		# input under testdata/fuzz and fails both times.
-		if ! go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$dir" 2>&1 | tee "$log"; then
+		if ! fuzz "$target" "$dir" 2>&1 | tee "$log"; then
 			if grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
 				echo "fuzz: $target: the fuzz coordinator's deadline race (golang/go#75804), once more"
-				go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$dir"
+				fuzz "$target" "$dir"
 			else
 				exit 1
 			fi

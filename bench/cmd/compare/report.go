@@ -41,7 +41,7 @@ func (r *report) machine() {
 	if head, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
 		dirty, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", "..", ":!.").Output()
 		state := "clean"
-		if n := len(strings.Fields(string(dirty))) / 2; n > 0 {
+		if n := len(strings.FieldsFunc(string(dirty), func(r rune) bool { return r == '\n' })); n > 0 { // one line per file
 			state = fmt.Sprintf("%d library files modified and not committed, measured as they were", n)
 		}
 		fmt.Fprintf(&b, "- backupkit at commit %s (library tree outside bench/: %s)\n", strings.TrimSpace(string(head)), state)
