@@ -85,9 +85,9 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 		case bad != "":
 			return malformed(bad)
 		case v.reconciling.status == "True":
-			return Result{Status: InProgress, Reason: ReasonReconciling, Message: orReason(v.reconciling, "reconciling")}
+			return f.done(Result{Status: InProgress, Reason: ReasonReconciling, Message: f.text(v.reconciling, "reconciling")})
 		case v.stalled.status == "True":
-			return Result{Status: Failed, Reason: ReasonStalled, Message: orReason(v.stalled, "stalled")}
+			return f.done(Result{Status: Failed, Reason: ReasonStalled, Message: f.text(v.stalled, "stalled")})
 		}
 	}
 
@@ -114,9 +114,9 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 	case !c.found:
 		return Result{Status: Current, Reason: ReasonNoConditions, Message: "no Ready condition"}
 	case c.status == "True":
-		return Result{Status: Current, Reason: ReasonReady, Message: orReason(*c, "ready")}
+		return f.done(Result{Status: Current, Reason: ReasonReady, Message: f.text(*c, "ready")})
 	default:
-		return Result{Status: InProgress, Reason: ReasonNotReady, Message: orReason(*c, "Ready is "+c.status)}
+		return f.done(Result{Status: InProgress, Reason: ReasonNotReady, Message: f.text(*c, "Ready is "+c.status)})
 	}
 }
 
@@ -159,15 +159,4 @@ func groupKindOf(obj map[string]any) (group, kind string) {
 		group = av[:i]
 	}
 	return group, kind
-}
-
-// orReason returns the condition's message, else its reason, else def.
-func orReason(c condition, def string) string {
-	if c.message != "" {
-		return c.message
-	}
-	if c.reason != "" {
-		return c.reason
-	}
-	return def
 }

@@ -74,6 +74,12 @@ func TestCompute(t *testing.T) {
 		{"deployment default one replica", `{` + deployHead + `,"spec":{},"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1}}`, nil, readiness.Current, "Available"},
 		{"deployment float counters", `{` + deployHead + `,"spec":{"replicas":1.0},"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1}}`, nil, readiness.Current, "Available"},
 		{"deployment string replicas", `{` + deployHead + `,"spec":{"replicas":"3"},"status":{"observedGeneration":2,"replicas":3}}`, nil, readiness.Unknown, "MalformedStatus"},
+		// A condition's reason, message and lastTransitionTime are read only where a step needs them.
+		{"deployment bad reason of a condition not read", `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1,"conditions":[{"type":"Available","status":"True","reason":7,"message":false,"lastTransitionTime":3}]}}`, nil, readiness.Current, "Available"},
+		{"deployment bad reason of a condition read", `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1,"conditions":[{"type":"Progressing","status":"False","reason":7}]}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"deployment bad message of a condition read", `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1,"conditions":[{"type":"Available","status":"False","message":["x"]}]}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"widget bad message of Ready read", `{` + widgetHead + `,"status":{"conditions":[{"type":"Ready","status":"True","message":1}]}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"widget bad time of Ready not read", `{` + widgetHead + `,"status":{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":1}]}}`, nil, readiness.Current, "Ready"},
 		{"deployment fractional replicas", `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":2,"replicas":1.5}}`, nil, readiness.Unknown, "MalformedStatus"},
 
 		// StatefulSet.

@@ -9,7 +9,9 @@
 // Compute decides in a fixed order; the first step that decides wins:
 //
 //  1. nil object: Unknown/NilObject. A field of the wrong type anywhere a step reads:
-//     Unknown/MalformedStatus, never a guess and never a panic.
+//     Unknown/MalformedStatus, never a guess and never a panic. Of a condition, a step
+//     reads its type and status, and its reason, message or lastTransitionTime only where
+//     the decision or the Result's Message needs them.
 //  2. metadata.deletionTimestamp set: Terminating/Terminating.
 //  3. metadata.generation > status.observedGeneration: InProgress/ObservedGenerationStale.
 //  4. condition Reconciling=True: InProgress/Reconciling; Stalled=True: Failed/Stalled.
@@ -125,31 +127,31 @@
 //
 // # Benchmarks
 //
-// Measured on 2026-11-22 with go1.26.8 on 2 cores (AMD EPYC; `nproc` 2; L2 1 MiB per core,
-// L3 32 MiB), shared with other jobs (load average 0.8 to 1.2 during these runs), so wall time is inflated and
-// noisy; cpu-* figures are the process's user+system CPU time over the timed loop, which is
+// Measured on 2026-11-23 with go1.26.8 on 2 cores (AMD EPYC; `nproc` 2; L2 1 MiB per core,
+// L3 32 MiB), a virtual machine with no other job of ours running, whose wall times still
+// drift by up to a third between runs; cpu-* figures are the process's user+system CPU time over the timed loop, which is
 // what contention inflates least. Command:
 //
 //	go test -run XXX -bench . -benchmem -count 6 ./readiness/
 //
 // BenchmarkCompute, one pass over 100,000 mixed objects (Deployment, Pod, StatefulSet,
 // LoadBalancer Service, ConfigMap, Job, CRD, PVC, a custom resource with conditions,
-// DaemonSet; decoded from JSON as a client decodes them): 867-1,122 cpu-ns/object
-// (864-1,120 wall ns/object), 0 allocs/object (messages with counts under ten are rendered
+// DaemonSet; decoded from JSON as a client decodes them): 754-808 cpu-ns/object
+// (753-803 wall ns/object), 0 allocs/object (messages with counts under ten are rendered
 // once and shared; only larger counts and messages with names in them allocate). At this
 // size the maps do not fit in cache and the time is mostly waiting for memory (about 20
 // cache lines per object, placed by Go's maps, which any reader of those fields touches), so
 // it moves with the machine's load more than with the code. Over 1,000 objects that fit in
-// cache: 352-442 cpu-ns/object.
+// cache: 238-251 cpu-ns/object.
 //
 // Against kstatus (bench/internal/suite, `go test -run '^$' -bench Status -benchmem -count 6
 // ./internal/suite/` from bench/, 10,000 mixed objects per op, both tools in one run):
-// backupkit 7.9-9.1 ms/op (median 8.6), 256 B/op, 2 allocs/op (the benchmark's own counting
-// map); kstatus 27.3-39.5 ms/op (median 32.0), 5.55 MB/op, 165,586 allocs/op: about 0.27x
-// the time (0.25x to 0.27x over the runs of the day) and under 0.001x the allocations.
+// backupkit 4.97-6.24 ms/op (median 5.7), 256 B/op, 2 allocs/op (the benchmark's own counting
+// map); kstatus 24.0-26.6 ms/op (median 24.9), 5.55 MB/op, 165,586 allocs/op: about 0.23x
+// the time and under 0.001x the allocations.
 //
 // BenchmarkWaitTick, one polling round over 10,000 pending objects (Deployments and Pods, 250
 // of each in each of 20 namespaces) through a Lister: 40 API calls per round (one LIST per
-// kind and namespace, where GETs would make 10,000), 11.4-13.9 cpu-ms per round
-// (about 1.2 µs per object, Compute included), 568 allocations per round.
+// kind and namespace, where GETs would make 10,000), 6.3-7.3 cpu-ms per round
+// (about 0.7 µs per object, Compute included), 568 allocations per round.
 package readiness

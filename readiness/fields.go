@@ -113,12 +113,34 @@ func (f *fields) intOr(m map[string]any, key, path string, def int64) int64 {
 	return def
 }
 
-// condition is one entry of status.conditions.
+// condition is one entry of status.conditions: its status, read when the entry is found, and
+// the entry itself, whose other fields are read only by the rule that needs them (reason,
+// text, since), so that a condition costs one lookup unless its reason or message matter.
 type condition struct {
-	found              bool
-	status             string // "True", "False", "Unknown"
-	reason, message    string
-	lastTransitionTime string
+	found  bool
+	status string         // "True", "False", "Unknown"
+	m      map[string]any // the entry; nil when not found
+}
+
+// reason returns the condition's reason.
+func (f *fields) reason(c condition) string {
+	return f.str(c.m, "reason", "status.conditions[].reason")
+}
+
+// text returns the condition's message, else its reason, else def.
+func (f *fields) text(c condition, def string) string {
+	if msg := f.str(c.m, "message", "status.conditions[].message"); msg != "" {
+		return msg
+	}
+	if r := f.reason(c); r != "" {
+		return r
+	}
+	return def
+}
+
+// since returns the condition's lastTransitionTime.
+func (f *fields) since(c condition) string {
+	return f.str(c.m, "lastTransitionTime", "status.conditions[].lastTransitionTime")
 }
 
 // condition finds the condition of type typ in conds (status.conditions).
@@ -137,19 +159,13 @@ func (f *fields) condition(conds []any, typ string) condition {
 	return condition{}
 }
 
-// conditionIn reads the condition cm, an entry of status.conditions; a nil cm is no
+// conditionIn reads the status of cm, an entry of status.conditions; a nil cm is no
 // condition.
 func (f *fields) conditionIn(cm map[string]any) condition {
 	if cm == nil {
 		return condition{}
 	}
-	return condition{
-		found:              true,
-		status:             f.str(cm, "status", "status.conditions[].status"),
-		reason:             f.str(cm, "reason", "status.conditions[].reason"),
-		message:            f.str(cm, "message", "status.conditions[].message"),
-		lastTransitionTime: f.str(cm, "lastTransitionTime", "status.conditions[].lastTransitionTime"),
-	}
+	return condition{found: true, status: f.str(cm, "status", "status.conditions[].status"), m: cm}
 }
 
 // conditions reads Reconciling, Stalled and Ready from conds in one pass (the first of each

@@ -17,9 +17,9 @@ func jobRule(v *view, _ *Env) Result {
 	case f.bad != "":
 		return malformed(f.bad)
 	case failed.status == "True":
-		return Result{Status: Failed, Reason: "JobFailed", Message: orReason(failed, "job failed")}
+		return f.done(Result{Status: Failed, Reason: "JobFailed", Message: f.text(failed, "job failed")})
 	case failureTarget.status == "True":
-		return Result{Status: Failed, Reason: "JobFailed", Message: orReason(failureTarget, "job failing")}
+		return f.done(Result{Status: Failed, Reason: "JobFailed", Message: f.text(failureTarget, "job failing")})
 	case complete.status == "True":
 		return Result{Status: Current, Reason: "JobComplete", Message: count(msgJobSucceeded, succeeded, 0)}
 	case suspend || suspended.status == "True":
@@ -38,13 +38,13 @@ func crdRule(v *view, _ *Env) Result {
 	case f.bad != "":
 		return malformed(f.bad)
 	case names.status == "False":
-		return Result{Status: Failed, Reason: "NamesNotAccepted", Message: orReason(names, "names not accepted")}
+		return f.done(Result{Status: Failed, Reason: "NamesNotAccepted", Message: f.text(names, "names not accepted")})
 	case est.status == "True" && names.status == "True":
 		return Result{Status: Current, Reason: "Established", Message: "established, names accepted"}
 	case est.status != "True":
-		return Result{Status: InProgress, Reason: "NotEstablished", Message: orReason(est, "not established yet")}
+		return f.done(Result{Status: InProgress, Reason: "NotEstablished", Message: f.text(est, "not established yet")})
 	}
-	return Result{Status: InProgress, Reason: "NamesPending", Message: orReason(names, "names not accepted yet")}
+	return f.done(Result{Status: InProgress, Reason: "NamesPending", Message: f.text(names, "names not accepted yet")})
 }
 
 // apiServiceRule: apiregistration.k8s.io/APIService.
@@ -56,8 +56,10 @@ func apiServiceRule(v *view, _ *Env) Result {
 		return malformed(f.bad)
 	case c.status == "True":
 		return Result{Status: Current, Reason: "Available", Message: "available"}
-	case c.reason != "":
-		return Result{Status: InProgress, Reason: c.reason, Message: orReason(c, "not available")}
 	}
-	return Result{Status: InProgress, Reason: "NotAvailable", Message: orReason(c, "not available")}
+	reason := f.reason(c)
+	if reason == "" {
+		reason = "NotAvailable"
+	}
+	return f.done(Result{Status: InProgress, Reason: reason, Message: f.text(c, "not available")})
 }

@@ -7,8 +7,8 @@ func deploymentRule(v *view, _ *Env) Result {
 	status := v.statusMap(&f)
 	want := f.intOr(spec, "replicas", "spec.replicas", 1)
 	conds := v.conditions(&f, status)
-	if c := v.condition(&f, conds, condProgressing); c.status == "False" && c.reason == "ProgressDeadlineExceeded" {
-		return f.done(Result{Status: Failed, Reason: "ProgressDeadlineExceeded", Message: orReason(c, "progress deadline exceeded")})
+	if c := v.condition(&f, conds, condProgressing); c.status == "False" && f.reason(c) == "ProgressDeadlineExceeded" {
+		return f.done(Result{Status: Failed, Reason: "ProgressDeadlineExceeded", Message: f.text(c, "progress deadline exceeded")})
 	}
 	replicas := f.intOr(status, "replicas", "status.replicas", 0)
 	updated := f.intOr(status, "updatedReplicas", "status.updatedReplicas", 0)
@@ -27,7 +27,7 @@ func deploymentRule(v *view, _ *Env) Result {
 	case ready < want:
 		return Result{Status: InProgress, Reason: "LessReady", Message: count(msgReplicasReady, ready, want)}
 	case avail.found && avail.status != "True":
-		return Result{Status: InProgress, Reason: "NotAvailable", Message: orReason(avail, "Available is "+avail.status)}
+		return f.done(Result{Status: InProgress, Reason: "NotAvailable", Message: f.text(avail, "Available is "+avail.status)})
 	}
 	return Result{Status: Current, Reason: "Available", Message: count(msgReplicasAvailable, available, want)}
 }
@@ -117,7 +117,7 @@ func replicaSetRule(v *view, _ *Env) Result {
 	case f.bad != "":
 		return malformed(f.bad)
 	case rf.status == "True":
-		return Result{Status: InProgress, Reason: "ReplicaFailure", Message: orReason(rf, "replica failure")}
+		return f.done(Result{Status: InProgress, Reason: "ReplicaFailure", Message: f.text(rf, "replica failure")})
 	case replicas > want:
 		return Result{Status: InProgress, Reason: "ExtraReplicas", Message: count(msgReplicasScalingDown, replicas, want)}
 	case replicas < want:

@@ -45,16 +45,16 @@ func podRule(v *view, env *Env) Result {
 		}
 	}
 	conds := v.conditions(&f, status)
-	if c := v.condition(&f, conds, condPodScheduled); c.status == "False" && c.reason == "Unschedulable" {
-		if !env.Now.IsZero() && c.lastTransitionTime != "" {
-			since, err := time.Parse(time.RFC3339, c.lastTransitionTime)
+	if c := v.condition(&f, conds, condPodScheduled); c.status == "False" && f.reason(c) == "Unschedulable" {
+		if at := f.since(c); !env.Now.IsZero() && at != "" {
+			since, err := time.Parse(time.RFC3339, at)
 			if err != nil {
 				f.fail("status.conditions[].lastTransitionTime")
 			} else if env.Now.Sub(since) > env.unschedulableWindow() {
-				return f.done(Result{Status: Failed, Reason: "Unschedulable", Message: "unschedulable for longer than " + env.unschedulableWindow().String() + ": " + orReason(c, "")})
+				return f.done(Result{Status: Failed, Reason: "Unschedulable", Message: "unschedulable for longer than " + env.unschedulableWindow().String() + ": " + f.text(c, "")})
 			}
 		}
-		return f.done(Result{Status: InProgress, Reason: "Unschedulable", Message: orReason(c, "unschedulable")})
+		return f.done(Result{Status: InProgress, Reason: "Unschedulable", Message: f.text(c, "unschedulable")})
 	}
 	ready := v.condition(&f, conds, condReady)
 	if f.bad != "" {
@@ -68,7 +68,7 @@ func podRule(v *view, env *Env) Result {
 		if waiting != "" {
 			return Result{Status: InProgress, Reason: waiting, Message: "a container is waiting: " + waiting}
 		}
-		return Result{Status: InProgress, Reason: "PodNotReady", Message: orReason(ready, "pod running, not ready")}
+		return f.done(Result{Status: InProgress, Reason: "PodNotReady", Message: f.text(ready, "pod running, not ready")})
 	case "Pending", "":
 		if waiting != "" {
 			return Result{Status: InProgress, Reason: waiting, Message: "a container is waiting: " + waiting}
