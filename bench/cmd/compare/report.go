@@ -83,6 +83,7 @@ const peersText = `
 | read a backup | ` + "`archive.Scan`" + ` (every item's bytes via ` + "`Item.Bytes`" + `; group versions) | github.com/vmware-tanzu/velero v1.18.3 ` + "`pkg/archive`" + `: ` + "`Extractor.UnzipAndExtractBackup`" + ` to ` + "`$TMPDIR`" + `, then ` + "`Parser.Parse`, `Parser.ParseGroupVersions`" + `, then every listed item read |
 | extract to disk | ` + "`archive.Extract`" + ` (os.Root, every check and limit on) | the extract phase of the Velero run above |
 | floor | | stdlib ` + "`compress/gzip` + `archive/tar`" + `, every entry's bytes discarded |
+| inflate alone | | ` + "`github.com/klauspost/compress/gzip`" + ` (the decompressor archive uses), the decompressed bytes discarded, no tar: the least time any reader of one gzip member can take |
 | status | ` + "`readiness.Compute`" + ` | github.com/fluxcd/cli-utils ` + "`pkg/kstatus/status.Compute`" + ` at **v1.2.3** (see below) |
 | ConversionReview | ` + "`convert.NewWebhookHandler`" + `, Widget registered typed (` + "`AddTyped`" + `) | sigs.k8s.io/controller-runtime ` + "`pkg/webhook/conversion.NewWebhookHandler`" + ` at **v0.24.1** (see below), the same Widget as Hub/Convertible |
 | order for restore | ` + "`manifest.NewItem`+`Add`" + ` for every object, then ` + "`Waves`" + ` | github.com/fluxcd/cli-utils v0.36.0-flux.13 ` + "`pkg/object/graph.SortObjs`" + ` (module bench/order) |
@@ -202,6 +203,7 @@ func (r *report) writeArchive(b *bytes.Buffer) {
 				mb(1024*median(runs, func(r measure.Run) float64 { return float64(r.MaxRSSKB) })), disk, del)
 		}
 		row("read", "floor (gzip+tar, discard)", archivejobs.Floor, nanos, 0)
+		row("read", "inflate alone (klauspost gzip, discard; no tar)", archivejobs.Inflate, nanos, vRead)
 		row("read", "backupkit Scan, every item's bytes", archivejobs.BackupkitScan, nanos, vRead)
 		row("read", "backupkit Scan WithMetadata", archivejobs.BackupkitMeta, nanos, vRead)
 		row("read", "Velero extract+Parse+ParseGroupVersions+read items", archivejobs.VeleroRead, readTime, vRead)
