@@ -414,12 +414,7 @@ func (i *Item) Children() []*Item {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []*Item
-	for _, c := range m.childrenLocked(i.idx) {
-		out = append(out, m.items[c])
-	}
-	sortItems(out)
-	return out
+	return m.sortedItemsLocked(m.childrenLocked(i.idx))
 }
 
 // Dependencies returns what the item needs restored before it, over every edge rule
@@ -448,6 +443,12 @@ func (i *Item) neighbours(reverse bool) []*Item {
 	} else {
 		idx = g.dependencies(i.idx)
 	}
+	return m.sortedItemsLocked(idx)
+}
+
+// sortedItemsLocked returns the items at positions idx in [Item.String] order, nil for
+// none. m.mu must be held.
+func (m *Manifest) sortedItemsLocked(idx []int32) []*Item {
 	var out []*Item
 	for _, d := range idx {
 		out = append(out, m.items[d])
