@@ -7,18 +7,11 @@ type objRef struct {
 	group, kind, namespace, name string
 }
 
-// parseDependsOn parses the cli-utils depends-on format, dropping malformed references:
+// forEachDependsOn parses v in the cli-utils depends-on format and calls fn with each
+// well-formed reference, in order, without allocating. The format:
 // "<group>/namespaces/<namespace>/<kind>/<name>" or "<group>/<kind>/<name>", comma
 // separated, whitespace around each trimmed. Kind, name and a namespace that is spelled
-// out must not be empty.
-func parseDependsOn(v string) []objRef {
-	var out []objRef
-	forEachDependsOn(v, func(r objRef) { out = append(out, r) })
-	return out
-}
-
-// forEachDependsOn calls fn with each well-formed reference of v, in order, as
-// [parseDependsOn] returns them, without allocating.
+// out must not be empty; malformed references are dropped.
 func forEachDependsOn(v string, fn func(objRef)) {
 	for v != "" {
 		part, rest, _ := strings.Cut(v, ",")

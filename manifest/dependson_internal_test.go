@@ -7,6 +7,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// parseDependsOn collects what forEachDependsOn yields.
+func parseDependsOn(v string) []objRef {
+	var out []objRef
+	forEachDependsOn(v, func(r objRef) { out = append(out, r) })
+	return out
+}
+
 func TestParseDependsOn(t *testing.T) {
 	tests := map[string]struct {
 		in   string
