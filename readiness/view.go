@@ -39,7 +39,11 @@ var condTypeNames = [numCondTypes]string{
 	condEstablished:    "Established",
 }
 
-// condTypeOf returns the condType spelled t, and false for a type no rule asks for.
+// condTypeOf returns the condType spelled t, and false for a type no rule asks for. It
+// spells the names of condTypeNames again because Compute calls it for every condition of
+// every object and a string switch is faster than a search of the array (a loop, a table by
+// length, a hash of length and end bytes were all slower); TestCondTypeOf holds the two
+// spellings together.
 func condTypeOf(t string) (condType, bool) {
 	switch t {
 	case "Reconciling":

@@ -117,6 +117,19 @@ func viewObject(t *rapid.T) *unstructured.Unstructured {
 
 // TestViewReadsWhatPlainReads: once Compute has checked what it checks before a rule runs
 // (status a map or absent, status.conditions a list of maps with string types), a scanned
+// condTypeOf knows every name of condTypeNames as its condType, and no other.
+func TestCondTypeOf(t *testing.T) {
+	for ct := range numCondTypes {
+		got, ok := condTypeOf(condTypeNames[ct])
+		require.True(t, ok, condTypeNames[ct])
+		require.Equal(t, ct, got, condTypeNames[ct])
+	}
+	for _, s := range []string{"", "Other", "ready", "Readyy", "ContainersReady", "Initialized"} {
+		_, ok := condTypeOf(s)
+		require.False(t, ok, s)
+	}
+}
+
 // view gives the rules the same status, conditions and condition of each type as the plain
 // reading, and fails on the same fields.
 func TestViewReadsWhatPlainReads(t *testing.T) {
