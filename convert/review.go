@@ -115,25 +115,18 @@ func fastReview(body []byte, scratch *reviewScratch) (*ConversionReview, []objec
 	}
 	heads := scratch.heads[:0]
 	r := &ConversionReview{}
-	var seen [3]bool
-	once := func(i int) bool {
-		if seen[i] {
-			return false
-		}
-		seen[i] = true
-		return true
-	}
+	var seen seenKeys
 	if done, ok := d.objectStart(); done || !ok {
 		return nil, nil, false
 	}
 	ok := d.members(func(key []byte) bool {
 		switch string(key) {
 		case "apiVersion":
-			return once(0) && decodeString(&d, unsafe.Pointer(&r.APIVersion))
+			return seen.first(0) && decodeString(&d, unsafe.Pointer(&r.APIVersion))
 		case "kind":
-			return once(1) && decodeString(&d, unsafe.Pointer(&r.Kind))
+			return seen.first(1) && decodeString(&d, unsafe.Pointer(&r.Kind))
 		case "request":
-			if !once(2) {
+			if !seen.first(2) {
 				return false
 			}
 			d.ws()
@@ -159,27 +152,33 @@ func fastReview(body []byte, scratch *reviewScratch) (*ConversionReview, []objec
 	return r, heads, d.i == len(d.b)
 }
 
+// seenKeys records which of an object's expected keys were read, so a duplicate key
+// (whose merging rules are utiljson's) makes the fast path give up.
+type seenKeys [3]bool
+
+// first marks key i read and reports whether it was not read before.
+func (s *seenKeys) first(i int) bool {
+	if s[i] {
+		return false
+	}
+	s[i] = true
+	return true
+}
+
 func fastRequest(d *decoder, req *ConversionRequest, objects []json.RawMessage, heads *[]objectHead) bool {
 	headFn := decoderOf(reflect.TypeFor[rawHead]())
-	var seen [3]bool
-	once := func(i int) bool {
-		if seen[i] {
-			return false
-		}
-		seen[i] = true
-		return true
-	}
+	var seen seenKeys
 	if done, ok := d.objectStart(); done || !ok {
 		return false
 	}
 	return d.members(func(key []byte) bool {
 		switch string(key) {
 		case "uid":
-			return once(0) && decodeString(d, unsafe.Pointer(&req.UID))
+			return seen.first(0) && decodeString(d, unsafe.Pointer(&req.UID))
 		case "desiredAPIVersion":
-			return once(1) && decodeString(d, unsafe.Pointer(&req.DesiredAPIVersion))
+			return seen.first(1) && decodeString(d, unsafe.Pointer(&req.DesiredAPIVersion))
 		case "objects":
-			if !once(2) {
+			if !seen.first(2) {
 				return false
 			}
 			d.ws()
