@@ -454,10 +454,7 @@ const (
 func (c *bufferCache) getBuffer() *[]byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n := len(c.bufs); n > 0 {
-		b := c.bufs[n-1]
-		c.bufs[n-1] = nil
-		c.bufs = c.bufs[:n-1]
+	if b := popLast(&c.bufs); b != nil {
 		c.bytes -= cap(*b)
 		return b
 	}
@@ -477,38 +474,46 @@ func (c *bufferCache) putBuffer(b *[]byte) {
 	}
 }
 
-func (c *bufferCache) getScratch() *reviewScratch {
+func (c *bufferCache) getScratch() *reviewScratch { return getCached(c, &c.scratches) }
+
+func (c *bufferCache) getEncoder() *objectEncoder { return getCached(c, &c.encoders) }
+
+// getCached takes the last item kept in *items (one of c's lists), or a new one.
+func getCached[T any](c *bufferCache, items *[]*T) *T {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n := len(c.scratches); n > 0 {
-		s := c.scratches[n-1]
-		c.scratches[n-1] = nil
-		c.scratches = c.scratches[:n-1]
-		return s
+	if x := popLast(items); x != nil {
+		return x
 	}
-	return &reviewScratch{}
+	return new(T)
 }
 
-func (c *bufferCache) getEncoder() *objectEncoder {
+// popLast removes and returns the last item of *items, nil when there is none; the
+// caller holds the cache's lock.
+func popLast[T any](items *[]*T) *T {
+	n := len(*items)
+	if n == 0 {
+		return nil
+	}
+	x := (*items)[n-1]
+	(*items)[n-1] = nil
+	*items = (*items)[:n-1]
+	return x
+}
+
+// putCached keeps x in *items (one of c's lists) unless that holds maxCachedItems.
+func putCached[T any](c *bufferCache, items *[]*T, x *T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n := len(c.encoders); n > 0 {
-		e := c.encoders[n-1]
-		c.encoders[n-1] = nil
-		c.encoders = c.encoders[:n-1]
-		return e
+	if len(*items) < maxCachedItems {
+		*items = append(*items, x)
 	}
-	return &objectEncoder{}
 }
 
 func (c *bufferCache) putEncoder(e *objectEncoder) {
 	e.b, e.depth = nil, 0
 	e.spare.forget()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.encoders) < maxCachedItems {
-		c.encoders = append(c.encoders, e)
-	}
+	putCached(c, &c.encoders, e)
 }
 
 // putScratch drops what s points to and keeps it.
@@ -516,11 +521,7 @@ func (c *bufferCache) putScratch(s *reviewScratch) {
 	clear(s.objects[:cap(s.objects)])
 	clear(s.heads[:cap(s.heads)])
 	s.objects, s.heads = s.objects[:0], s.heads[:0]
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.scratches) < maxCachedItems {
-		c.scratches = append(c.scratches, s)
-	}
+	putCached(c, &c.scratches, s)
 }
 
 // readBody appends the request body, up to max bytes, to buf, in one allocation at most
