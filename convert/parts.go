@@ -39,26 +39,13 @@ const (
 //
 // Errors as AddUnstructured's, and a spoke giving a part in one direction only.
 func (r *Registry) AddParts(gk schema.GroupKind, hub string, spokes map[string]PartFuncs) error {
-	var problems []string
-	var oneWay []string
-	for v, f := range spokes {
-		switch {
-		case v == "":
-			problems = append(problems, "a spoke version is empty")
-		case v == hub:
-			problems = append(problems, fmt.Sprintf("spoke version %s is the hub version", v))
-		case (f.SpecToHub == nil) != (f.SpecFromHub == nil) || (f.StatusToHub == nil) != (f.StatusFromHub == nil):
-			oneWay = append(oneWay, v)
-		}
-	}
+	problems, oneWay := checkSpokes(hub, spokes, func(f PartFuncs) bool {
+		return (f.SpecToHub == nil) != (f.SpecFromHub == nil) || (f.StatusToHub == nil) != (f.StatusFromHub == nil)
+	})
 	if len(oneWay) > 0 {
 		problems = append(problems, "spoke versions "+versionList(oneWay)+" convert a part in one direction only")
 	}
-	own := make(map[string]PartFuncs, len(spokes))
-	for v, f := range spokes {
-		own[v] = f
-	}
-	return r.add(&kindEntry{gk: gk, hub: hub, versions: versionsOf(hub, spokes), parts: own}, problems)
+	return r.add(&kindEntry{gk: gk, hub: hub, versions: versionsOf(hub, spokes), parts: copySpokes(spokes)}, problems)
 }
 
 // ConvertPart converts one part (PartSpec or PartStatus) of an object of kind gvk from

@@ -77,26 +77,11 @@ func NewRegistry() *Registry {
 // spokes map registers a kind with the hub as its only version. The registry keeps its own
 // copy of spokes.
 func (r *Registry) AddUnstructured(gk schema.GroupKind, hub string, spokes map[string]SpokeFuncs) error {
-	var problems []string
-	var missing []string
-	for v, f := range spokes {
-		switch {
-		case v == "":
-			problems = append(problems, "a spoke version is empty")
-		case v == hub:
-			problems = append(problems, fmt.Sprintf("spoke version %s is the hub version", v))
-		case f.ToHub == nil || f.FromHub == nil:
-			missing = append(missing, v)
-		}
-	}
+	problems, missing := checkSpokes(hub, spokes, func(f SpokeFuncs) bool { return f.ToHub == nil || f.FromHub == nil })
 	if len(missing) > 0 {
 		problems = append(problems, "spoke versions "+versionList(missing)+" lack ToHub or FromHub")
 	}
-	own := make(map[string]SpokeFuncs, len(spokes))
-	for v, f := range spokes {
-		own[v] = f
-	}
-	return r.add(&kindEntry{gk: gk, hub: hub, versions: versionsOf(hub, spokes), spokes: own}, problems)
+	return r.add(&kindEntry{gk: gk, hub: hub, versions: versionsOf(hub, spokes), spokes: copySpokes(spokes)}, problems)
 }
 
 // AddTyped registers gk from the Go types s holds for it: exactly one version's type must
@@ -301,6 +286,31 @@ func (r *Registry) typedGVK(obj runtime.Object) (schema.GroupVersionKind, bool) 
 		return gvks[0], true
 	}
 	return schema.GroupVersionKind{}, false
+}
+
+// checkSpokes returns the problems of spokes' versions (empty, or equal to hub) and,
+// apart from those, the versions whose functions incomplete rejects.
+func checkSpokes[F any](hub string, spokes map[string]F, incomplete func(F) bool) (problems, rejected []string) {
+	for v, f := range spokes {
+		switch {
+		case v == "":
+			problems = append(problems, "a spoke version is empty")
+		case v == hub:
+			problems = append(problems, fmt.Sprintf("spoke version %s is the hub version", v))
+		case incomplete(f):
+			rejected = append(rejected, v)
+		}
+	}
+	return problems, rejected
+}
+
+// copySpokes returns the registry's own copy of spokes, never nil (unlike maps.Clone).
+func copySpokes[F any](spokes map[string]F) map[string]F {
+	own := make(map[string]F, len(spokes))
+	for v, f := range spokes {
+		own[v] = f
+	}
+	return own
 }
 
 func versionsOf[V any](hub string, spokes map[string]V) []string {
