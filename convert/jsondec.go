@@ -483,49 +483,43 @@ func (d *decoder) colon(key []byte) ([]byte, bool) {
 	return key, true
 }
 
-func decodeStringMap(d *decoder, p unsafe.Pointer) bool {
-	done, ok := d.objectStart()
-	if done || !ok {
-		if done && ok {
-			*(*map[string]string)(p) = nil
+var (
+	decodeStringMap = decodeMapOf((*decoder).stringValue)
+	decodeAnyMap    = decodeMapOf((*decoder).anyValue)
+)
+
+// decodeMapOf returns the decoding function of map[string]V, whose values value reads.
+func decodeMapOf[V any](value func(*decoder) (V, bool)) decFn {
+	return func(d *decoder, p unsafe.Pointer) bool {
+		done, ok := d.objectStart()
+		if done || !ok {
+			if done && ok {
+				*(*map[string]V)(p) = nil
+			}
+			return ok
 		}
-		return ok
-	}
-	m := *(*map[string]string)(p)
-	if m == nil {
-		m = map[string]string{}
-		*(*map[string]string)(p) = m
-	}
-	return d.members(func(key []byte) bool {
-		k := d.keyString(key)
-		var v string
-		if !decodeString(d, unsafe.Pointer(&v)) {
-			return false
+		m := *(*map[string]V)(p)
+		if m == nil {
+			m = map[string]V{}
+			*(*map[string]V)(p) = m
 		}
-		m[k] = v
-		return true
-	})
+		return d.members(func(key []byte) bool {
+			k := d.keyString(key)
+			v, ok := value(d)
+			if !ok {
+				return false
+			}
+			m[k] = v
+			return true
+		})
+	}
 }
 
-func decodeAnyMap(d *decoder, p unsafe.Pointer) bool {
-	done, ok := d.objectStart()
-	if done || !ok {
-		if done && ok {
-			*(*map[string]any)(p) = nil
-		}
-		return ok
-	}
-	m := *(*map[string]any)(p)
-	if m == nil {
-		m = map[string]any{}
-		*(*map[string]any)(p) = m
-	}
-	return d.members(func(key []byte) bool {
-		k := d.keyString(key)
-		v, ok := d.anyValue()
-		m[k] = v
-		return ok
-	})
+// stringValue reads a string or null (""), as decodeString.
+func (d *decoder) stringValue() (string, bool) {
+	var s string
+	ok := decodeString(d, unsafe.Pointer(&s))
+	return s, ok
 }
 
 // keyString turns a key from d.key into a string.
