@@ -396,6 +396,15 @@ func encodeStringMap(e *encoder, p unsafe.Pointer) bool {
 		e.b = append(e.b, "null"...)
 		return true
 	}
+	return appendSortedMap(e, m, func(e *encoder, v string) bool {
+		e.b = appendHTMLString(e.b, v)
+		return true
+	})
+}
+
+// appendSortedMap appends the object of a non-nil m, its keys sorted as encoding/json
+// sorts them, each value written by value; false as soon as value fails.
+func appendSortedMap[V any](e *encoder, m map[string]V, value func(e *encoder, v V) bool) bool {
 	start := len(e.keys)
 	for k := range m {
 		e.keys = append(e.keys, k)
@@ -409,7 +418,9 @@ func encodeStringMap(e *encoder, p unsafe.Pointer) bool {
 		}
 		e.b = appendHTMLString(e.b, k)
 		e.b = append(e.b, ':')
-		e.b = appendHTMLString(e.b, m[k])
+		if !value(e, m[k]) {
+			return false
+		}
 	}
 	e.b = append(e.b, '}')
 	clear(keys)
@@ -439,29 +450,9 @@ func (e *encoder) anyValue(v any) bool {
 			e.b = append(e.b, "null"...)
 			return true
 		}
-		if !e.enter() {
+		if !e.enter() || !appendSortedMap(e, t, (*encoder).anyValue) {
 			return false
 		}
-		start := len(e.keys)
-		for k := range t {
-			e.keys = append(e.keys, k)
-		}
-		keys := e.keys[start:]
-		slices.Sort(keys)
-		e.b = append(e.b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.b = appendHTMLString(e.b, k)
-			e.b = append(e.b, ':')
-			if !e.anyValue(t[k]) {
-				return false
-			}
-		}
-		e.b = append(e.b, '}')
-		clear(keys)
-		e.keys = e.keys[:start]
 		e.depth--
 	case []any:
 		if t == nil {
