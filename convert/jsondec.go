@@ -503,16 +503,22 @@ func decodeMapOf[V any](value func(*decoder) (V, bool)) decFn {
 			m = map[string]V{}
 			*(*map[string]V)(p) = m
 		}
-		return d.members(func(key []byte) bool {
-			k := d.keyString(key)
-			v, ok := value(d)
-			if !ok {
-				return false
-			}
-			m[k] = v
-			return true
-		})
+		return mapMembers(d, m, value)
 	}
+}
+
+// mapMembers reads into m the members of the object whose '{' was read, each value with
+// value.
+func mapMembers[V any](d *decoder, m map[string]V, value func(*decoder) (V, bool)) bool {
+	return d.members(func(key []byte) bool {
+		k := d.keyString(key)
+		v, ok := value(d)
+		if !ok {
+			return false
+		}
+		m[k] = v
+		return true
+	})
 }
 
 // stringValue reads a string or null (""), as decodeString.
@@ -804,13 +810,7 @@ func (d *decoder) anyValue() (any, bool) {
 			return nil, false
 		}
 		d.i++
-		ok := d.members(func(key []byte) bool {
-			k := d.keyString(key)
-			v, ok := d.anyValue()
-			m[k] = v
-			return ok
-		})
-		return m, ok
+		return m, mapMembers(d, m, (*decoder).anyValue)
 	case '[':
 		if !d.enter() {
 			return nil, false
