@@ -1010,8 +1010,8 @@ func (d *decoder) skip() bool {
 	return d.skipNumber()
 }
 
-// skipString passes over a string, checking its escapes; it reports whether it found
-// anything that needs unquoting (an escape or a byte that is not printable ASCII).
+// skipString passes over a string, checking its escapes; false when it is not a valid
+// JSON string.
 func (d *decoder) skipString() bool {
 	_, _, ok := d.scanString()
 	return ok
