@@ -46,15 +46,7 @@ func copyValue(v any) (any, error) {
 	case map[string]any:
 		return copyMap(t)
 	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			c, err := copyValue(e)
-			if err != nil {
-				return nil, fmt.Errorf("[%d]: %w", i, err)
-			}
-			out[i] = c
-		}
-		return out, nil
+		return copySlice(t, copyValue)
 	case map[string]string:
 		out := make(map[string]string, len(t))
 		for k, s := range t {
@@ -64,18 +56,24 @@ func copyValue(v any) (any, error) {
 	case []string:
 		return append([]string(nil), t...), nil
 	case []map[string]any:
-		out := make([]map[string]any, len(t))
-		for i, e := range t {
-			c, err := copyMap(e)
-			if err != nil {
-				return nil, fmt.Errorf("[%d]: %w", i, err)
-			}
-			out[i] = c
-		}
-		return out, nil
+		return copySlice(t, copyMap)
 	default:
 		return nil, fmt.Errorf("%w: value of type %T", ErrInvalidObject, v)
 	}
+}
+
+// copySlice copies s element by element with copyElem, an error naming the element's
+// index.
+func copySlice[E any](s []E, copyElem func(E) (E, error)) ([]E, error) {
+	out := make([]E, len(s))
+	for i, e := range s {
+		c, err := copyElem(e)
+		if err != nil {
+			return nil, fmt.Errorf("[%d]: %w", i, err)
+		}
+		out[i] = c
+	}
+	return out, nil
 }
 
 // finishMap sets apiVersion and kind on out and replaces its metadata by snap (which
