@@ -3,7 +3,6 @@ package convert
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -72,26 +71,13 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	}
 }
 
-// appendFloat writes f as encoding/json does: plain notation for 1e-6 <= |f| < 1e21,
-// exponent notation with at least two exponent digits otherwise.
+// appendFloat writes f as encoding/json does (appendJSONFloat for 64 bits): plain notation
+// for 1e-6 <= |f| < 1e21, exponent notation with at least two exponent digits otherwise;
+// encoding/json's error for NaN and infinities.
 func appendFloat(b []byte, f float64) ([]byte, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
+	b, ok := appendJSONFloat(b, f, 64)
+	if !ok {
 		return nil, fmt.Errorf("json: unsupported value: %s", strconv.FormatFloat(f, 'g', -1, 64))
-	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	start := len(b)
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-07 becomes e-7, as encoding/json writes it.
-		n := len(b) - start
-		if n >= 4 && b[len(b)-4] == 'e' && b[len(b)-3] == '-' && b[len(b)-2] == '0' {
-			b[len(b)-2] = b[len(b)-1]
-			b = b[:len(b)-1]
-		}
 	}
 	return b, nil
 }
