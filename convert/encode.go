@@ -29,6 +29,9 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case float64:
 		return appendFloat(b, t)
 	case map[string]any:
+		if t == nil {
+			return append(b, "null"...), nil
+		}
 		keys := make([]string, 0, len(t))
 		for k := range t {
 			keys = append(keys, k)

@@ -40,6 +40,7 @@ func genJSONValue(depth int) *rapid.Generator[any] {
 		rapid.Map(rapid.MapOfN(rapid.String(), inner, 0, 4), func(m map[string]any) any { return m }),
 		rapid.Map(rapid.SliceOfN(inner, 0, 4), func(s []any) any { return s }),
 		rapid.Just[any]([]any(nil)),
+		rapid.Just[any](map[string]any(nil)),
 		rapid.Just[any](map[string]string{"typed": "map"}),
 	)...)
 }
