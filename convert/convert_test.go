@@ -136,6 +136,30 @@ func TestConvertSameVersionCallsNothing(t *testing.T) {
 	}
 }
 
+// TestConvertSameVersionKeepsNils: the copy returned for the same version is exact, nil
+// lists and maps included (JSON tells null from [] and {}).
+func TestConvertSameVersionKeepsNils(t *testing.T) {
+	r := convert.NewRegistry()
+	id := func(_ context.Context, in *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		return in, nil
+	}
+	require.NoError(t, r.AddUnstructured(gadgetGK, "v2", map[string]convert.SpokeFuncs{"v1": {ToHub: id, FromHub: id}}))
+	in := gadget("v2", "name", "x")
+	in.Object["spec"] = map[string]any{
+		"nilList": []any(nil), "emptyList": []any{}, "nilObjects": []map[string]any(nil),
+		"nilStrings": map[string]string(nil), "emptyStrings": map[string]string{}, "nilMap": map[string]any(nil),
+	}
+	out, err := r.Convert(context.Background(), in, "v2")
+	require.NoError(t, err)
+	require.Equal(t, in, out)
+	spec := out.Object["spec"].(map[string]any)
+	require.Nil(t, spec["nilList"])
+	require.NotNil(t, spec["emptyList"])
+	require.Nil(t, spec["nilObjects"])
+	require.Nil(t, spec["nilStrings"])
+	require.NotNil(t, spec["emptyStrings"])
+}
+
 func TestConvertPassesContext(t *testing.T) {
 	type key struct{}
 	var got any

@@ -48,6 +48,9 @@ func copyValue(v any) (any, error) {
 	case []any:
 		return copySlice(t, copyValue)
 	case map[string]string:
+		if t == nil {
+			return t, nil
+		}
 		out := make(map[string]string, len(t))
 		for k, s := range t {
 			out[k] = s
@@ -63,8 +66,11 @@ func copyValue(v any) (any, error) {
 }
 
 // copySlice copies s element by element with copyElem, an error naming the element's
-// index.
+// index. A nil s stays nil, an empty one empty, as JSON tells null from [].
 func copySlice[E any](s []E, copyElem func(E) (E, error)) ([]E, error) {
+	if s == nil {
+		return nil, nil
+	}
 	out := make([]E, len(s))
 	for i, e := range s {
 		c, err := copyElem(e)
