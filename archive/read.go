@@ -86,6 +86,7 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 		return nil, err
 	}
 	idx := &Index{}
+	var items refList
 	if o.manifest {
 		idx.Manifest = manifest.New()
 	}
@@ -139,12 +140,13 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 				}
 			}
 		}
-		idx.Items = append(idx.Items, ref)
+		items.add(ref)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	idx.Items = items.slice()
 	if idx.Manifest != nil {
 		recordVersions(idx.Manifest, idx.Items)
 	}
@@ -268,4 +270,36 @@ func addToManifest(m *manifest.Manifest, ref ItemRef) error {
 	}
 	_, err = m.Add(it)
 	return err
+}
+
+// refList collects the ItemRefs of a scan in blocks of refBlock. A backup lists hundreds of
+// thousands of items; one slice grown by append would copy the list again at every doubling,
+// each time in one long copy that the garbage collector, wanting to stop the goroutine, has
+// to wait out. Blocks are filled once and copied once, into the exact-size slice.
+type refList struct {
+	blocks [][]ItemRef
+	n      int
+}
+
+const refBlock = 1024
+
+func (l *refList) add(r ItemRef) {
+	if len(l.blocks) == 0 || len(l.blocks[len(l.blocks)-1]) == refBlock {
+		l.blocks = append(l.blocks, make([]ItemRef, 0, refBlock))
+	}
+	last := &l.blocks[len(l.blocks)-1]
+	*last = append(*last, r)
+	l.n++
+}
+
+// slice returns every ItemRef added, in order; nil if none.
+func (l *refList) slice() []ItemRef {
+	if l.n == 0 {
+		return nil
+	}
+	out := make([]ItemRef, 0, l.n)
+	for _, b := range l.blocks {
+		out = append(out, b...)
+	}
+	return out
 }
