@@ -58,7 +58,8 @@
 //
 // Generated backups (bench_test.go: 40 resources, CRD groups with 2-3 versions, objects of
 // 1-4 KB of JSON; "items" counts item files; 7.2 MB and 71 MB compressed), measured on this
-// project's machine: 2 cores of an AMD EPYC, Linux ext4, go1.26.8, load average about 1, with
+// project's machine: 2 cores of an AMD EPYC, Linux ext4, go1.26.8, load average about 1, on
+// 2026-11-23, with
 //
 //	go test -run '^$' -bench '^Benchmark(Floor|Scan|ScanMetadata|ScanManifest|Extract|Open)$' -benchmem -count 2 ./archive/
 //
@@ -70,23 +71,23 @@
 // Index keeps.
 //
 //	                      items   ms/op  cpu-ms/op   MB/s   allocs/op     B/op   retained
-//	Floor                 10000     175     177       41.1    133,955    5.0 MB      -
-//	Scan (index)          10000     121     181       59.4    130,934   13.0 MB   2.0 MB
-//	Scan + WithMetadata   10000     143     248       50.3    801,898   47.4 MB  12.4 MB
-//	Scan + WithManifest   10000     180     294       40.0    807,379   48.9 MB  13.5 MB
-//	Floor                100000    1759    1745       40.6  1,339,013   49.2 MB      -
-//	Scan (index)         100000    1113    1731       64.2  1,306,125  119.8 MB  20.2 MB
-//	Scan + WithMetadata  100000    1722    2972       41.5  8,019,613  452.3 MB 124.1 MB
-//	Scan + WithManifest  100000    1603    2785       44.6  8,073,817  466.5 MB 134.8 MB
-//	Extract              10000    2196      -          3.3    242,316   14.0 MB      -
-//	Extract             100000   14112      -          5.1  1,874,574   86.5 MB      -
-//	Open (extracted)     10000      82      -         87.9     95,728   11.9 MB      -
-//	Open (extracted)    100000     454      -        157.3    652,759  116.3 MB      -
+//	Floor                 10000     128     130       56.2    133,953    5.0 MB      -
+//	Scan (index)          10000      92     127       78.6    130,928    9.2 MB   2.0 MB
+//	Scan + WithMetadata   10000     114     210       63.3    801,892   44.7 MB  12.4 MB
+//	Scan + WithManifest   10000     143     250       50.4    807,376   46.2 MB  13.5 MB
+//	Floor                100000    1243    1256       57.5  1,339,011   49.2 MB      -
+//	Scan (index)         100000     901    1272       79.3  1,306,200   81.8 MB  19.9 MB
+//	Scan + WithMetadata  100000    1417    2439       50.4  8,019,686  414.7 MB 123.8 MB
+//	Scan + WithManifest  100000    1306    2239       54.7  8,073,896  428.9 MB 134.6 MB
+//	Extract              10000    1280      -          5.6    242,312   14.0 MB      -
+//	Extract             100000    6897      -         10.4  1,874,570   86.6 MB      -
+//	Open (extracted)     10000      99      -         72.6     95,727   11.9 MB      -
+//	Open (extracted)    100000     604      -        118.3    652,761  116.3 MB      -
 //
-// The streaming index reads a backup in 0.63-0.69x the floor's wall time at about the same CPU
-// (the goal was within 1.3x of the floor); bench/RESULTS.md has it beside Velero (5.2x faster on
-// tmpfs, every item's bytes read). Decoding metadata adds 37-72% CPU; only apiVersion, kind
+// The streaming index reads a backup in 0.69-0.74x the floor's wall time at about the same CPU
+// (the goal was within 1.3x of the floor); bench/RESULTS.md has it beside Velero (6.4x faster on
+// tmpfs, every item's bytes read). Decoding metadata adds 65-107% CPU; only apiVersion, kind
 // and metadata are decoded, and decoding stops there. Extract is bound by the filesystem here
-// (ext4 with online discard: runs of the same extract range 2-6 s at 10,000 items); on tmpfs it
-// takes 0.43x Velero's time (bench/RESULTS.md).
+// (ext4 with online discard: runs of the same extract range from 1.3 to 2.6 s at 10,000 items
+// and from 6.9 to 15.7 s at 100,000); on tmpfs it takes 0.42x Velero's time (bench/RESULTS.md).
 package archive
