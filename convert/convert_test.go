@@ -160,6 +160,24 @@ func TestConvertSameVersionKeepsNils(t *testing.T) {
 	require.NotNil(t, spec["emptyStrings"])
 }
 
+// TestConvertSameVersionKeepsEmptyStringLists: an empty []string in a hand-built object
+// stays empty in the copy (it encodes as [], a nil one as null).
+func TestConvertSameVersionKeepsEmptyStringLists(t *testing.T) {
+	r := convert.NewRegistry()
+	id := func(_ context.Context, in *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		return in, nil
+	}
+	require.NoError(t, r.AddUnstructured(gadgetGK, "v2", map[string]convert.SpokeFuncs{"v1": {ToHub: id, FromHub: id}}))
+	in := gadget("v2", "name", "x")
+	in.Object["spec"] = map[string]any{"emptyStrings": []string{}, "nilStrings": []string(nil)}
+	out, err := r.Convert(context.Background(), in, "v2")
+	require.NoError(t, err)
+	require.Equal(t, in, out)
+	spec := out.Object["spec"].(map[string]any)
+	require.NotNil(t, spec["emptyStrings"])
+	require.Nil(t, spec["nilStrings"])
+}
+
 func TestConvertPassesContext(t *testing.T) {
 	type key struct{}
 	var got any

@@ -57,7 +57,10 @@ func copyValue(v any) (any, error) {
 		}
 		return out, nil
 	case []string:
-		return append([]string(nil), t...), nil
+		if t == nil {
+			return t, nil
+		}
+		return append(make([]string, 0, len(t)), t...), nil
 	case []map[string]any:
 		return copySlice(t, copyMap)
 	default:
