@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -66,11 +67,13 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	default:
-		raw, err := json.Marshal(v)
-		if err != nil {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // as the rest of the object
+		if err := enc.Encode(v); err != nil {
 			return nil, err
 		}
-		return append(b, raw...), nil
+		return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
 	}
 }
 

@@ -54,6 +54,20 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	})
 }
 
+// TestAppendJSONOtherTypesUnescaped: values appendJSON hands to encoding/json (the typed
+// maps and lists of hand-built objects) are written with HTML escaping off too.
+func TestAppendJSONOtherTypesUnescaped(t *testing.T) {
+	for _, v := range []any{
+		map[string]any{"labels": map[string]string{"a&b": "<x>"}},
+		[]any{[]string{"<&>"}},
+		map[string]any{"items": []map[string]any{{"s": "a<b"}}},
+	} {
+		got, err := appendJSON(nil, v)
+		require.NoError(t, err)
+		require.Equal(t, stdJSON(t, v), string(got))
+	}
+}
+
 func TestAppendJSONRefusesNaN(t *testing.T) {
 	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		_, err := appendJSON(nil, map[string]any{"f": f})
