@@ -214,3 +214,22 @@ func TestWriterErrors(t *testing.T) {
 	require.Error(t, w.Close())
 	require.Error(t, w.Add("pods", "v1", "ns", "y", nil))
 }
+
+// TestWriterPreferredVersionWithoutItems: a resource none of whose items is at its
+// preferred version gets no "-preferredversion" directory, so the preferred version set
+// would not come back from Scan (nor Open); Close refuses such a backup instead.
+func TestWriterPreferredVersionWithoutItems(t *testing.T) {
+	var buf bytes.Buffer
+	w := archive.NewWriter(&buf)
+	require.NoError(t, w.SetPreferred("widgets.example.com", "v2"))
+	require.NoError(t, w.Add("widgets.example.com", "v1", "ns", "a", []byte(`{}`)))
+	err := w.Close()
+	if err == nil {
+		idx, err := archive.Scan(context.Background(), bytes.NewReader(buf.Bytes()), nil)
+		require.NoError(t, err)
+		require.Equal(t, "widgets.example.com/v2", idx.GroupVersions["widgets.example.com"].PreferredVersion.GroupVersion,
+			"preferred version lost in the round trip; problems: %v", idx.Problems)
+	}
+	require.EqualError(t, err, "archive: write: resource widgets.example.com has no items at its preferred version v2")
+	require.Zero(t, buf.Len(), "something was written despite the error")
+}

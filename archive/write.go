@@ -36,7 +36,7 @@ func NewWriter(w io.Writer) *Writer {
 }
 
 // SetPreferred sets the preferred version of a resource ("deployments.apps", "pods"). Every
-// resource with items needs one by Close. Setting it again replaces it.
+// resource with items needs one by Close, with items at it. Setting it again replaces it.
 func (w *Writer) SetPreferred(resource, version string) error {
 	if err := checkVersion(resource, version); err != nil {
 		return err
@@ -85,7 +85,8 @@ func checkVersion(resource, version string) error {
 }
 
 // Close writes the backup and closes the compressed stream (not the underlying io.Writer).
-// A resource with items and no preferred version is an error, and nothing is written.
+// A resource with items and no preferred version, or none of whose items is at its
+// preferred version, is an error, and nothing is written.
 func (w *Writer) Close() error {
 	if w.closed {
 		return errors.New("archive: write: Writer is closed")
@@ -96,6 +97,18 @@ func (w *Writer) Close() error {
 		pref, ok := w.preferred[resource]
 		if !ok {
 			return fmt.Errorf("archive: write: resource %s has items but no preferred version", resource)
+		}
+		atPref := false
+		for key := range m {
+			if strings.HasPrefix(key, pref+"/") {
+				atPref = true
+				break
+			}
+		}
+		if !atPref {
+			// No "-preferredversion" directory would be written: readers would find
+			// no preferred version, and nothing at the legacy path.
+			return fmt.Errorf("archive: write: resource %s has no items at its preferred version %s", resource, pref)
 		}
 		for key, data := range m {
 			parts := strings.SplitN(key, "/", 3)
