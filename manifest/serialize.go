@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -85,8 +86,10 @@ func WithMaxBytes(n int64) ReadOption {
 }
 
 // Write writes m as manifest.json to w. The output is deterministic: the same manifest
-// always gives the same bytes. Safe for concurrent use with other methods of m; the
-// items are read under m's lock, w is written after.
+// always gives the same bytes. An item with a string that is not valid UTF-8, which JSON
+// cannot carry exactly, is an error wrapping [ErrInvalidItem], and nothing is written. Safe
+// for concurrent use with other methods of m; the items are read under m's lock, w is
+// written after.
 func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 	var cfg writeConfig
 	for _, o := range opts {
@@ -117,6 +120,11 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 			Labels: it.Labels, Annotations: it.Annotations, OwnerReferences: it.OwnerReferences,
 			OtherVersions: extra[k],
 		}
+		if field, ok := validUTF8(&j); !ok {
+			// encoding/json would write U+FFFD: read back, the item would differ (or
+			// collide with another).
+			return invalidItem(field+" is not valid UTF-8", it)
+		}
 		b, err := json.Marshal(j)
 		if err != nil {
 			return fmt.Errorf("manifest: encoding %s: %w", it, err)
@@ -142,6 +150,40 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 		}
 	}
 	return nil
+}
+
+// validUTF8 reports whether every string of j is valid UTF-8, else the first field that
+// is not.
+func validUTF8(j *itemJSON) (string, bool) {
+	for _, f := range [...]struct{ name, s string }{
+		{"group", j.Group}, {"version", j.Version}, {"resource", j.Resource}, {"kind", j.Kind},
+		{"namespace", j.Namespace}, {"name", j.Name}, {"uid", string(j.UID)},
+	} {
+		if !utf8.ValidString(f.s) {
+			return f.name, false
+		}
+	}
+	for _, v := range j.OtherVersions {
+		if !utf8.ValidString(v) {
+			return "a recorded version", false
+		}
+	}
+	for _, m := range [...]struct {
+		name string
+		m    map[string]string
+	}{{"a label", j.Labels}, {"an annotation", j.Annotations}} {
+		for k, v := range m.m {
+			if !utf8.ValidString(k) || !utf8.ValidString(v) {
+				return m.name, false
+			}
+		}
+	}
+	for _, r := range j.OwnerReferences {
+		if !utf8.ValidString(r.APIVersion) || !utf8.ValidString(r.Kind) || !utf8.ValidString(r.Name) || !utf8.ValidString(string(r.UID)) {
+			return "an ownerReference", false
+		}
+	}
+	return "", true
 }
 
 // Read reads a manifest.json written by [Write], plain or gzip-compressed (recognised by

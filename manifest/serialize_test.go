@@ -172,3 +172,31 @@ func FuzzRead(f *testing.F) {
 		_ = m.Validate()
 	})
 }
+
+// TestWriteRefusesInvalidUTF8: JSON cannot carry invalid UTF-8 exactly (encoding/json
+// writes U+FFFD), so an item holding it would not read back as written: two names that
+// differ only in invalid bytes even collide. Write refuses it.
+func TestWriteRefusesInvalidUTF8(t *testing.T) {
+	for _, items := range [][]*manifest.Item{
+		{
+			{Version: "v1", Resource: "pods", Kind: "Pod", Namespace: "ns", Name: "a\xff", UID: "u1"},
+			{Version: "v1", Resource: "pods", Kind: "Pod", Namespace: "ns", Name: "a\xfe", UID: "u2"},
+		},
+		{{Version: "v1", Resource: "pods", Kind: "Pod", Namespace: "ns", Name: "a", UID: "u1", Labels: map[string]string{"k": "v\xff"}}},
+	} {
+		m := manifest.New()
+		for _, it := range items {
+			_, err := m.Add(it)
+			require.NoError(t, err)
+		}
+		var buf bytes.Buffer
+		err := manifest.Write(&buf, m)
+		if err == nil {
+			back, rerr := manifest.Read(bytes.NewReader(buf.Bytes()))
+			require.NoError(t, rerr, "Write accepted what Read refuses")
+			requireSameManifest(t, m, back)
+		}
+		require.ErrorIs(t, err, manifest.ErrInvalidItem)
+		require.Zero(t, buf.Len())
+	}
+}
