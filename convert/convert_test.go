@@ -137,7 +137,7 @@ func TestConvertSameVersionCallsNothing(t *testing.T) {
 }
 
 // TestConvertSameVersionKeepsNils: the copy returned for the same version is exact, nil
-// lists and maps included (JSON tells null from [] and {}).
+// and empty lists and maps included (JSON tells null from [] and {}).
 func TestConvertSameVersionKeepsNils(t *testing.T) {
 	r := convert.NewRegistry()
 	id := func(_ context.Context, in *unstructured.Unstructured) (*unstructured.Unstructured, error) {
@@ -148,6 +148,7 @@ func TestConvertSameVersionKeepsNils(t *testing.T) {
 	in.Object["spec"] = map[string]any{
 		"nilList": []any(nil), "emptyList": []any{}, "nilObjects": []map[string]any(nil),
 		"nilStrings": map[string]string(nil), "emptyStrings": map[string]string{}, "nilMap": map[string]any(nil),
+		"nilStringList": []string(nil), "emptyStringList": []string{},
 	}
 	out, err := r.Convert(context.Background(), in, "v2")
 	require.NoError(t, err)
@@ -158,24 +159,8 @@ func TestConvertSameVersionKeepsNils(t *testing.T) {
 	require.Nil(t, spec["nilObjects"])
 	require.Nil(t, spec["nilStrings"])
 	require.NotNil(t, spec["emptyStrings"])
-}
-
-// TestConvertSameVersionKeepsEmptyStringLists: an empty []string in a hand-built object
-// stays empty in the copy (it encodes as [], a nil one as null).
-func TestConvertSameVersionKeepsEmptyStringLists(t *testing.T) {
-	r := convert.NewRegistry()
-	id := func(_ context.Context, in *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-		return in, nil
-	}
-	require.NoError(t, r.AddUnstructured(gadgetGK, "v2", map[string]convert.SpokeFuncs{"v1": {ToHub: id, FromHub: id}}))
-	in := gadget("v2", "name", "x")
-	in.Object["spec"] = map[string]any{"emptyStrings": []string{}, "nilStrings": []string(nil)}
-	out, err := r.Convert(context.Background(), in, "v2")
-	require.NoError(t, err)
-	require.Equal(t, in, out)
-	spec := out.Object["spec"].(map[string]any)
-	require.NotNil(t, spec["emptyStrings"])
-	require.Nil(t, spec["nilStrings"])
+	require.Nil(t, spec["nilStringList"])
+	require.NotNil(t, spec["emptyStringList"])
 }
 
 func TestConvertPassesContext(t *testing.T) {
