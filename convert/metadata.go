@@ -101,7 +101,7 @@ func finishMap(out map[string]any, gvk schema.GroupVersionKind, snap map[string]
 			continue // in's value is malformed: keep it as it was
 		}
 		if field == "annotations" && record != "" {
-			if _, has := merged[OriginalVersionAnnotation]; !has {
+			if merged[OriginalVersionAnnotation] == "" { // an empty record is none (OriginalVersion)
 				if merged == nil {
 					merged = map[string]string{}
 				}
@@ -194,7 +194,7 @@ func finishTyped(out runtime.Object, gvk schema.GroupVersionKind, snap *metav1.O
 	labels, _ := mergeKeys(stringMap{m: snap.Labels, ok: true}, stringMap{m: a.GetLabels(), ok: true})
 	annotations, _ := mergeKeys(stringMap{m: snap.Annotations, ok: true}, stringMap{m: a.GetAnnotations(), ok: true})
 	if record != "" {
-		if _, has := annotations[OriginalVersionAnnotation]; !has {
+		if annotations[OriginalVersionAnnotation] == "" {
 			annotations[OriginalVersionAnnotation] = record
 		}
 	}
@@ -341,13 +341,13 @@ func mergePairs(in []string, out map[string]string, record string) map[string]st
 		}
 	}
 	if same {
-		if _, has := out[OriginalVersionAnnotation]; record == "" || has {
+		if record == "" || out[OriginalVersionAnnotation] != "" {
 			return nilIfEmpty(out)
 		}
 	}
 	merged, _ := mergeKeys(stringMap{m: pairsMap(in), ok: true}, stringMap{m: out, ok: true})
 	if record != "" {
-		if _, has := merged[OriginalVersionAnnotation]; !has {
+		if merged[OriginalVersionAnnotation] == "" {
 			merged[OriginalVersionAnnotation] = record
 		}
 	}

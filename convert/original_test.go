@@ -2,10 +2,13 @@ package convert_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/backupkit/backupkit/convert"
 )
@@ -72,4 +75,45 @@ func TestRecordOriginalVersion(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "v1", v)
 	require.Equal(t, map[string]string{"a": "b"}, shared, "the old annotations map is not written to")
+}
+
+// TestEmptyOriginalVersionIsNone: an empty record is no record (OriginalVersion says so), so
+// tracking fills it in on the next conversion instead of keeping it, and the object can go
+// back to its original version.
+func TestEmptyOriginalVersionIsNone(t *testing.T) {
+	ctx := context.Background()
+	r := newRegistry()
+	r.SetTrackOriginalVersion(true)
+
+	in := gadget("v1alpha1", "title", "x")
+	in.SetAnnotations(map[string]string{convert.OriginalVersionAnnotation: "", "note": "keep"})
+	hub, err := r.Convert(ctx, in, "v2")
+	require.NoError(t, err)
+	v, ok := convert.OriginalVersion(hub)
+	require.True(t, ok)
+	require.Equal(t, "v1alpha1", v)
+	back, err := r.ToOriginalVersion(ctx, hub)
+	require.NoError(t, err)
+	require.Equal(t, testGroup+"/v1alpha1", back.GetAPIVersion())
+
+	typed, err := r.ConvertObject(ctx, &WidgetV1{ObjectMeta: metav1.ObjectMeta{Name: "w",
+		Annotations: map[string]string{convert.OriginalVersionAnnotation: ""}}, Spec: WidgetV1Spec{Size: "4"}}, "v3")
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{convert.OriginalVersionAnnotation: "v1"}, typed.(*WidgetV3).Annotations)
+
+	// The webhook, for an unstructured and a typed object in one review.
+	w1 := &WidgetV1{ObjectMeta: metav1.ObjectMeta{Name: "w", Annotations: map[string]string{convert.OriginalVersionAnnotation: ""}}}
+	w1.SetGroupVersionKind(widgetGK.WithVersion("v1"))
+	srv := httptest.NewServer(convert.NewWebhookHandler(r))
+	defer srv.Close()
+	_, got := post(t, srv, reviewBody(t, "apiextensions.k8s.io/v1", "u", testGroup+"/v2", in, w1))
+	var review convert.ConversionReview
+	require.NoError(t, json.Unmarshal([]byte(got), &review))
+	require.Equal(t, metav1.StatusSuccess, review.Response.Result.Status, review.Response.Result.Message)
+	var u unstructured.Unstructured
+	require.NoError(t, u.UnmarshalJSON(review.Response.ConvertedObjects[0]))
+	require.Equal(t, map[string]string{convert.OriginalVersionAnnotation: "v1alpha1", "note": "keep"}, u.GetAnnotations())
+	var w WidgetV2
+	require.NoError(t, json.Unmarshal(review.Response.ConvertedObjects[1], &w))
+	require.Equal(t, map[string]string{convert.OriginalVersionAnnotation: "v1"}, w.Annotations)
 }
