@@ -24,12 +24,13 @@ func OriginalVersion(obj metav1.Object) (version string, ok bool) {
 
 // RecordOriginalVersion records version as obj's original version unless a record exists,
 // and reports whether it wrote one. It replaces obj's annotations map by a modified copy.
+// It writes nothing to an unstructured obj whose annotations are not all strings (they
+// cannot be read, so they cannot be kept).
 func RecordOriginalVersion(obj metav1.Object, version string) bool {
 	if _, ok := OriginalVersion(obj); ok || version == "" {
 		return false
 	}
-	setAnnotation(obj, OriginalVersionAnnotation, version)
-	return true
+	return setAnnotation(obj, OriginalVersionAnnotation, version) == nil
 }
 
 // ToOriginalVersion converts in, whatever its version (typically the hub, as read back),

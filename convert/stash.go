@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // StashAnnotation holds the property bag: the fields of a newer version that a spoke
@@ -74,7 +75,9 @@ func (b Bag) Get(key string, into any) (bool, error) {
 // Stash writes fields, encoded as JSON, as obj's property bag for spoke version version,
 // replacing any bag obj had. An empty fields removes the bag. It fails with
 // ErrStashTooLarge, leaving obj unchanged, when the encoded bag exceeds the limit, and
-// with ErrBadStash when a field does not encode. It replaces obj's annotations map by a modified copy.
+// with ErrBadStash when a field does not encode, and with ErrInvalidObject, leaving obj
+// unchanged, when obj is unstructured and its annotations are not all strings. It replaces
+// obj's annotations map by a modified copy.
 func Stash(obj metav1.Object, version string, fields map[string]any, opts ...StashOption) error {
 	cfg := stashConfig{max: DefaultMaxStashBytes}
 	for _, o := range opts {
@@ -104,8 +107,7 @@ func Stash(obj metav1.Object, version string, fields map[string]any, opts ...Sta
 	if len(value) > cfg.max {
 		return fmt.Errorf("%w: %d bytes for fields %v, limit %d", ErrStashTooLarge, len(value), keys, cfg.max)
 	}
-	setAnnotation(obj, StashAnnotation, string(value))
-	return nil
+	return setAnnotation(obj, StashAnnotation, string(value))
 }
 
 // Unstash removes obj's property bag and returns its fields if it was written for spoke
@@ -145,8 +147,16 @@ func removeStash(obj metav1.Object) {
 }
 
 // setAnnotation sets one annotation on a copy of obj's annotations, so that a map obj
-// shares with another object (dst.ObjectMeta = src.ObjectMeta) is left alone.
-func setAnnotation(obj metav1.Object, key, value string) {
+// shares with another object (dst.ObjectMeta = src.ObjectMeta) is left alone. An
+// unstructured obj whose annotations are not a map of strings is an error wrapping
+// ErrInvalidObject, and obj is left unchanged: GetAnnotations reads such annotations as
+// none, and setting one would drop all the others.
+func setAnnotation(obj metav1.Object, key, value string) error {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if _, _, err := unstructured.NestedStringMap(u.Object, "metadata", "annotations"); err != nil {
+			return fmt.Errorf("%w: metadata.annotations of %q: %v", ErrInvalidObject, u.GetName(), err)
+		}
+	}
 	a := obj.GetAnnotations()
 	c := make(map[string]string, len(a)+1)
 	for k, v := range a {
@@ -154,4 +164,5 @@ func setAnnotation(obj metav1.Object, key, value string) {
 	}
 	c[key] = value
 	obj.SetAnnotations(c)
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/backupkit/backupkit/convert"
 )
@@ -92,4 +93,25 @@ func TestStashEdges(t *testing.T) {
 		require.EqualError(t, err, "convert: malformed stash: unexpected end of JSON input")
 		require.Empty(t, obj.Annotations, "and removed")
 	})
+}
+
+// TestStashKeepsUnreadableAnnotations: an unstructured object whose annotations are not all
+// strings reads as having none; writing one annotation into it would drop the others, so
+// Stash fails and RecordOriginalVersion writes nothing, and the object stays as it was.
+func TestStashKeepsUnreadableAnnotations(t *testing.T) {
+	newObj := func() *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "test.backupkit.io/v1", "kind": "Gadget",
+			"metadata": map[string]any{"name": "g", "annotations": map[string]any{"keep": "me", "count": int64(3)}},
+		}}
+	}
+	u := newObj()
+	err := convert.Stash(u, "v1", map[string]any{"lost": "field"})
+	require.ErrorIs(t, err, convert.ErrInvalidObject)
+	require.ErrorContains(t, err, `metadata.annotations of "g"`)
+	require.Equal(t, newObj(), u)
+
+	u = newObj()
+	require.False(t, convert.RecordOriginalVersion(u, "v1"))
+	require.Equal(t, newObj(), u)
 }
