@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // StashAnnotation holds the property bag: the fields of a newer version that a spoke
@@ -60,13 +61,16 @@ type stash struct {
 // Bag is an unstashed property bag: field name to its JSON value. A nil Bag is empty.
 type Bag map[string]json.RawMessage
 
-// Get decodes the field named key into into and reports whether the bag had it.
+// Get decodes the field named key into into and reports whether the bag had it. It decodes
+// as Kubernetes does (k8s.io/apimachinery/pkg/util/json): keys match case-sensitively, and a
+// whole number decoded into an interface value is an int64, as in an unstructured object,
+// not a float64 that would lose digits above 2^53.
 func (b Bag) Get(key string, into any) (bool, error) {
 	raw, ok := b[key]
 	if !ok {
 		return false, nil
 	}
-	if err := json.Unmarshal(raw, into); err != nil {
+	if err := utiljson.Unmarshal(raw, into); err != nil {
 		return true, fmt.Errorf("%w: field %q: %v", ErrBadStash, key, err)
 	}
 	return true, nil

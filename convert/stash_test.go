@@ -38,6 +38,25 @@ func TestStashAndUnstash(t *testing.T) {
 	require.Empty(t, again)
 }
 
+// TestBagGetKeepsIntegers: numbers come back into interface values as an unstructured object
+// holds them, int64 when whole, with every digit.
+func TestBagGetKeepsIntegers(t *testing.T) {
+	obj := &WidgetV2{}
+	big := int64(1<<60 + 1)
+	require.NoError(t, convert.Stash(obj, "v2", map[string]any{"big": big, "obj": map[string]any{"n": 2, "f": 1.5}}))
+	bag, err := convert.Unstash(obj, "v2")
+	require.NoError(t, err)
+	var v any
+	found, err := bag.Get("big", &v)
+	require.NoError(t, err)
+	require.True(t, found)
+	require.Equal(t, big, v)
+	var m map[string]any
+	_, err = bag.Get("obj", &m)
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"n": int64(2), "f": 1.5}, m)
+}
+
 func TestStashEdges(t *testing.T) {
 	tests := []struct {
 		name    string
