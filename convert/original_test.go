@@ -3,7 +3,6 @@ package convert_test
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -104,12 +103,7 @@ func TestEmptyOriginalVersionIsNone(t *testing.T) {
 	// The webhook, for an unstructured and a typed object in one review.
 	w1 := &WidgetV1{ObjectMeta: metav1.ObjectMeta{Name: "w", Annotations: map[string]string{convert.OriginalVersionAnnotation: ""}}}
 	w1.SetGroupVersionKind(widgetGK.WithVersion("v1"))
-	srv := httptest.NewServer(convert.NewWebhookHandler(r))
-	defer srv.Close()
-	_, got := post(t, srv, reviewBody(t, "apiextensions.k8s.io/v1", "u", testGroup+"/v2", in, w1))
-	var review convert.ConversionReview
-	require.NoError(t, json.Unmarshal([]byte(got), &review))
-	require.Equal(t, metav1.StatusSuccess, review.Response.Result.Status, review.Response.Result.Message)
+	review := convertToV2(t, r, in, w1)
 	var u unstructured.Unstructured
 	require.NoError(t, u.UnmarshalJSON(review.Response.ConvertedObjects[0]))
 	require.Equal(t, map[string]string{convert.OriginalVersionAnnotation: "v1alpha1", "note": "keep"}, u.GetAnnotations())

@@ -55,6 +55,19 @@ func post(t *testing.T, srv *httptest.Server, body string) (*http.Response, stri
 	return resp, string(b)
 }
 
+// convertToV2 sends objs to r's webhook handler in one review asking for the test group's
+// v2 and returns the response, which must be a success.
+func convertToV2(t *testing.T, r *convert.Registry, objs ...any) convert.ConversionReview {
+	t.Helper()
+	srv := httptest.NewServer(convert.NewWebhookHandler(r))
+	defer srv.Close()
+	_, got := post(t, srv, reviewBody(t, "apiextensions.k8s.io/v1", "u", testGroup+"/v2", objs...))
+	var review convert.ConversionReview
+	require.NoError(t, json.Unmarshal([]byte(got), &review))
+	require.Equal(t, metav1.StatusSuccess, review.Response.Result.Status, review.Response.Result.Message)
+	return review
+}
+
 func TestWebhookConverts(t *testing.T) {
 	srv := httptest.NewServer(convert.NewWebhookHandler(newRegistry()))
 	defer srv.Close()
@@ -277,12 +290,7 @@ func TestWebhookMetadataSurvives(t *testing.T) {
 
 	obj := gadget("v1", "name", "x")
 	obj.SetKind("InPlace")
-	srv := httptest.NewServer(convert.NewWebhookHandler(r))
-	defer srv.Close()
-	_, got := post(t, srv, reviewBody(t, "apiextensions.k8s.io/v1", "u", testGroup+"/v2", obj, typedHub))
-	var review convert.ConversionReview
-	require.NoError(t, json.Unmarshal([]byte(got), &review))
-	require.Equal(t, metav1.StatusSuccess, review.Response.Result.Status, review.Response.Result.Message)
+	review := convertToV2(t, r, obj, typedHub)
 
 	var u unstructured.Unstructured
 	require.NoError(t, u.UnmarshalJSON(review.Response.ConvertedObjects[0]))
