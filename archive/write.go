@@ -99,23 +99,13 @@ func (w *Writer) Close() error {
 			return fmt.Errorf("archive: write: resource %s has items but no preferred version", resource)
 		}
 		atPref := false
-		for key := range m {
-			if strings.HasPrefix(key, pref+"/") {
-				atPref = true
-				break
-			}
-		}
-		if !atPref {
-			// No "-preferredversion" directory would be written: readers would find
-			// no preferred version, and nothing at the legacy path.
-			return fmt.Errorf("archive: write: resource %s has no items at its preferred version %s", resource, pref)
-		}
 		for key, data := range m {
 			parts := strings.SplitN(key, "/", 3)
 			version, ns, name := parts[0], parts[1], parts[2]
 			dirs := []string{version}
 			if version == pref {
 				dirs = []string{"", version + PreferredSuffix}
+				atPref = true
 			}
 			for _, d := range dirs {
 				p, err := ItemPath(resource, d, ns, name)
@@ -124,6 +114,11 @@ func (w *Writer) Close() error {
 				}
 				files[p] = data
 			}
+		}
+		if !atPref {
+			// No "-preferredversion" directory would be written: readers would find
+			// no preferred version, and nothing at the legacy path.
+			return fmt.Errorf("archive: write: resource %s has no items at its preferred version %s", resource, pref)
 		}
 	}
 	paths := make([]string, 0, len(files))
