@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,19 +49,9 @@ func copyValue(v any) (any, error) {
 	case []any:
 		return copySlice(t, copyValue)
 	case map[string]string:
-		if t == nil {
-			return t, nil
-		}
-		out := make(map[string]string, len(t))
-		for k, s := range t {
-			out[k] = s
-		}
-		return out, nil
+		return maps.Clone(t), nil // nil stays nil, empty stays empty
 	case []string:
-		if t == nil {
-			return t, nil
-		}
-		return append(make([]string, 0, len(t)), t...), nil
+		return slices.Clone(t), nil // likewise
 	case []map[string]any:
 		return copySlice(t, copyMap)
 	default:
