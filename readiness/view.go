@@ -99,7 +99,7 @@ type view struct {
 
 // readConditions fills a scanned view's conds, first, reconciling, stalled and ready from its
 // status (not nil), reading status.conditions as Compute does before any rule runs: each
-// entry's type, and all the fields of the first Reconciling, Stalled and Ready conditions,
+// entry's type, and the status of the first Reconciling, Stalled and Ready conditions,
 // whatever the kind. It returns whether some entry has a non-empty type (which makes the
 // status non-zero, see isZero), and in bad the first malformed field a reader going down the
 // list meets ("" if none).
@@ -110,15 +110,9 @@ func (v *view) readConditions() (typed bool, bad string) {
 		return false, f.bad
 	}
 	typed, ok := v.scanConditions()
-	if cm := v.first[condReconciling]; cm != nil {
-		v.reconciling = f.conditionIn(cm)
-	}
-	if cm := v.first[condStalled]; cm != nil {
-		v.stalled = f.conditionIn(cm)
-	}
-	if cm := v.first[condReady]; cm != nil {
-		v.ready = f.conditionIn(cm)
-	}
+	v.reconciling = f.conditionIn(v.first[condReconciling]) // a nil entry is no condition
+	v.stalled = f.conditionIn(v.first[condStalled])
+	v.ready = f.conditionIn(v.first[condReady])
 	if !ok || f.bad != "" {
 		// The scan stops at the first malformed entry and reads fields out of list order:
 		// read the list again the plain way to name the field a reader meets first.
