@@ -46,13 +46,8 @@ func podRule(v *view, env *Env) Result {
 	}
 	conds := v.conditions(&f, status)
 	if c := v.condition(&f, conds, condPodScheduled); c.status == "False" && f.reason(c) == "Unschedulable" {
-		if at := f.since(c); !env.Now.IsZero() && at != "" {
-			since, err := time.Parse(time.RFC3339, at)
-			if err != nil {
-				f.fail("status.conditions[].lastTransitionTime")
-			} else if env.Now.Sub(since) > env.unschedulableWindow() {
-				return f.done(Result{Status: Failed, Reason: "Unschedulable", Message: "unschedulable for longer than " + env.unschedulableWindow().String() + ": " + f.text(c, "")})
-			}
+		if unschedulableTooLong(&f, c, env) {
+			return f.done(Result{Status: Failed, Reason: "Unschedulable", Message: "unschedulable for longer than " + env.unschedulableWindow().String() + ": " + f.text(c, "")})
 		}
 		return f.done(Result{Status: InProgress, Reason: "Unschedulable", Message: f.text(c, "unschedulable")})
 	}
@@ -76,6 +71,25 @@ func podRule(v *view, env *Env) Result {
 		return Result{Status: InProgress, Reason: "PodPending", Message: "pod pending"}
 	}
 	return Result{Status: Unknown, Reason: "PodPhaseUnknown", Message: "pod phase " + phase}
+}
+
+// unschedulableTooLong reports whether the PodScheduled condition c (False, Unschedulable)
+// has held for longer than the window. Without a clock (env.Now zero) it cannot tell, and
+// reads nothing.
+func unschedulableTooLong(f *fields, c condition, env *Env) bool {
+	if env.Now.IsZero() {
+		return false
+	}
+	at := f.since(c)
+	if at == "" {
+		return false
+	}
+	since, err := time.Parse(time.RFC3339, at)
+	if err != nil {
+		f.fail("status.conditions[].lastTransitionTime")
+		return false
+	}
+	return env.Now.Sub(since) > env.unschedulableWindow()
 }
 
 // namespaceRule: v1/Namespace. The API server sets phase Active on create; a Namespace
