@@ -129,8 +129,8 @@
 //
 // Measured on 2026-11-23 with go1.26.8 on 2 cores (AMD EPYC; `nproc` 2; L2 1 MiB per core,
 // L3 32 MiB), a virtual machine with no other job of ours running, whose wall times still
-// drift by up to a third between runs; cpu-* figures are the process's user+system CPU time over the timed loop, which is
-// what contention inflates least. Command:
+// drift between runs (see the ranges below); cpu-* figures are the process's user+system CPU
+// time over the timed loop, which is what contention inflates least. Command:
 //
 //	go test -run XXX -bench . -benchmem -count 6 ./readiness/
 //
