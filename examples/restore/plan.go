@@ -26,6 +26,8 @@ type Plan struct {
 	Findings      []string       `json:"findings"`
 	Problems      []string       `json:"problems"`
 	Cycle         []string       `json:"cycle,omitempty"`
+
+	manifest *manifest.Manifest // the backup's items, for the restore's walk
 }
 
 // ResourcePlan is the decision for one backed-up resource.
@@ -76,7 +78,7 @@ type Skipped struct {
 // It is pure: everything it needs is in its arguments.
 func buildPlan(idx *archive.Index, target []metav1.APIGroup, opts ...versionselect.Option) *Plan {
 	m := idx.Manifest
-	plan := &Plan{FormatVersion: idx.FormatVersion, Items: m.Len()}
+	plan := &Plan{FormatVersion: idx.FormatVersion, Items: m.Len(), manifest: m}
 	for _, p := range idx.Problems {
 		plan.Problems = append(plan.Problems, fmt.Sprintf("%s: %s", p.Path, p.Reason))
 	}

@@ -104,8 +104,8 @@ func marked(versions []string, preferred string) string {
 	return strings.Join(out, ",")
 }
 
-// writeJSON renders the plan for tools.
-func writeJSON(w io.Writer, p *Plan) error {
+// writeJSON renders the plan or the report for tools.
+func writeJSON(w io.Writer, p any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(p)
