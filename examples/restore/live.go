@@ -175,6 +175,9 @@ func (r *restorer) waitReady(ctx context.Context, obj *unstructured.Unstructured
 	}
 	rep, err := readiness.Wait(ctx, readiness.NewDynamicGetter(r.c.dynamic, r.c.mapper), []readiness.ObjectRef{readiness.RefOf(obj)},
 		readiness.WithTimeout(r.waitTimeout))
+	if rep != nil {
+		r.requests.Add(int64(rep.Calls))
+	}
 	if err == nil {
 		return nil
 	}

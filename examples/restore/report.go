@@ -15,8 +15,9 @@ type report struct {
 	Counts      countsByKind `json:"counts"`   // per result
 	// Unrestorable counts the backed-up items the plan could not restore (see the plan).
 	Unrestorable int `json:"unrestorable"`
-	// Requests counts the API requests sent for the items: creates, their retries, and the
-	// reads and updates of objects that already existed.
+	// Requests counts the API requests sent for the items: creates and their retries, the
+	// reads and updates of objects that already existed, lookups of owners outside the
+	// backup, the creates of namespaces the backup lacks, and readiness polls.
 	Requests int64        `json:"requests"`
 	Items    []reportItem `json:"items"`
 }
