@@ -54,6 +54,10 @@ func TestRunFlags(t *testing.T) {
 			stderr: `priorities line 2 "rockbands.music.example.io v2beta1": no '=' between resource and versions`},
 		{name: "bad output format", args: []string{"-o", "yaml"}, code: 2, stderr: `-o must be text or json, not "yaml"`},
 		{name: "stray argument", args: []string{"extra"}, code: 2, stderr: "unexpected arguments"},
+		{name: "bad policy", args: []string{"--existing-resource-policy", "replace"}, code: 2, stderr: `--existing-resource-policy must be none or update, not "replace"`},
+		{name: "no parallelism", args: []string{"--parallel", "0"}, code: 2, stderr: "--parallel must be at least 1, not 0"},
+		{name: "negative qps", args: []string{"--qps", "-5"}, code: 2, stderr: "--qps and --burst must not be negative"},
+		{name: "restore name not a label value", args: []string{"--restore-name", "has space"}, code: 2, stderr: `--restore-name "has space": a valid label must be`},
 		{name: "not a backup", args: []string{"--backup", notGzip}, code: 1, stderr: "bad format: not gzip"},
 		{name: "missing backup", args: []string{"--backup", filepath.Join(dir, "absent.tgz")}, code: 1, stderr: "no such file"},
 	}
