@@ -25,12 +25,9 @@ const (
 	ReasonCommonVersion   Reason = "CommonVersion"   // P3: best version (Compare) both clusters serve
 	ReasonConversion      Reason = "Conversion"      // P4: a backed-up version converts to the target's preferred one
 	// ReasonNoCommonVersion: nothing in common and no conversion; the source's preferred
-	// version is chosen as is.
+	// version is chosen as is, or, when the backup marks no preferred version, its best
+	// version by Compare, with no "-preferredversion" suffix on Dir (Explain says which).
 	ReasonNoCommonVersion Reason = "NoCommonVersion"
-	// ReasonBestSourceVersion: nothing in common and no conversion, and the backup has no
-	// preferred version: its best version (by Compare) is chosen as is, with no
-	// "-preferredversion" suffix on Dir.
-	ReasonBestSourceVersion Reason = "BestSourceVersion"
 	// ReasonTargetGroupAbsent: the target does not serve the group (or, with
 	// WithServedResources, the resource) at any version, e.g. a CRD not installed yet.
 	ReasonTargetGroupAbsent Reason = "TargetGroupAbsent"
@@ -152,9 +149,8 @@ func WithServedResources(lists []*metav1.APIResourceList) Option {
 // ReasonTargetGroupAbsent when the target lacks the group (a group with no versions counts
 // as absent). A source group without a preferred version skips P2 and, where the preferred
 // version would be the fallback, reads its best version by Compare instead, never an empty
-// one: with ReasonBestSourceVersion when nothing is in common, and with
-// ReasonTargetGroupAbsent when the target lacks the group (the reason a caller must act on;
-// Explain says the backup had no preferred version).
+// one, with the same reasons, ReasonNoCommonVersion or ReasonTargetGroupAbsent (the reason
+// a caller acts on; Explain says the backup had no preferred version).
 //
 // The target's preferred version is its PreferredVersion field, or the best of its versions
 // by Compare when that is empty. Duplicate target groups of one name are merged.
@@ -354,8 +350,8 @@ func decide(key string, sg metav1.APIGroup, targets map[string]*group, cfg *conf
 		note(ReasonConversion, false, "no converter given")
 	}
 	if noPreferred != "" {
-		note(ReasonBestSourceVersion, true, "%s", noPreferred)
-		return choice(fallback, fallback, ReasonBestSourceVersion), tried
+		note(ReasonNoCommonVersion, true, "%s", noPreferred)
+		return choice(fallback, fallback, ReasonNoCommonVersion), tried
 	}
 	note(ReasonNoCommonVersion, true, "reading the source's preferred %s as is", fallback)
 	return choice(fallback, fallback, ReasonNoCommonVersion), tried

@@ -117,7 +117,7 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, opts ...versionsele
 			if !crds.Has(e.Key) {
 				rp.Unrestorable = fmt.Sprintf("the target does not serve it and the backup holds no CustomResourceDefinition %s", e.Key)
 			}
-		case versionselect.ReasonNoCommonVersion, versionselect.ReasonBestSourceVersion:
+		case versionselect.ReasonNoCommonVersion:
 			rp.Unrestorable = fmt.Sprintf("the target serves %s, none of them backed up, and no conversion is registered",
 				strings.Join(e.TargetVersions, ", "))
 		case versionselect.ReasonConversion:
