@@ -135,3 +135,30 @@ func TestCompareFormatVersionsOrder(t *testing.T) {
 		}
 	})
 }
+
+func TestFormatHasVersionDirs(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want bool
+		err  string
+	}{
+		{"1.1.0", true, ""},
+		{"1.2.0", true, ""},
+		{"2", true, ""},
+		{"1", false, ""}, // Velero before 1.4
+		{"1.0.0", false, ""},
+		{"1.1.0-rc.1", false, ""},
+		{"", false, ""},
+		{"one", false, `archive: format version "one"`},
+	} {
+		t.Run(tc.v, func(t *testing.T) {
+			got, err := archive.FormatHasVersionDirs(tc.v)
+			require.Equal(t, tc.want, got)
+			if tc.err == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tc.err)
+			}
+		})
+	}
+}

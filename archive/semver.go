@@ -135,3 +135,22 @@ func comparePre(a, b []string) int {
 	}
 	return len(a) - len(b)
 }
+
+// VersionDirsFormat is the first backup format version with version directories
+// (resources/<resource>/<version>[-preferredversion]/...): Velero 1.4 and later write it.
+const VersionDirsFormat = "1.1.0"
+
+// FormatHasVersionDirs reports whether a backup of format version v has version
+// directories: v is VersionDirsFormat or later by [CompareFormatVersions]. An empty v (no
+// metadata/version file) has none; a v that does not parse is an error naming it, and
+// false. It is what versionselect.Gate's VersionDirs takes.
+func FormatHasVersionDirs(v string) (bool, error) {
+	if strings.TrimSpace(v) == "" {
+		return false, nil
+	}
+	c, err := CompareFormatVersions(v, VersionDirsFormat)
+	if err != nil {
+		return false, err
+	}
+	return c >= 0, nil
+}
