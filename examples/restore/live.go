@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
@@ -30,6 +31,7 @@ import (
 type liveCluster struct {
 	discovery discovery.DiscoveryInterface
 	dynamic   dynamic.Interface
+	core      corev1client.CoreV1Interface
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
 }
 
@@ -42,7 +44,11 @@ func newLiveCluster(cfg *rest.Config) (*liveCluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client: %w", err)
 	}
-	return &liveCluster{discovery: d, dynamic: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d))}, nil
+	core, err := corev1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("core client: %w", err)
+	}
+	return &liveCluster{discovery: d, dynamic: dyn, core: core, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d))}, nil
 }
 
 // restorer is one restore into a live cluster.

@@ -57,6 +57,8 @@ type flags struct {
 	qps                                            float64
 	burst                                          int
 	existingPolicy, restoreName                    string
+	enableAPIGroupVersions                         bool
+	prioritiesConfigMap                            string
 }
 
 // Existing-resource policies, with Velero's meaning.
@@ -72,7 +74,10 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.backup, "backup", "", "Velero backup tarball (.tar.gz); default: the embedded sample backup")
 	fs.StringVar(&f.target, "target", "", "target cluster discovery as an APIGroupList JSON file, used without --kubeconfig; default: an embedded Kubernetes 1.36 cluster with newer CRD versions")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to restore into; without it the restore is only planned")
-	fs.StringVar(&f.priorities, "priorities", "", "file with version priorities in the enableapigroupversions ConfigMap format (<resource>.<group>=v1,v2 per line)")
+	fs.StringVar(&f.priorities, "priorities", "", "file with version priorities: Velero's enableapigroupversions ConfigMap as YAML or JSON, or its restoreResourcesVersionPriority text (<resource>.<group>=v1,v2 per line)")
+	fs.StringVar(&f.prioritiesConfigMap, "priorities-configmap", versionselect.DefaultPrioritiesNamespace+"/"+versionselect.DefaultPrioritiesConfigMap,
+		"with --kubeconfig and no --priorities: the <namespace>/<name> of the priorities ConfigMap in the target cluster (absent: no priorities); empty: do not read it")
+	fs.BoolVar(&f.enableAPIGroupVersions, "enable-api-group-versions", true, "Velero's EnableAPIGroupVersions feature: choose each resource's version by the priority rules (for backups of format 1.1.0 or later); off: restore every resource at the version it was backed up at, from its legacy path")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "only print the plan, even with --kubeconfig")
 	fs.StringVar(&f.output, "o", "text", "plan output: text or json")
 	fs.BoolVar(&f.wait, "wait", false, "wait for every item to be ready before what depends on it starts (CustomResourceDefinitions and Namespaces are always waited for)")
@@ -103,6 +108,9 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	}
 	if f.qps < 0 || f.burst < 0 {
 		return nil, fmt.Errorf("--qps and --burst must not be negative")
+	}
+	if ns, name, ok := strings.Cut(f.prioritiesConfigMap, "/"); f.prioritiesConfigMap != "" && (!ok || ns == "" || name == "") {
+		return nil, fmt.Errorf("--priorities-configmap must be <namespace>/<name>, not %q", f.prioritiesConfigMap)
 	}
 	if f.restoreName == "" {
 		f.restoreName = defaultRestoreName()
@@ -171,13 +179,20 @@ func restore(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := []versionselect.Option{versionselect.WithConverter(registry)}
+	versionDirs, err := archive.FormatHasVersionDirs(idx.FormatVersion)
+	if err != nil {
+		return fmt.Errorf("reading backup: %w", err)
+	}
+	opts := []versionselect.Option{
+		versionselect.WithConverter(registry),
+		versionselect.WithGate(versionselect.Gate{FeatureEnabled: f.enableAPIGroupVersions, VersionDirs: versionDirs}),
+	}
 	if f.priorities != "" {
 		text, err := os.ReadFile(f.priorities)
 		if err != nil {
 			return err
 		}
-		p, err := versionselect.ParsePriorities(string(text))
+		p, err := versionselect.ReadPriorities(text)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.priorities, err)
 		}
@@ -194,6 +209,14 @@ func restore(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 		setRateLimit(cfg, f.qps, f.burst)
 		if cluster, err = newLiveCluster(cfg); err != nil {
 			return err
+		}
+		if f.priorities == "" && f.prioritiesConfigMap != "" {
+			ns, name, _ := strings.Cut(f.prioritiesConfigMap, "/")
+			p, err := versionselect.PrioritiesFromCluster(ctx, cluster.core, ns, name)
+			if err != nil {
+				return err
+			}
+			opts = append(opts, versionselect.WithPriorities(p))
 		}
 		if target, err = versionselect.TargetGroups(ctx, cluster.discovery); err != nil {
 			return err

@@ -120,6 +120,15 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, opts ...versionsele
 		case versionselect.ReasonNoCommonVersion:
 			rp.Unrestorable = fmt.Sprintf("the target serves %s, none of them backed up, and no conversion is registered",
 				strings.Join(e.TargetVersions, ", "))
+		case versionselect.ReasonFormatTooOld, versionselect.ReasonFeatureDisabled:
+			served := slices.Contains(e.TargetVersions, e.Choice.Version)
+			if !served && (len(e.TargetVersions) > 0 || !crds.Has(e.Key)) {
+				why := "the backup's format has no version directories"
+				if e.Choice.Reason == versionselect.ReasonFeatureDisabled {
+					why = "--enable-api-group-versions is off"
+				}
+				rp.Unrestorable = fmt.Sprintf("the target does not serve %s, and %s: it is restored only at the version it was backed up at", e.Choice.Version, why)
+			}
 		case versionselect.ReasonConversion:
 			plan.Conversions = append(plan.Conversions, Conversion{Resource: e.Key, From: e.Choice.SourceVersion, To: e.Choice.Version, Items: counts[e.Key]})
 		}

@@ -18,6 +18,9 @@ func writeText(w io.Writer, p *Plan) error {
 	fmt.Fprintln(tw, "  RESOURCE\tITEMS\tIN BACKUP\tSERVED\tRESTORE AS\tREAD FROM\tWHY")
 	for _, r := range p.Resources {
 		restoreAs, readFrom := r.Version, r.Dir
+		if readFrom == "" {
+			readFrom = "legacy path"
+		}
 		if r.Unrestorable != "" {
 			restoreAs, readFrom = "-", "-"
 		}

@@ -18,7 +18,9 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/examples/internal/sample"
 	"github.com/backupkit/backupkit/internal/faultproxy"
+	"github.com/backupkit/backupkit/internal/testcluster"
 )
 
 // resourceOf is the backup resource directory of the kinds these tests write.
@@ -276,4 +278,46 @@ func TestLiveRestoreFailureSkipsDependents(t *testing.T) {
 			require.Equal(t, "manifest: resources/replicasets.apps/namespaces/"+ns+"/bad-1.json skipped: its dependency resources/deployments.apps/namespaces/"+ns+"/bad.json Failed", it.Detail)
 		}
 	}
+}
+
+// A backup written by Velero before 1.4 (format "1", legacy paths only) restores into a
+// fresh cluster: every item created, at the version it was backed up at.
+func TestLiveRestoreLegacyBackup(t *testing.T) {
+	env.Cluster(t) // skips without the binaries
+	ctx := t.Context()
+	c, err := testcluster.Start(ctx, testcluster.Options{})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, c.Stop()) }()
+
+	code, rep, stderr := restoreJSON(t, "--kubeconfig", writeKubeconfig(t, c.RESTConfig()), "--backup", writeLegacyBackup(t))
+	require.Equal(t, 0, code, stderr)
+	b, err := sample.BuildLegacy()
+	require.NoError(t, err)
+	idx, err := archive.Scan(ctx, bytes.NewReader(b), nil)
+	require.NoError(t, err)
+	require.Equal(t, len(idx.Items), rep.Total)
+	require.Equal(t, countsByKind{actionCreated: len(idx.Items)}, rep.Counts, stderr)
+	client, err := dynamic.NewForConfig(c.RESTConfig())
+	require.NoError(t, err)
+	for _, it := range rep.Items {
+		ref, ok := findRef(idx.Items, it.Item)
+		require.True(t, ok, it.Item)
+		gvr := schema.GroupVersionResource{Group: ref.Group, Version: it.Version, Resource: ref.Resource}
+		var ri dynamic.ResourceInterface = client.Resource(gvr)
+		if ref.Namespace != "" {
+			ri = client.Resource(gvr).Namespace(ref.Namespace)
+		}
+		u, err := ri.Get(ctx, ref.Name, metav1.GetOptions{})
+		require.NoError(t, err, it.Item)
+		require.Equal(t, it.UID, string(u.GetUID()), it.Item)
+	}
+}
+
+func findRef(refs []archive.ItemRef, path string) (archive.ItemRef, bool) {
+	for _, r := range refs {
+		if r.Path == path {
+			return r, true
+		}
+	}
+	return archive.ItemRef{}, false
 }
