@@ -25,8 +25,10 @@
 //
 // # Built-in rules
 //
-// "S" marks the kinds step 5 applies to. Counters default to 0, spec.replicas to 1. Within a
-// kind, rows are tried top to bottom.
+// "S" marks the kinds step 5 applies to. Counters default to 0 when absent, spec.replicas to
+// 1; a counter that is null or negative is malformed (the API server omits a zero counter and
+// never writes either), and so is an ingress entry that is not an object. Within a kind, rows
+// are tried top to bottom.
 //
 //	Kind (group)                      S  Condition                                            Status/Reason
 //	CustomResourceDefinition          S  NamesAccepted=False                                  Failed/NamesNotAccepted
@@ -40,6 +42,7 @@
 //	Deployment (apps)                 S  Progressing=False reason ProgressDeadlineExceeded    Failed/ProgressDeadlineExceeded
 //	                                     updatedReplicas < spec.replicas                      InProgress/LessUpdated
 //	                                     replicas > updatedReplicas                           InProgress/OldReplicas
+//	                                     replicas > spec.replicas (scaling down)              InProgress/ExtraReplicas
 //	                                     availableReplicas < spec.replicas                    InProgress/LessAvailable
 //	                                     readyReplicas < spec.replicas                        InProgress/LessReady
 //	                                     Available present and not True                       InProgress/NotAvailable
@@ -89,8 +92,8 @@
 //	                                     phase Pending                                        InProgress/Pending
 //	                                     no phase (lenient only)                              Current/NoPhase
 //	Service                              type not LoadBalancer                                Current/ServiceReady
-//	                                     LoadBalancer with status.loadBalancer.ingress        Current/LoadBalancerReady
-//	                                     LoadBalancer without ingress (both modes)            InProgress/NoIngress
+//	                                     LoadBalancer, an ingress entry with an ip or hostname Current/LoadBalancerReady
+//	                                     LoadBalancer without such an entry (both modes)      InProgress/NoIngress
 //	APIService                        S  Available=True                                       Current/Available
 //	  (apiregistration.k8s.io)           Available not True, with a reason                    InProgress/<its reason>
 //	                                     otherwise                                            InProgress/NotAvailable

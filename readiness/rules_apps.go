@@ -22,6 +22,8 @@ func deploymentRule(v *view, _ *Env) Result {
 		return Result{Status: InProgress, Reason: "LessUpdated", Message: count(msgReplicasUpdated, updated, want)}
 	case replicas > updated:
 		return Result{Status: InProgress, Reason: "OldReplicas", Message: itoa(replicas-updated) + " old replicas pending termination"}
+	case replicas > want:
+		return Result{Status: InProgress, Reason: "ExtraReplicas", Message: count(msgReplicasScalingDown, replicas, want)}
 	case available < want:
 		return Result{Status: InProgress, Reason: "LessAvailable", Message: count(msgReplicasAvailable, available, want)}
 	case ready < want:
@@ -44,7 +46,7 @@ func statefulSetRule(v *view, _ *Env) Result {
 		"partition", "spec.updateStrategy.rollingUpdate.partition", 0)
 	replicas := f.intOr(status, "replicas", "status.replicas", 0)
 	ready := f.intOr(status, "readyReplicas", "status.readyReplicas", 0)
-	available, hasAvailable := f.integer(status, "availableReplicas", "status.availableReplicas")
+	available, hasAvailable := f.count(status, "availableReplicas", "status.availableReplicas")
 	updated := f.intOr(status, "updatedReplicas", "status.updatedReplicas", 0)
 	currentRev := f.str(status, "currentRevision", "status.currentRevision")
 	updateRev := f.str(status, "updateRevision", "status.updateRevision")

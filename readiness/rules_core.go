@@ -153,11 +153,23 @@ func serviceRule(v *view, _ *Env) Result {
 		return f.done(Result{Status: Current, Reason: "ServiceReady", Message: "no load balancer to wait for"})
 	}
 	lb := f.mapAt(v.statusMap(&f), "loadBalancer", "status.loadBalancer")
-	ingress := f.listAt(lb, "ingress", "status.loadBalancer.ingress")
+	// Each entry must be an object with an ip or a hostname: a null, a string or an empty
+	// entry is no address anyone can reach.
+	addressed := false
+	for _, e := range f.listAt(lb, "ingress", "status.loadBalancer.ingress") {
+		em, ok := e.(map[string]any)
+		if !ok {
+			f.fail("status.loadBalancer.ingress[]")
+			break
+		}
+		ip := f.str(em, "ip", "status.loadBalancer.ingress[].ip")
+		host := f.str(em, "hostname", "status.loadBalancer.ingress[].hostname")
+		addressed = addressed || ip != "" || host != ""
+	}
 	if f.bad != "" {
 		return malformed(f.bad)
 	}
-	if len(ingress) == 0 {
+	if !addressed {
 		return Result{Status: InProgress, Reason: "NoIngress", Message: "load balancer has no ingress yet"}
 	}
 	return Result{Status: Current, Reason: "LoadBalancerReady", Message: "load balancer has an ingress"}
