@@ -41,15 +41,16 @@ type config struct {
 	registry *Registry
 
 	// Wait only.
-	clock         clock.Clock
-	timeout       time.Duration
-	itemTimeout   time.Duration
-	backoff       wait.Backoff
-	progress      func(Event)
-	listThreshold int
-	keepGoing     bool
-	transient     func(error) bool
-	noWatch       bool
+	clock          clock.Clock
+	timeout        time.Duration
+	itemTimeout    time.Duration
+	backoff        wait.Backoff
+	progress       func(Event)
+	listThreshold  int
+	keepGoing      bool
+	transient      func(error) bool
+	noWatch        bool
+	requestTimeout time.Duration
 }
 
 // WithNow gives the rules the current time (Compute, for Unschedulable past a window).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -24,6 +25,13 @@ const (
 	// DefaultListThreshold: with a Lister, this many objects of one kind in one namespace
 	// are read with one LIST per tick instead of a GET each.
 	DefaultListThreshold = 3
+	// DefaultRequestTimeout bounds each API call of Wait (see WithRequestTimeout).
+	DefaultRequestTimeout = time.Minute
+	// DecodeFailureLimit is how many reads of one object in a row may fail to decode (a 200
+	// answer whose body is not an object) before Wait calls the failure permanent; until
+	// then each is retried like a transient error, since a corrupt answer is far more often
+	// a proxy or a cut connection than the API server's real answer.
+	DecodeFailureLimit = 3
 )
 
 // DefaultBackoff is the polling schedule of Wait: 500ms, growing by half each round up to 5s,
@@ -52,6 +60,17 @@ func WithClock(c clock.Clock) Option {
 // as well.
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) { c.timeout = d }
+}
+
+// WithRequestTimeout bounds each API call Wait makes (a GET, a LIST with all its pages, the
+// opening of a watch, not the watch's stream), so that one request hanging in flight costs
+// one retry, not the wait (Wait only). A call that runs out is a transient error, retried
+// on the next round. Default: DefaultRequestTimeout; not positive keeps the default. Like
+// the global deadline, it is enforced on requests in flight only with the real clock (a
+// context's deadline is real time); with another clock (WithClock) requests are bounded by
+// ctx alone.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(c *config) { c.requestTimeout = d }
 }
 
 // WithItemTimeout gives each object its own limit, counted from the start of Wait (Wait
@@ -102,6 +121,18 @@ func WithTransient(f func(error) bool) Option {
 	return func(c *config) { c.transient = f }
 }
 
+// notChecked is the result of an object not read yet.
+var notChecked = Result{Status: Unknown, Reason: "NotChecked", Message: "not read yet"}
+
+// notFound is the NotFound error of ref that the waiter makes up when a LIST lacks the
+// object or a watch reports it deleted. The waiter knows kinds, not resources, so the
+// resource is guessed from the kind as apimachinery guesses it ("Deployment":
+// "deployments").
+func notFound(ref ObjectRef) error {
+	plural, _ := meta.UnsafeGuessKindToResource(ref.GroupKind.WithVersion(""))
+	return apierrors.NewNotFound(plural.GroupResource(), ref.Name)
+}
+
 // item is the waiter's state for one ref.
 type item struct {
 	ref     ObjectRef
@@ -112,6 +143,8 @@ type item struct {
 	done    bool
 	checks  int
 	lastTr  error
+	decodes int  // reads in a row whose answer could not be decoded
+	seen    bool // a status was computed from an object (result is that status or newer)
 }
 
 type groupKey struct {
@@ -133,6 +166,8 @@ type waiter struct {
 	noList  map[groupKey]bool
 	noWatch map[groupKey]bool
 	watches map[groupKey]watch.Interface // open watches
+	realClk bool                         // the clock is the real one: contexts can carry its deadlines
+	cancels []context.CancelFunc         // of the watches' contexts
 	events  chan watchEvent
 	stop    chan struct{} // closed when Wait returns: forwarders exit
 	start   time.Time
@@ -204,6 +239,13 @@ func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
 	if c.transient == nil {
 		c.transient = Transient
 	}
+	if c.requestTimeout <= 0 {
+		c.requestTimeout = DefaultRequestTimeout
+	}
+	switch c.clock.(type) {
+	case clock.RealClock, *clock.RealClock:
+		w.realClk = true
+	}
 	w.lister, _ = g.(Lister)
 	if w.lister != nil && !c.noWatch {
 		w.watcher, _ = g.(Watcher)
@@ -220,7 +262,7 @@ func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
 			return nil, fmt.Errorf("%w: %s given twice", ErrInvalidRef, r)
 		}
 		seen[key] = true
-		w.items[i] = item{ref: r, uid: string(r.UID), result: Result{Status: Unknown, Reason: "NotChecked", Message: "not read yet"}}
+		w.items[i] = item{ref: r, uid: string(r.UID), result: notChecked}
 		k := groupKey{r.GroupKind, r.Namespace}
 		if w.byName[k] == nil {
 			w.byName[k] = map[string]int{}
@@ -230,18 +272,29 @@ func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
 	return w, nil
 }
 
-func (w *waiter) run(ctx context.Context) (*Report, error) {
-	defer w.closeWatches()
+func (w *waiter) run(parent context.Context) (*Report, error) {
 	clk := w.cfg.clock
 	w.start = clk.Now()
 	deadline := w.start.Add(w.cfg.timeout)
 	backoff := w.cfg.backoff
+	// ctx ends with parent or at the deadline, so that it bounds the requests in flight
+	// too; with a fake clock only the loop below watches the deadline.
+	ctx, cancel := context.WithCancel(parent)
+	if w.realClk {
+		ctx, cancel = context.WithDeadline(parent, deadline)
+	}
+	defer cancel()
+	defer w.closeWatches()
 	for {
-		if err := ctx.Err(); err != nil {
-			w.finish(err)
+		if ctx.Err() != nil {
+			w.finish(stopCause(parent))
 			break
 		}
 		w.tick(ctx)
+		if ctx.Err() != nil {
+			w.finish(stopCause(parent))
+			break
+		}
 		if w.ended(clk.Now(), deadline) {
 			break
 		}
@@ -284,6 +337,24 @@ func (w *waiter) run(ctx context.Context) (*Report, error) {
 	return w.report()
 }
 
+// stopCause is what the objects still pending when ctx (parent, or the deadline) ended get:
+// parent's error if it ended, else ErrTimeout.
+func stopCause(parent context.Context) error {
+	if err := parent.Err(); err != nil {
+		return err
+	}
+	return ErrTimeout
+}
+
+// call returns the context of one API call: ctx bounded by the request timeout (with the
+// real clock only, see WithRequestTimeout).
+func (w *waiter) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	if !w.realClk {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, w.cfg.requestTimeout)
+}
+
 // ended decides, between rounds, whether the wait is over, and ends what is left.
 func (w *waiter) ended(now, deadline time.Time) bool {
 	if w.cfg.itemTimeout > 0 && now.Sub(w.start) >= w.cfg.itemTimeout {
@@ -319,14 +390,26 @@ func (w *waiter) polled() bool {
 // openWatch starts watching group k from rv; a forbidden watch is not tried again.
 func (w *waiter) openWatch(ctx context.Context, k groupKey, rv string) {
 	w.calls++
-	wi, err := w.watcher.Watch(ctx, k.gk, k.namespace, rv)
+	// The stream lives as long as ctx; only its opening is bounded by the request timeout.
+	wctx, cancel := context.WithCancel(ctx)
+	var timer *time.Timer
+	if w.realClk {
+		timer = time.AfterFunc(w.cfg.requestTimeout, cancel)
+	}
+	wi, err := w.watcher.Watch(wctx, k.gk, k.namespace, rv)
+	if timer != nil && !timer.Stop() && err == nil {
+		wi.Stop() // opened just as the timer fired: its context is gone
+		err = context.DeadlineExceeded
+	}
 	if err != nil {
+		cancel()
 		if apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err) {
 			w.noWatch[k] = true
 		}
 		return
 	}
 	w.watches[k] = wi
+	w.cancels = append(w.cancels, cancel) // all end with the wait
 	go func() {
 		for ev := range wi.ResultChan() {
 			select {
@@ -366,7 +449,7 @@ func (w *waiter) handle(e watchEvent, now time.Time) bool {
 		return false
 	}
 	if e.ev.Type == watch.Deleted {
-		w.observe(i, nil, apierrors.NewNotFound(schema.GroupResource{Group: e.key.gk.Group, Resource: e.key.gk.Kind}, u.GetName()), now)
+		w.observe(i, nil, notFound(w.items[i].ref), now)
 		return false
 	}
 	w.observe(i, u, nil, now)
@@ -381,6 +464,9 @@ func (w *waiter) closeWatches() {
 	}
 	for _, k := range keys {
 		w.watches[k].Stop()
+	}
+	for _, c := range w.cancels {
+		c()
 	}
 }
 
@@ -434,7 +520,12 @@ func (w *waiter) tick(ctx context.Context) {
 				return
 			}
 			w.calls++
-			obj, err := w.getter.Get(ctx, w.items[i].ref)
+			cctx, cancel := w.call(ctx)
+			obj, err := w.getter.Get(cctx, w.items[i].ref)
+			cancel()
+			if ctx.Err() != nil {
+				return // the wait ended during the call: what it says is not the object's fault
+			}
 			w.observe(i, obj, err, now)
 		}
 	}
@@ -444,7 +535,12 @@ func (w *waiter) tick(ctx context.Context) {
 // forbidden: remembered for the rest of the wait).
 func (w *waiter) listGroup(ctx context.Context, k groupKey, idx []int, now time.Time) bool {
 	w.calls++
-	list, err := w.lister.List(ctx, k.gk, k.namespace)
+	cctx, cancel := w.call(ctx)
+	list, err := w.lister.List(cctx, k.gk, k.namespace)
+	cancel()
+	if ctx.Err() != nil {
+		return true // the wait ended during the call
+	}
 	if apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err) {
 		w.noList[k] = true
 		return false
@@ -468,7 +564,7 @@ func (w *waiter) listGroup(ctx context.Context, k groupKey, idx []int, now time.
 	}
 	for _, i := range idx {
 		if it := &w.items[i]; !found[i] && !it.done {
-			w.observe(i, nil, apierrors.NewNotFound(schema.GroupResource{Group: it.ref.GroupKind.Group, Resource: it.ref.GroupKind.Kind}, it.ref.Name), now)
+			w.observe(i, nil, notFound(it.ref), now)
 		}
 	}
 	if w.watcher != nil && !w.noWatch[k] && list != nil && ctx.Err() == nil && !(w.failed && !w.cfg.keepGoing) {
@@ -487,18 +583,33 @@ func (w *waiter) observe(i int, obj *unstructured.Unstructured, err error, now t
 	it := &w.items[i]
 	it.checks++
 	var res Result
-	switch classify(err, w.cfg.transient) {
+	class := classify(err, w.cfg.transient)
+	if class == errDecode {
+		it.decodes++
+		if it.decodes < DecodeFailureLimit {
+			class = errTransient
+		} else {
+			class = errPermanent
+			err = fmt.Errorf("%d answers in a row could not be decoded: %w", it.decodes, err)
+		}
+	} else {
+		it.decodes = 0
+	}
+	switch class {
 	case errNotFound:
 		res = Result{Status: NotFound, Reason: "NotFound", Message: "not created yet"}
 	case errTransient:
 		it.lastTr = err
-		if it.result.Reason == "NotChecked" {
+		if !it.seen {
 			w.setResult(it, Result{Status: Unknown, Reason: "TransientError", Message: err.Error()})
 		}
 		w.checkItemTimeout(it, now)
 		return
 	case errPermanent:
-		w.setResult(it, Result{Status: Unknown, Reason: "PermanentError", Message: err.Error()})
+		// The last status computed stays; the cause is the item's error, named once.
+		if !it.seen {
+			w.setResult(it, Result{Status: Unknown, Reason: "PermanentError", Message: "no read succeeded"})
+		}
 		w.end(it, err)
 		return
 	default:
@@ -517,6 +628,7 @@ func (w *waiter) observe(i int, obj *unstructured.Unstructured, err error, now t
 		env.Now = now
 		res = compute(obj, env, w.cfg.registry)
 	}
+	it.seen = true
 	if res.Status == Current {
 		it.done = true
 		w.ready++
@@ -554,7 +666,7 @@ func (w *waiter) emit(it *item, prev, r Result) {
 	if w.cfg.progress == nil {
 		return
 	}
-	if prev.Reason == "NotChecked" {
+	if prev == notChecked {
 		prev = Result{}
 	}
 	w.cfg.progress(Event{Ref: it.ref, Previous: prev, Result: r, Ready: w.ready, Total: len(w.items)})

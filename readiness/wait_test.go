@@ -185,7 +185,7 @@ func TestWaitPermanentError(t *testing.T) {
 		g.add("shop", "web", resp{err: apierrors.NewForbidden(deployGR, "web", errors.New("rbac"))})
 		_, _, err := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web")})
 		require.True(t, apierrors.IsForbidden(err))
-		require.EqualError(t, err, `readiness: 0 of 1 objects ready; Deployment.apps shop/web: deployments.apps "web" is forbidden: rbac: last status Unknown (PermanentError): deployments.apps "web" is forbidden: rbac`)
+		require.EqualError(t, err, `readiness: 0 of 1 objects ready; Deployment.apps shop/web: deployments.apps "web" is forbidden: rbac: last status Unknown (PermanentError): no read succeeded`)
 	})
 }
 
