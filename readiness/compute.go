@@ -26,14 +26,14 @@ import (
 //     Current when there is no Ready condition.
 //
 // The package doc lists every built-in rule.
-func Compute(u *unstructured.Unstructured, opts ...Option) Result {
+func Compute(u *unstructured.Unstructured, opts ...ComputeOption) Result {
 	var env Env
 	var reg *Registry
 	if len(opts) > 0 {
 		c := new(config)
 		for _, o := range opts {
 			if o != nil {
-				o(c)
+				o.applyCompute(c)
 			}
 		}
 		env, reg = c.env, c.registry

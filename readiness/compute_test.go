@@ -40,7 +40,7 @@ func TestCompute(t *testing.T) {
 	tests := []struct {
 		name   string
 		js     string
-		opts   []readiness.Option
+		opts   []readiness.ComputeOption
 		status readiness.Status
 		reason string
 	}{
@@ -62,8 +62,8 @@ func TestCompute(t *testing.T) {
 		// Deployment.
 		{"deployment no status strict", `{` + deployHead + `,"spec":{"replicas":0}}`, nil, readiness.InProgress, "NoStatus"},
 		{"deployment zero status strict", `{` + deployHead + `,"spec":{"replicas":0},"status":{"replicas":0,"conditions":null}}`, nil, readiness.InProgress, "NoStatus"},
-		{"deployment no status lenient", `{` + deployHead + `,"spec":{"replicas":0}}`, []readiness.Option{readiness.WithLenient()}, readiness.Current, "Available"},
-		{"deployment no status lenient replicas", `{` + deployHead + `,"spec":{"replicas":2}}`, []readiness.Option{readiness.WithLenient()}, readiness.InProgress, "LessUpdated"},
+		{"deployment no status lenient", `{` + deployHead + `,"spec":{"replicas":0}}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.Current, "Available"},
+		{"deployment no status lenient replicas", `{` + deployHead + `,"spec":{"replicas":2}}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.InProgress, "LessUpdated"},
 		{"deployment progress deadline", `{` + deployHead + `,"spec":{"replicas":3},"status":{"observedGeneration":2,"replicas":3,"updatedReplicas":1,"conditions":[{"type":"Progressing","status":"False","reason":"ProgressDeadlineExceeded","message":"ReplicaSet \"web-5d4f\" has timed out progressing."}]}}`, nil, readiness.Failed, "ProgressDeadlineExceeded"},
 		{"deployment less updated", `{` + deployHead + `,"spec":{"replicas":3},"status":{"observedGeneration":2,"replicas":3,"updatedReplicas":1,"readyReplicas":3,"availableReplicas":3}}`, nil, readiness.InProgress, "LessUpdated"},
 		{"deployment old replicas", `{` + deployHead + `,"spec":{"replicas":3},"status":{"observedGeneration":2,"replicas":4,"updatedReplicas":3,"readyReplicas":3,"availableReplicas":3}}`, nil, readiness.InProgress, "OldReplicas"},
@@ -141,11 +141,11 @@ func TestCompute(t *testing.T) {
 		{"pod completed", `{` + podHead + `,"status":{"phase":"Succeeded","conditions":[{"type":"Ready","status":"False","reason":"PodCompleted"}]}}`, nil, readiness.Current, "PodCompleted"},
 		{"pod failed", `{` + podHead + `,"status":{"phase":"Failed","reason":"Evicted","message":"The node was low on resource: memory."}}`, nil, readiness.Failed, "PodFailed"},
 		{"pod unschedulable without now", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T10:00:00Z","message":"0/3 nodes are available"}]}}`, nil, readiness.InProgress, "Unschedulable"},
-		{"pod unschedulable within window", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T11:58:00Z"}]}}`, []readiness.Option{readiness.WithNow(now)}, readiness.InProgress, "Unschedulable"},
-		{"pod unschedulable past window", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T11:50:00Z"}]}}`, []readiness.Option{readiness.WithNow(now)}, readiness.Failed, "Unschedulable"},
-		{"pod unschedulable custom window", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T11:50:00Z"}]}}`, []readiness.Option{readiness.WithNow(now), readiness.WithUnschedulableWindow(time.Hour)}, readiness.InProgress, "Unschedulable"},
+		{"pod unschedulable within window", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T11:58:00Z"}]}}`, []readiness.ComputeOption{readiness.WithNow(now)}, readiness.InProgress, "Unschedulable"},
+		{"pod unschedulable past window", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T11:50:00Z"}]}}`, []readiness.ComputeOption{readiness.WithNow(now)}, readiness.Failed, "Unschedulable"},
+		{"pod unschedulable custom window", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T11:50:00Z"}]}}`, []readiness.ComputeOption{readiness.WithNow(now), readiness.WithUnschedulableWindow(time.Hour)}, readiness.InProgress, "Unschedulable"},
 		{"pod unschedulable bad time without now", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":7}]}}`, nil, readiness.InProgress, "Unschedulable"},
-		{"pod unschedulable bad time", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"yesterday"}]}}`, []readiness.Option{readiness.WithNow(now)}, readiness.Unknown, "MalformedStatus"},
+		{"pod unschedulable bad time", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"yesterday"}]}}`, []readiness.ComputeOption{readiness.WithNow(now)}, readiness.Unknown, "MalformedStatus"},
 		{"pod odd phase", `{` + podHead + `,"status":{"phase":"Unknown"}}`, nil, readiness.Unknown, "PodPhaseUnknown"},
 		{"pod malformed container statuses", `{` + podHead + `,"status":{"phase":"Running","containerStatuses":["app"]}}`, nil, readiness.Unknown, "MalformedStatus"},
 		{"pod phase not a string", `{` + podHead + `,"status":{"phase":7,"conditions":[{"type":"Ready","status":"True"}]}}`, nil, readiness.Unknown, "MalformedStatus"},
@@ -159,7 +159,7 @@ func TestCompute(t *testing.T) {
 		{"job failed", `{` + jobHead + `,"status":{"failed":7,"conditions":[{"type":"FailureTarget","status":"True","reason":"BackoffLimitExceeded"},{"type":"Failed","status":"True","reason":"BackoffLimitExceeded","message":"Job has reached the specified backoff limit"}]}}`, nil, readiness.Failed, "JobFailed"},
 		{"job failure target", `{` + jobHead + `,"status":{"failed":7,"active":1,"conditions":[{"type":"FailureTarget","status":"True","reason":"BackoffLimitExceeded"}]}}`, nil, readiness.Failed, "JobFailed"},
 		{"job suspended", `{` + jobHead + `,"spec":{"suspend":true},"status":{"conditions":[{"type":"Suspended","status":"True","reason":"JobSuspended"}]}}`, nil, readiness.Current, "JobSuspended"},
-		{"job suspended lenient no status", `{` + jobHead + `,"spec":{"suspend":true}}`, []readiness.Option{readiness.WithLenient()}, readiness.Current, "JobSuspended"},
+		{"job suspended lenient no status", `{` + jobHead + `,"spec":{"suspend":true}}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.Current, "JobSuspended"},
 		{"job malformed suspend", `{` + jobHead + `,"spec":{"suspend":"yes"},"status":{"active":1}}`, nil, readiness.Unknown, "MalformedStatus"},
 		{"job null succeeded", `{` + jobHead + `,"status":{"succeeded":null,"conditions":[{"type":"Complete","status":"True"}]}}`, nil, readiness.Unknown, "MalformedStatus"},
 		{"job complete status not a string", `{` + jobHead + `,"status":{"succeeded":1,"conditions":[{"type":"Complete","status":true}]}}`, nil, readiness.Unknown, "MalformedStatus"},
@@ -176,7 +176,7 @@ func TestCompute(t *testing.T) {
 		{"apiservice no status", `{` + apiSvcHead + `,"spec":{"group":"metrics.k8s.io"}}`, nil, readiness.InProgress, "NoStatus"},
 		{"apiservice missing endpoints", `{` + apiSvcHead + `,"status":{"conditions":[{"type":"Available","status":"False","reason":"MissingEndpoints"}]}}`, nil, readiness.InProgress, "MissingEndpoints"},
 		{"apiservice available", `{` + apiSvcHead + `,"status":{"conditions":[{"type":"Available","status":"True","reason":"Passed"}]}}`, nil, readiness.Current, "Available"},
-		{"apiservice lenient no conditions", `{` + apiSvcHead + `}`, []readiness.Option{readiness.WithLenient()}, readiness.InProgress, "NotAvailable"},
+		{"apiservice lenient no conditions", `{` + apiSvcHead + `}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.InProgress, "NotAvailable"},
 		{"apiservice reason not a string", `{` + apiSvcHead + `,"status":{"conditions":[{"type":"Available","status":"False","reason":5}]}}`, nil, readiness.Unknown, "MalformedStatus"},
 
 		// PersistentVolumeClaim and PersistentVolume.
@@ -185,7 +185,7 @@ func TestCompute(t *testing.T) {
 		{"pvc bound", `{` + pvcHead + `,"status":{"phase":"Bound","accessModes":["ReadWriteOnce"],"capacity":{"storage":"1Gi"}}}`, nil, readiness.Current, "Bound"},
 		{"pvc lost", `{` + pvcHead + `,"status":{"phase":"Lost"}}`, nil, readiness.Failed, "ClaimLost"},
 		{"pv no status", `{` + pvHead + `}`, nil, readiness.InProgress, "NoStatus"},
-		{"pv no status lenient", `{` + pvHead + `}`, []readiness.Option{readiness.WithLenient()}, readiness.Current, "NoPhase"},
+		{"pv no status lenient", `{` + pvHead + `}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.Current, "NoPhase"},
 		{"pv pending", `{` + pvHead + `,"status":{"phase":"Pending"}}`, nil, readiness.InProgress, "Pending"},
 		{"pv available", `{` + pvHead + `,"status":{"phase":"Available"}}`, nil, readiness.Current, "Available"},
 		{"pv bound", `{` + pvHead + `,"status":{"phase":"Bound"}}`, nil, readiness.Current, "Bound"},

@@ -135,7 +135,7 @@ func TestWaitReportProperties(t *testing.T) {
 			g.add("a", name, rs...)
 			refs = append(refs, ref("a", name))
 		}
-		var opts []readiness.Option
+		var opts []readiness.WaitOption
 		if rapid.Bool().Draw(rt, "keepGoing") {
 			opts = append(opts, readiness.WithKeepGoing())
 		}

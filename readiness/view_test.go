@@ -181,7 +181,7 @@ func TestBuiltinRulesSameBothWays(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	rapid.Check(t, func(t *rapid.T) {
 		u := viewObject(t)
-		for _, opts := range [][]Option{nil, {WithNow(now)}, {WithLenient()}} {
+		for _, opts := range [][]ComputeOption{nil, {WithNow(now)}, {WithLenient()}} {
 			want := Compute(u, append(opts, WithRegistry(plain))...)
 			require.Equal(t, want, Compute(u, opts...))
 			require.Equal(t, want, Compute(u, append(opts, WithRegistry(builtins))...))

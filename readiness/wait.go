@@ -51,15 +51,15 @@ type Event struct {
 
 // WithClock sets the clock Wait reads and sleeps on (Wait only). Default: the real clock.
 // Tests pass k8s.io/utils/clock/testing's FakeClock and never sleep.
-func WithClock(c clock.Clock) Option {
-	return func(cf *config) { cf.clock = c }
+func WithClock(c clock.Clock) WaitOption {
+	return waitOption(func(cf *config) { cf.clock = c })
 }
 
 // WithTimeout sets the global deadline of Wait, counted from its start on its clock (Wait
 // only). Default: DefaultTimeout; not positive keeps the default. A deadline on ctx applies
 // as well.
-func WithTimeout(d time.Duration) Option {
-	return func(c *config) { c.timeout = d }
+func WithTimeout(d time.Duration) WaitOption {
+	return waitOption(func(c *config) { c.timeout = d })
 }
 
 // WithRequestTimeout bounds each API call Wait makes (a GET, a LIST with all its pages, the
@@ -69,56 +69,56 @@ func WithTimeout(d time.Duration) Option {
 // the global deadline, it is enforced on requests in flight only with the real clock (a
 // context's deadline is real time); with another clock (WithClock) requests are bounded by
 // ctx alone.
-func WithRequestTimeout(d time.Duration) Option {
-	return func(c *config) { c.requestTimeout = d }
+func WithRequestTimeout(d time.Duration) WaitOption {
+	return waitOption(func(c *config) { c.requestTimeout = d })
 }
 
 // WithItemTimeout gives each object its own limit, counted from the start of Wait (Wait
 // only): an object not Current by then ends with ErrTimeout while the global deadline may
 // still be far (Velero's per-plugin override). Default: none (only the global deadline);
 // a value beyond the global deadline has no effect.
-func WithItemTimeout(d time.Duration) Option {
-	return func(c *config) { c.itemTimeout = d }
+func WithItemTimeout(d time.Duration) WaitOption {
+	return waitOption(func(c *config) { c.itemTimeout = d })
 }
 
 // WithBackoff sets the polling schedule (Wait only): the delay before each round after the
 // first is b.Step(). Default: DefaultBackoff(). A Backoff whose Duration is not positive
 // keeps the default.
-func WithBackoff(b wait.Backoff) Option {
-	return func(c *config) { c.backoff = b }
+func WithBackoff(b wait.Backoff) WaitOption {
+	return waitOption(func(c *config) { c.backoff = b })
 }
 
 // WithProgress calls f, synchronously from Wait's goroutine, each time an object's status
 // changes (Wait only). Default: no callback. f must not block for long: the wait waits for it.
-func WithProgress(f func(Event)) Option {
-	return func(c *config) { c.progress = f }
+func WithProgress(f func(Event)) WaitOption {
+	return waitOption(func(c *config) { c.progress = f })
 }
 
 // WithListThreshold sets how many objects of one GroupKind in one namespace make Wait use one
 // LIST instead of GETs, when the getter is also a Lister (Wait only). Default:
 // DefaultListThreshold; not positive keeps the default; math.MaxInt disables LIST.
-func WithListThreshold(n int) Option {
-	return func(c *config) { c.listThreshold = n }
+func WithListThreshold(n int) WaitOption {
+	return waitOption(func(c *config) { c.listThreshold = n })
 }
 
 // WithKeepGoing makes Wait continue waiting for the other objects after one has failed
 // (Failed, replaced, a permanent error, its item timeout), so the report holds everyone's
 // outcome (Wait only). Default: the first such object ends the wait, since "all Current" can
 // no longer happen; the objects still pending then get ErrStopped.
-func WithKeepGoing() Option {
-	return func(c *config) { c.keepGoing = true }
+func WithKeepGoing() WaitOption {
+	return waitOption(func(c *config) { c.keepGoing = true })
 }
 
 // WithoutWatch makes Wait poll only, even when the getter is a Watcher (Wait only). Default:
 // watch when the getter can, after each LIST.
-func WithoutWatch() Option {
-	return func(c *config) { c.noWatch = true }
+func WithoutWatch() WaitOption {
+	return waitOption(func(c *config) { c.noWatch = true })
 }
 
 // WithTransient sets which getter errors are retried (Wait only). Default: Transient.
 // NotFound is never an error to this function: the object is waited for.
-func WithTransient(f func(error) bool) Option {
-	return func(c *config) { c.transient = f }
+func WithTransient(f func(error) bool) WaitOption {
+	return waitOption(func(c *config) { c.transient = f })
 }
 
 // notChecked is the result of an object not read yet.
@@ -203,7 +203,7 @@ type watchEvent struct {
 // list's resourceVersion, and its objects are then updated by events rather than by more
 // LISTs; a forbidden watch is not tried again (polling goes on), and a watch that ends or
 // reports an error is replaced by a LIST, then a new watch, on the next round.
-func Wait(ctx context.Context, g Getter, refs []ObjectRef, opts ...Option) (*Report, error) {
+func Wait(ctx context.Context, g Getter, refs []ObjectRef, opts ...WaitOption) (*Report, error) {
 	w, err := newWaiter(g, refs, opts)
 	if err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ func Wait(ctx context.Context, g Getter, refs []ObjectRef, opts ...Option) (*Rep
 	return w.run(ctx)
 }
 
-func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
+func newWaiter(g Getter, refs []ObjectRef, opts []WaitOption) (*waiter, error) {
 	if g == nil {
 		return nil, fmt.Errorf("%w: nil getter", ErrInvalidRef)
 	}
@@ -220,7 +220,7 @@ func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
 		events: make(chan watchEvent), stop: make(chan struct{})}
 	for _, o := range opts {
 		if o != nil {
-			o(&w.cfg)
+			o.applyWait(&w.cfg)
 		}
 	}
 	c := &w.cfg

@@ -109,10 +109,10 @@ func (f listingGetter) List(_ context.Context, _ schema.GroupKind, ns string) (*
 
 // runWait runs Wait on a fake clock stepped by one second whenever the waiter sleeps; the
 // default backoff is replaced by a fixed one-second period so ticks fall on whole seconds.
-func runWait(t *testing.T, ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.Option) (*readiness.Report, time.Duration, error) {
+func runWait(t *testing.T, ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.WaitOption) (*readiness.Report, time.Duration, error) {
 	t.Helper()
 	fc := testingclock.NewFakeClock(t0)
-	opts = append([]readiness.Option{readiness.WithBackoff(wait.Backoff{Duration: time.Second}), readiness.WithClock(fc)}, opts...)
+	opts = append([]readiness.WaitOption{readiness.WithBackoff(wait.Backoff{Duration: time.Second}), readiness.WithClock(fc)}, opts...)
 	var rep *readiness.Report
 	var err error
 	done := make(chan struct{})

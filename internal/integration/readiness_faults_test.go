@@ -85,17 +85,17 @@ func underFaults() faultproxy.Decider {
 func TestReadinessUnderFaults(t *testing.T) {
 	for _, mode := range []struct {
 		name string
-		opts []readiness.Option
+		opts []readiness.WaitOption
 	}{
 		{"watch", nil},
-		{"list", []readiness.Option{readiness.WithoutWatch()}},
-		{"get", []readiness.Option{readiness.WithListThreshold(math.MaxInt)}},
+		{"list", []readiness.WaitOption{readiness.WithoutWatch()}},
+		{"get", []readiness.WaitOption{readiness.WithListThreshold(math.MaxInt)}},
 	} {
 		t.Run(mode.name, func(t *testing.T) { testUnderFaults(t, mode.opts == nil, mode.opts...) })
 	}
 }
 
-func testUnderFaults(t *testing.T, watching bool, opts ...readiness.Option) {
+func testUnderFaults(t *testing.T, watching bool, opts ...readiness.WaitOption) {
 	c := env.Cluster(t)
 	dyn, _ := clients(t, c)
 	p, g := faultyGetter(t, underFaults())
@@ -165,7 +165,7 @@ func testUnderFaults(t *testing.T, watching bool, opts ...readiness.Option) {
 	}()
 
 	backoff := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 1.5, Jitter: 0.2, Steps: math.MaxInt32, Cap: time.Second}
-	opts = append([]readiness.Option{readiness.WithRegistry(widgetRules()), readiness.WithTimeout(2 * time.Minute),
+	opts = append([]readiness.WaitOption{readiness.WithRegistry(widgetRules()), readiness.WithTimeout(2 * time.Minute),
 		readiness.WithRequestTimeout(time.Second), readiness.WithBackoff(backoff), readiness.WithListThreshold(4),
 		readiness.WithProgress(progress)}, opts...)
 	report, err := readiness.Wait(t.Context(), g, refs, opts...)
@@ -212,7 +212,7 @@ const lateness = 100*time.Millisecond + 150*time.Millisecond
 
 // startHangingWait creates two Widgets, waits behind a proxy until both are seen InProgress,
 // then makes the proxy hang every request and waits until one hangs in flight.
-func startHangingWait(t *testing.T, ctx context.Context, opts ...readiness.Option) (*waitRun, *faultproxy.Proxy) {
+func startHangingWait(t *testing.T, ctx context.Context, opts ...readiness.WaitOption) (*waitRun, *faultproxy.Proxy) {
 	t.Helper()
 	c := env.Cluster(t)
 	dyn, _ := clients(t, c)
@@ -226,7 +226,7 @@ func startHangingWait(t *testing.T, ctx context.Context, opts ...readiness.Optio
 	}
 	sw := &hangSwitch{}
 	p, g := faultyGetter(t, sw.decide)
-	run := startWait(ctx, g, refs, append([]readiness.Option{readiness.WithRequestTimeout(time.Hour)}, opts...)...)
+	run := startWait(ctx, g, refs, append([]readiness.WaitOption{readiness.WithRequestTimeout(time.Hour)}, opts...)...)
 	run.expect(t, readiness.InProgress)
 	run.expect(t, readiness.InProgress)
 	sw.on.Store(true)

@@ -72,9 +72,9 @@ type waitRun struct {
 	err    error
 }
 
-func startWait(ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.Option) *waitRun {
+func startWait(ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.WaitOption) *waitRun {
 	r := &waitRun{events: make(chan readiness.Event, 256), done: make(chan struct{})}
-	opts = append([]readiness.Option{fastPolling, readiness.WithTimeout(time.Minute), readiness.WithRegistry(widgetRules()),
+	opts = append([]readiness.WaitOption{fastPolling, readiness.WithTimeout(time.Minute), readiness.WithRegistry(widgetRules()),
 		readiness.WithProgress(func(e readiness.Event) { r.events <- e })}, opts...)
 	go func() {
 		defer close(r.done)
@@ -231,10 +231,10 @@ func TestReadinessWalks(t *testing.T) {
 	// Each walk runs with GETs, and with LISTs (a threshold of one object).
 	modes := []struct {
 		name string
-		opts []readiness.Option
+		opts []readiness.WaitOption
 	}{
 		{name: "get", opts: nil},
-		{name: "list", opts: []readiness.Option{readiness.WithListThreshold(1)}},
+		{name: "list", opts: []readiness.WaitOption{readiness.WithListThreshold(1)}},
 	}
 	for _, mode := range modes {
 		for _, w := range walks {
