@@ -42,7 +42,7 @@ func TestCompute(t *testing.T) {
 		js     string
 		opts   []readiness.ComputeOption
 		status readiness.Status
-		reason string
+		reason readiness.Reason
 	}{
 		// Generic steps, in decision order.
 		{"terminating first", `{` + deployHead + `,"metadata":{"name":"web","deletionTimestamp":"2026-11-22T11:00:00Z"},"status":{"conditions":[{"type":"Stalled","status":"True"}]}}`, nil, readiness.Terminating, "Terminating"},
@@ -262,11 +262,11 @@ func TestRegistry(t *testing.T) {
 		}
 		return readiness.Result{Status: readiness.Current, Reason: "Grown", Message: "grown"}
 	}, readiness.RequireStatus())
-	require.Equal(t, "Growing", readiness.Compute(w, readiness.WithRegistry(reg)).Reason)
+	require.Equal(t, readiness.Reason("Growing"), readiness.Compute(w, readiness.WithRegistry(reg)).Reason)
 	// RequireStatus holds a widget without status back.
 	bare := obj(t, `{`+widgetHead+`,"spec":{"size":0}}`)
-	require.Equal(t, "NoStatus", readiness.Compute(bare, readiness.WithRegistry(reg)).Reason)
-	require.Equal(t, "Grown", readiness.Compute(bare, readiness.WithRegistry(reg), readiness.WithLenient()).Reason)
+	require.Equal(t, readiness.Reason("NoStatus"), readiness.Compute(bare, readiness.WithRegistry(reg)).Reason)
+	require.Equal(t, readiness.Reason("Grown"), readiness.Compute(bare, readiness.WithRegistry(reg), readiness.WithLenient()).Reason)
 	// Stalled still comes before the kind's rule.
 	stalled := obj(t, `{`+widgetHead+`,"status":{"conditions":[{"type":"Stalled","status":"True"}]}}`)
 	require.Equal(t, readiness.Failed, readiness.Compute(stalled, readiness.WithRegistry(reg)).Status)
@@ -277,24 +277,24 @@ func TestRegistry(t *testing.T) {
 		return readiness.Result{Status: readiness.Current, Reason: "Mine", Message: "mine"}
 	})
 	d := obj(t, `{`+deployHead+`,"spec":{"replicas":3},"status":{"observedGeneration":2}}`)
-	require.Equal(t, "Mine", readiness.Compute(d, readiness.WithRegistry(reg)).Reason)
-	require.Equal(t, "LessUpdated", readiness.Compute(d, readiness.WithRegistry(clone)).Reason, "a clone is independent")
+	require.Equal(t, readiness.Reason("Mine"), readiness.Compute(d, readiness.WithRegistry(reg)).Reason)
+	require.Equal(t, readiness.Reason("LessUpdated"), readiness.Compute(d, readiness.WithRegistry(clone)).Reason, "a clone is independent")
 	reg.Remove(deploy)
 	_, ok := reg.Lookup(deploy)
 	require.False(t, ok)
-	require.Equal(t, "NoReadyCondition", readiness.Compute(d, readiness.WithRegistry(reg)).Reason)
+	require.Equal(t, readiness.Reason("NoReadyCondition"), readiness.Compute(d, readiness.WithRegistry(reg)).Reason)
 
 	// A panicking checker is Unknown, not a crash.
 	reg.Register(widget, func(*unstructured.Unstructured, readiness.Env) readiness.Result { panic("boom") })
 	got := readiness.Compute(w, readiness.WithRegistry(reg))
 	require.Equal(t, readiness.Unknown, got.Status)
-	require.Equal(t, "CheckerPanic", got.Reason)
+	require.Equal(t, readiness.Reason("CheckerPanic"), got.Reason)
 	require.Contains(t, got.Message, "Widget.example.com")
 
 	// The zero Registry is empty and usable.
 	var empty readiness.Registry
 	require.Empty(t, empty.Kinds())
-	require.Equal(t, "NoReadyCondition", readiness.Compute(d, readiness.WithRegistry(&empty)).Reason)
+	require.Equal(t, readiness.Reason("NoReadyCondition"), readiness.Compute(d, readiness.WithRegistry(&empty)).Reason)
 	empty.Register(widget, nil)
 	require.Empty(t, empty.Kinds())
 }

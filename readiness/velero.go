@@ -47,13 +47,6 @@ func AreItemsReady[I any](ctx context.Context, g Getter, ref func(I) ObjectRef, 
 	}
 }
 
-// Reasons of CheckerFromItemsReady.
-const (
-	ReasonPluginReady    = "PluginReady"
-	ReasonPluginNotReady = "PluginNotReady"
-	ReasonPluginError    = "PluginError"
-)
-
 // CheckerFromItemsReady adapts the other way: a Velero-shaped function (a plugin's
 // AreAdditionalItemsReady, with its restore bound) becomes the Checker of a kind, called
 // with the one object being checked; id turns the object into the plugin's identifier.

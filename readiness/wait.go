@@ -122,7 +122,7 @@ func WithTransient(f func(error) bool) WaitOption {
 }
 
 // notChecked is the result of an object not read yet.
-var notChecked = Result{Status: Unknown, Reason: "NotChecked", Message: "not read yet"}
+var notChecked = Result{Status: Unknown, Reason: ReasonNotChecked, Message: "not read yet"}
 
 // notFound is the NotFound error of ref that the waiter makes up when a LIST lacks the
 // object or a watch reports it deleted. The waiter knows kinds, not resources, so the
@@ -597,18 +597,18 @@ func (w *waiter) observe(i int, obj *unstructured.Unstructured, err error, now t
 	}
 	switch class {
 	case errNotFound:
-		res = Result{Status: NotFound, Reason: "NotFound", Message: "not created yet"}
+		res = Result{Status: NotFound, Reason: ReasonNotFound, Message: "not created yet"}
 	case errTransient:
 		it.lastTr = err
 		if !it.seen {
-			w.setResult(it, Result{Status: Unknown, Reason: "TransientError", Message: err.Error()})
+			w.setResult(it, Result{Status: Unknown, Reason: ReasonTransientError, Message: err.Error()})
 		}
 		w.checkItemTimeout(it, now)
 		return
 	case errPermanent:
 		// The last status computed stays; the cause is the item's error, named once.
 		if !it.seen {
-			w.setResult(it, Result{Status: Unknown, Reason: "PermanentError", Message: "no read succeeded"})
+			w.setResult(it, Result{Status: Unknown, Reason: ReasonPermanentError, Message: "no read succeeded"})
 		}
 		w.end(it, err)
 		return
@@ -616,7 +616,7 @@ func (w *waiter) observe(i int, obj *unstructured.Unstructured, err error, now t
 		uid := string(obj.GetUID())
 		if it.uid != "" && uid != "" && uid != it.uid {
 			it.seenUID = uid
-			w.setResult(it, Result{Status: Unknown, Reason: "Replaced", Message: "UID " + it.uid + " replaced by " + uid})
+			w.setResult(it, Result{Status: Unknown, Reason: ReasonReplaced, Message: "UID " + it.uid + " replaced by " + uid})
 			w.end(it, ErrReplaced)
 			return
 		}

@@ -202,7 +202,7 @@ func TestWaitFailedMidway(t *testing.T) {
 		require.ErrorIs(t, err, readiness.ErrFailed)
 		require.Equal(t, time.Second, elapsed)
 		require.ErrorIs(t, rep.Items[0].Err, readiness.ErrFailed)
-		require.Equal(t, "ProgressDeadlineExceeded", rep.Items[0].Result.Reason)
+		require.Equal(t, readiness.Reason("ProgressDeadlineExceeded"), rep.Items[0].Result.Reason)
 		require.ErrorIs(t, rep.Items[1].Err, readiness.ErrStopped)
 	})
 	t.Run("keep going", func(t *testing.T) {
@@ -227,7 +227,7 @@ func TestWaitTimeouts(t *testing.T) {
 		require.ErrorIs(t, err, readiness.ErrTimeout)
 		require.Equal(t, 10*time.Second, elapsed)
 		require.Equal(t, 11, rep.Calls, "a read at 0s..10s")
-		require.Equal(t, "LessAvailable", rep.Items[0].Result.Reason)
+		require.Equal(t, readiness.Reason("LessAvailable"), rep.Items[0].Result.Reason)
 	})
 	t.Run("per item inside the global deadline", func(t *testing.T) {
 		rep, elapsed, err := runWait(t, context.Background(), g, refs,
@@ -446,5 +446,5 @@ func TestWaitUnschedulableUsesClock(t *testing.T) {
 	rep, elapsed, err := runWait(t, context.Background(), g, []readiness.ObjectRef{r}, readiness.WithUnschedulableWindow(3*time.Second))
 	require.ErrorIs(t, err, readiness.ErrFailed)
 	require.Equal(t, 4*time.Second, elapsed, "failed at the first read past the 3s window")
-	require.Equal(t, "Unschedulable", rep.Items[0].Result.Reason)
+	require.Equal(t, readiness.Reason("Unschedulable"), rep.Items[0].Result.Reason)
 }

@@ -250,7 +250,7 @@ func TestReadinessCancelWithARequestHanging(t *testing.T) {
 		require.ErrorIs(t, it.Err, context.Canceled, it.Ref.String())
 		require.NotErrorIs(t, it.Err, readiness.ErrStopped, it.Ref.String())
 		require.Equal(t, readiness.InProgress, it.Result.Status, "%s keeps the last status computed", it.Ref)
-		require.Equal(t, "WidgetNotReady", it.Result.Reason)
+		require.Equal(t, readiness.Reason("WidgetNotReady"), it.Result.Reason)
 	}
 }
 

@@ -174,7 +174,7 @@ type walk struct {
 	steps []walkStep
 	// wantErr is nil when the walk ends Current, else the readiness sentinel.
 	wantErr    error
-	wantReason string
+	wantReason readiness.Reason
 }
 
 type walkStep struct {
@@ -304,7 +304,7 @@ func TestReadinessCRDs(t *testing.T) {
 		require.NoError(t, err)
 		res := readiness.Compute(got)
 		require.Equal(t, readiness.Current, res.Status, res.String())
-		require.Equal(t, "Established", res.Reason)
+		require.Equal(t, readiness.Reason("Established"), res.Reason)
 	})
 
 	t.Run("new CRD becomes Current", func(t *testing.T) {
@@ -315,7 +315,7 @@ func TestReadinessCRDs(t *testing.T) {
 		report, err := readiness.Wait(t.Context(), getter(t, c.RESTConfig()), []readiness.ObjectRef{readiness.RefOf(made)},
 			fastPolling, readiness.WithTimeout(time.Minute))
 		require.NoError(t, err)
-		require.Equal(t, "Established", report.Items[0].Result.Reason)
+		require.Equal(t, readiness.Reason("Established"), report.Items[0].Result.Reason)
 	})
 
 	t.Run("CRD whose kind clashes fails with NamesNotAccepted", func(t *testing.T) {
@@ -327,7 +327,7 @@ func TestReadinessCRDs(t *testing.T) {
 			fastPolling, readiness.WithTimeout(time.Minute))
 		require.ErrorIs(t, err, readiness.ErrFailed)
 		require.Equal(t, readiness.Failed, report.Items[0].Result.Status)
-		require.Equal(t, "NamesNotAccepted", report.Items[0].Result.Reason)
+		require.Equal(t, readiness.Reason("NamesNotAccepted"), report.Items[0].Result.Reason)
 	})
 }
 
