@@ -116,7 +116,9 @@ func WithoutWatch() WaitOption {
 }
 
 // WithTransient sets which getter errors are retried (Wait only). Default: Transient.
-// NotFound is never an error to this function: the object is waited for.
+// NotFound is never an error to this function: the object is waited for; nor is an answer
+// that could not be decoded, which Wait retries up to DecodeFailureLimit times in a row
+// whatever f says (see the package doc's "Transient and permanent errors").
 func WithTransient(f func(error) bool) WaitOption {
 	return waitOption(func(c *config) { c.transient = f })
 }
@@ -190,8 +192,10 @@ type watchEvent struct {
 // with Compute (the options given apply; "now" is the clock's), then sleeps the next backoff
 // step. NotFound objects are waited for; transient errors (see Transient) are retried;
 // a permanent error, a Failed status or a replaced object (UID changed) ends that object's
-// wait at once, and, unless WithKeepGoing, the whole wait. Objects still pending at the
-// deadline get ErrTimeout; when ctx ends, they get its error.
+// wait at once, and, unless WithKeepGoing, the whole wait. Undecodable answers are retried,
+// up to DecodeFailureLimit in a row. Objects still pending at the deadline get ErrTimeout;
+// when ctx ends, they get its error; either way they keep the last status computed, and a
+// call in flight then is abandoned (the deadline and ctx bound it, see WithRequestTimeout).
 //
 // The error is nil exactly when every object is Current; otherwise it is a *WaitError. A
 // malformed ref list (empty kind or name, a duplicate) is an error wrapping ErrInvalidRef,
