@@ -173,12 +173,14 @@ func Start(target *rest.Config, decide Decider) (*Proxy, error) {
 }
 
 // RESTConfig returns a new config for the proxy: the target's credentials and settings,
-// with the proxy's http:// address as host and no TLS settings. The caller may modify it.
+// with the proxy's http:// address as host, no TLS settings (the proxy presents the target's
+// client certificate, if any, itself) and no impersonation (the proxy impersonates as the
+// target config says; both adding the headers would double them). The caller may modify it.
 func (p *Proxy) RESTConfig() *rest.Config {
 	c := rest.CopyConfig(p.target)
 	c.Host = p.addr
-	c.APIPath = p.target.APIPath
 	c.TLSClientConfig = rest.TLSClientConfig{}
+	c.Impersonate = rest.ImpersonationConfig{}
 	return c
 }
 
