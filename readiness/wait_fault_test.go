@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"pgregory.net/rapid"
 
 	"github.com/backupkit/backupkit/readiness"
 )
@@ -200,4 +201,46 @@ func TestWaitRequestTimeoutRetries(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, rep.Items[0].Checks)
 	require.ErrorIs(t, rep.Items[0].LastTransient, context.DeadlineExceeded)
+}
+
+// TestWaitDecodeFailuresProperty: whatever the reads give, an object ends permanent exactly
+// when DecodeFailureLimit undecodable answers come in a row before it is Current; transient
+// errors and undecodable answers are otherwise retried, and every read is counted.
+func TestWaitDecodeFailuresProperty(t *testing.T) {
+	kinds := []string{"bad", "transient", "progressing"}
+	rapid.Check(t, func(rt *rapid.T) {
+		picks := rapid.SliceOfN(rapid.SampledFrom(kinds), 0, 12).Draw(rt, "answers")
+		answers := make([]any, 0, len(picks)+1)
+		wantChecks, wantErr, inARow := 0, false, 0
+		for _, k := range picks {
+			switch k {
+			case "bad":
+				answers = append(answers, errUndecodable)
+			case "transient":
+				answers = append(answers, apierrors.NewServiceUnavailable("x"))
+			default:
+				answers = append(answers, k)
+			}
+		}
+		answers = append(answers, "ready")
+		for _, a := range answers {
+			wantChecks++
+			if a == errUndecodable {
+				if inARow++; inARow == readiness.DecodeFailureLimit {
+					wantErr = true
+					break
+				}
+				continue
+			}
+			inARow = 0
+		}
+		rep, _, err := runWait(t, context.Background(), scripted(answers...), []readiness.ObjectRef{ref("shop", "web")})
+		require.Equal(rt, wantErr, err != nil, "error %v", err)
+		require.Equal(rt, wantChecks, rep.Items[0].Checks)
+		if wantErr {
+			require.ErrorIs(rt, err, errUndecodable)
+		} else {
+			require.Equal(rt, readiness.Current, rep.Items[0].Result.Status)
+		}
+	})
 }
