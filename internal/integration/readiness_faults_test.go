@@ -211,8 +211,9 @@ func (h *hangSwitch) decide(*http.Request, int64) faultproxy.Fault {
 const lateness = 100*time.Millisecond + 150*time.Millisecond
 
 // startHangingWait creates two Widgets, waits behind a proxy until both are seen InProgress,
-// then makes the proxy hang every request and waits until one hangs in flight.
-func startHangingWait(t *testing.T, ctx context.Context, opts ...readiness.WaitOption) (*waitRun, *faultproxy.Proxy) {
+// then makes the proxy hang every request and waits until one hangs in flight. started is
+// taken just before Wait is called.
+func startHangingWait(t *testing.T, ctx context.Context, opts ...readiness.WaitOption) (run *waitRun, started time.Time) {
 	t.Helper()
 	c := env.Cluster(t)
 	dyn, _ := clients(t, c)
@@ -226,45 +227,62 @@ func startHangingWait(t *testing.T, ctx context.Context, opts ...readiness.WaitO
 	}
 	sw := &hangSwitch{}
 	p, g := faultyGetter(t, sw.decide)
-	run := startWait(ctx, g, refs, append([]readiness.WaitOption{readiness.WithRequestTimeout(time.Hour)}, opts...)...)
+	started = time.Now() // just before Wait's own start: lateness is over-estimated
+	run = startWait(ctx, g, refs, append([]readiness.WaitOption{readiness.WithRequestTimeout(time.Hour)}, opts...)...)
 	run.expect(t, readiness.InProgress)
 	run.expect(t, readiness.InProgress)
 	sw.on.Store(true)
 	require.Eventually(t, func() bool { return p.Counts()[faultproxy.Hang] > 0 }, eventTimeout, 5*time.Millisecond)
-	return run, p
+	return run, started
+}
+
+// hangModes: the request hanging in flight is a GET, or a LIST.
+var hangModes = []struct {
+	name string
+	opts []readiness.WaitOption
+}{
+	{"GET", nil},
+	{"LIST", []readiness.WaitOption{readiness.WithListThreshold(1), readiness.WithoutWatch()}},
 }
 
 func TestReadinessCancelWithARequestHanging(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	run, _ := startHangingWait(t, ctx)
-	time.Sleep(50 * time.Millisecond) // the request is in flight, not just arriving
-	cancelled := time.Now()
-	cancel()
-	report, err := run.finish(t)
-	took := time.Since(cancelled)
-	t.Logf("Wait returned %v after the cancel", took)
-	require.Less(t, took, lateness)
-	require.ErrorIs(t, err, context.Canceled)
-	for _, it := range report.Items {
-		require.ErrorIs(t, it.Err, context.Canceled, it.Ref.String())
-		require.NotErrorIs(t, it.Err, readiness.ErrStopped, it.Ref.String())
-		require.Equal(t, readiness.InProgress, it.Result.Status, "%s keeps the last status computed", it.Ref)
-		require.Equal(t, readiness.Reason("WidgetNotReady"), it.Result.Reason)
+	for _, mode := range hangModes {
+		t.Run(mode.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			run, _ := startHangingWait(t, ctx, mode.opts...)
+			time.Sleep(50 * time.Millisecond) // the request is in flight, not just arriving
+			cancelled := time.Now()
+			cancel()
+			report, err := run.finish(t)
+			took := time.Since(cancelled)
+			t.Logf("Wait returned %v after the cancel", took)
+			require.Less(t, took, lateness)
+			require.ErrorIs(t, err, context.Canceled)
+			for _, it := range report.Items {
+				require.ErrorIs(t, it.Err, context.Canceled, it.Ref.String())
+				require.NotErrorIs(t, it.Err, readiness.ErrStopped, it.Ref.String())
+				require.Equal(t, readiness.InProgress, it.Result.Status, "%s keeps the last status computed", it.Ref)
+				require.Equal(t, readiness.Reason("WidgetNotReady"), it.Result.Reason)
+			}
+		})
 	}
 }
 
 func TestReadinessTimeoutWithARequestHanging(t *testing.T) {
 	const timeout = 2 * time.Second
-	started := time.Now() // a little before Wait's own start: lateness is over-estimated
-	run, _ := startHangingWait(t, t.Context(), readiness.WithTimeout(timeout))
-	report, err := run.finish(t)
-	late := time.Since(started.Add(timeout))
-	t.Logf("Wait returned %v after its deadline", late)
-	require.Less(t, late, lateness)
-	require.ErrorIs(t, err, readiness.ErrTimeout)
-	for _, it := range report.Items {
-		require.ErrorIs(t, it.Err, readiness.ErrTimeout, it.Ref.String())
-		require.Equal(t, readiness.InProgress, it.Result.Status, "%s keeps the last status computed", it.Ref)
+	for _, mode := range hangModes {
+		t.Run(mode.name, func(t *testing.T) {
+			run, started := startHangingWait(t, t.Context(), append([]readiness.WaitOption{readiness.WithTimeout(timeout)}, mode.opts...)...)
+			report, err := run.finish(t)
+			late := time.Since(started.Add(timeout))
+			t.Logf("Wait returned %v after its deadline", late)
+			require.Less(t, late, lateness)
+			require.ErrorIs(t, err, readiness.ErrTimeout)
+			for _, it := range report.Items {
+				require.ErrorIs(t, it.Err, readiness.ErrTimeout, it.Ref.String())
+				require.Equal(t, readiness.InProgress, it.Result.Status, "%s keeps the last status computed", it.Ref)
+			}
+		})
 	}
 }
