@@ -9,8 +9,17 @@
 //	client, err := dynamic.NewForConfig(p.RESTConfig())
 //
 // A [Decider] picks the [Fault] of each request from the request and its 0-based number;
-// [Random] is a deterministic one, [OnlyMethods], [OnlyWatches], [Not] and [Sequence]
-// restrict or script faults. [Proxy.Counts] says how many of each were injected.
+// [Random] is a deterministic one, [OnlyMethods], [OnlyWatches], [When], [Not] and
+// [Sequence] restrict or script faults. [Proxy.Counts] says how many of each were injected.
+//
+// What client-go's dynamic client returns for each (TestFaultsAsClientGoSeesThem holds it):
+// Status500, Status503 and Status504 give the matching apierrors (IsInternalError,
+// IsServiceUnavailable, IsTimeout); Status429 is retried by client-go itself after a second;
+// ResetBeforeAnswer and ForwardThenReset give a connection reset or EOF (which client-go
+// retries by itself for a GET, not for other verbs); CutBodyFIN and CutBodyRST give
+// "unexpected error when reading response body. Please retry. Original error: ..." wrapping
+// io.ErrUnexpectedEOF or the reset; CorruptBody gives a JSON decoding error; Hang gives the
+// caller's context error.
 //
 // # Transport
 //

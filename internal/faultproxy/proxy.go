@@ -80,6 +80,7 @@ type Proxy struct {
 	decide Decider
 	rp     *httputil.ReverseProxy
 	tr     *http.Transport
+	conns  *connSet // the transport's connections to the API server
 	ln     net.Listener
 	srv    *http.Server
 	addr   string
@@ -121,9 +122,19 @@ func Start(target *rest.Config, decide Decider) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faultproxy: TLS config of %s: %w", host, err)
 	}
-	// A transport of our own, not client-go's shared cache: Close closes its connections.
+	// A transport of our own, not client-go's shared cache, whose connections Close closes
+	// (all of them: one still busy ending a stream is not idle yet).
+	conns := &connSet{m: map[net.Conn]struct{}{}}
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
-		Proxy:               nil,
+		Proxy: nil,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return conns.add(c), nil
+		},
 		TLSClientConfig:     tlsConfig,
 		ForceAttemptHTTP2:   true,
 		MaxIdleConnsPerHost: 100,
@@ -138,7 +149,7 @@ func Start(target *rest.Config, decide Decider) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faultproxy: listen: %w", err)
 	}
-	p := &Proxy{target: rest.CopyConfig(target), decide: decide, tr: tr, ln: ln,
+	p := &Proxy{target: rest.CopyConfig(target), decide: decide, tr: tr, conns: conns, ln: ln,
 		addr: "http://" + ln.Addr().String(), counts: map[Fault]int{}, served: make(chan struct{})}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.rp = &httputil.ReverseProxy{
@@ -162,12 +173,14 @@ func Start(target *rest.Config, decide Decider) (*Proxy, error) {
 }
 
 // RESTConfig returns a new config for the proxy: the target's credentials and settings,
-// with the proxy's http:// address as host and no TLS settings. The caller may modify it.
+// with the proxy's http:// address as host, no TLS settings (the proxy presents the target's
+// client certificate, if any, itself) and no impersonation (the proxy impersonates as the
+// target config says; both adding the headers would double them). The caller may modify it.
 func (p *Proxy) RESTConfig() *rest.Config {
 	c := rest.CopyConfig(p.target)
 	c.Host = p.addr
-	c.APIPath = p.target.APIPath
 	c.TLSClientConfig = rest.TLSClientConfig{}
+	c.Impersonate = rest.ImpersonationConfig{}
 	return c
 }
 
@@ -198,6 +211,7 @@ func (p *Proxy) Close() error {
 		<-p.served
 		p.handlers.Wait()
 		p.tr.CloseIdleConnections()
+		p.conns.closeAll()
 		if errors.Is(p.closeErr, http.ErrServerClosed) {
 			p.closeErr = nil
 		}
@@ -412,3 +426,48 @@ func (f *firstLine) Read(b []byte) (int, error) {
 }
 
 func (f *firstLine) Close() error { return f.rc.Close() }
+
+// connSet holds the open connections of the proxy's transport.
+type connSet struct {
+	mu     sync.Mutex
+	m      map[net.Conn]struct{}
+	closed bool
+}
+
+func (s *connSet) add(c net.Conn) net.Conn {
+	tc := &trackedConn{Conn: c, set: s}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		_ = c.Close()
+		return tc
+	}
+	s.m[tc] = struct{}{}
+	return tc
+}
+
+func (s *connSet) closeAll() {
+	s.mu.Lock()
+	s.closed = true
+	conns := make([]net.Conn, 0, len(s.m))
+	for c := range s.m {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
+
+// trackedConn leaves its connSet when closed.
+type trackedConn struct {
+	net.Conn
+	set *connSet
+}
+
+func (c *trackedConn) Close() error {
+	c.set.mu.Lock()
+	delete(c.set.m, c)
+	c.set.mu.Unlock()
+	return c.Conn.Close()
+}

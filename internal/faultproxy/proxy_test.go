@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"runtime"
 	"testing"
 	"time"
 
@@ -184,4 +185,45 @@ func TestRESTConfigSpeaksPlainHTTP(t *testing.T) {
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode, "the proxy adds the target's credentials")
+}
+
+// Close leaves none of the proxy's goroutines behind, hung requests and open watches
+// included. The clients here keep no idle connections, so what remains is the proxy's.
+func TestCloseLeavesNoGoroutine(t *testing.T) {
+	c := env.Cluster(t)
+	before := runtime.NumGoroutine()
+	p, err := faultproxy.Start(c.RESTConfig(), faultproxy.Sequence(faultproxy.None, faultproxy.Hang))
+	require.NoError(t, err)
+	cfg := p.RESTConfig()
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		if tr, ok := rt.(*http.Transport); ok {
+			tr = tr.Clone()
+			tr.DisableKeepAlives = true
+			return tr
+		}
+		return rt
+	}
+	client, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	ri := client.Resource(configMaps).Namespace("default")
+	w, err := ri.Watch(t.Context(), metav1.ListOptions{}) // forwarded: a stream held open
+	require.NoError(t, err)
+	hung := make(chan error, 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		_, err := ri.Get(ctx, "any", metav1.GetOptions{})
+		hung <- err
+	}()
+	require.Eventually(t, func() bool { return p.Requests() == 2 }, 30*time.Second, 5*time.Millisecond)
+	require.NoError(t, p.Close())
+	w.Stop()
+	cancel()
+	<-hung
+	// Polled by hand: assert.Eventually runs its condition in goroutines of its own.
+	for end := time.Now().Add(30 * time.Second); runtime.NumGoroutine() > before; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines, %d before Start:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+	}
 }
