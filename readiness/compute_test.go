@@ -298,3 +298,11 @@ func TestRegistry(t *testing.T) {
 	empty.Register(widget, nil)
 	require.Empty(t, empty.Kinds())
 }
+
+// The contract: Result.Reason is a plain string, equal to a string literal.
+func TestReasonIsAString(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": "a"}, "status": map[string]any{"phase": "Active"}}}
+	var reason string = readiness.Compute(u).Reason
+	require.Equal(t, "Active", reason)
+}

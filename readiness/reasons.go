@@ -4,10 +4,11 @@ package readiness
 // this package gives is a constant below, except two it passes on: a Pod's waiting
 // container's reason (ContainerCreating, ImagePullBackOff, ...) and the reason of an
 // APIService's Available condition.
-type Reason string
-
-// String returns the reason as it is spelled.
-func (r Reason) String() string { return string(r) }
+//
+// Reason is an alias of string, not a type of its own, so that Result.Reason stays the
+// plain string the package's contract promises: a caller compares it with a literal or a
+// constant alike.
+type Reason = string
 
 // Reasons of Compute's generic steps (see the package doc's decision order).
 const (

@@ -32,7 +32,7 @@ type Result struct {
 	// Reason is a short CamelCase word naming the rule that decided ("LessReplicas",
 	// "CrashLoopBackOff"), stable enough to match on: one of the Reason constants, or a
 	// reason a Pod's container or an APIService's condition gives, passed on.
-	Reason Reason
+	Reason string
 	// Message is for people; its wording may change between versions.
 	Message string
 }
