@@ -77,16 +77,17 @@ type config struct {
 	registry *Registry
 
 	// Wait only.
-	clock          clock.Clock
-	timeout        time.Duration
-	itemTimeout    time.Duration
-	backoff        wait.Backoff
-	progress       func(Event)
-	listThreshold  int
-	keepGoing      bool
-	transient      func(error) bool
-	noWatch        bool
-	requestTimeout time.Duration
+	clock             clock.Clock
+	timeout           time.Duration
+	itemTimeout       time.Duration
+	backoff           wait.Backoff
+	progress          func(Event)
+	listThreshold     int
+	keepGoing         bool
+	continueOnTimeout bool
+	transient         func(error) bool
+	noWatch           bool
+	requestTimeout    time.Duration
 }
 
 // WithNow gives the rules the current time (Compute only, for Unschedulable past a

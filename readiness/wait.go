@@ -689,7 +689,7 @@ func (w *waiter) report() (*Report, error) {
 		}
 		rep.Items[i] = ir
 	}
-	if len(errs) > 0 {
+	if len(errs) > 0 && !(w.cfg.continueOnTimeout && onlyTimeouts(errs)) {
 		return rep, &WaitError{Items: errs, Total: len(w.items)}
 	}
 	return rep, nil

@@ -111,6 +111,14 @@ func (f listingGetter) List(_ context.Context, _ schema.GroupKind, ns string) (*
 // default backoff is replaced by a fixed one-second period so ticks fall on whole seconds.
 func runWait(t *testing.T, ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.WaitOption) (*readiness.Report, time.Duration, error) {
 	t.Helper()
+	return runWaitFunc(t, func(_ context.Context, opts ...readiness.WaitOption) (*readiness.Report, error) {
+		return readiness.Wait(ctx, g, refs, opts...)
+	}, opts...)
+}
+
+// runWaitFunc runs a waiting function as runWait runs Wait.
+func runWaitFunc(t *testing.T, waitFn func(context.Context, ...readiness.WaitOption) (*readiness.Report, error), opts ...readiness.WaitOption) (*readiness.Report, time.Duration, error) {
+	t.Helper()
 	fc := testingclock.NewFakeClock(t0)
 	opts = append([]readiness.WaitOption{readiness.WithBackoff(wait.Backoff{Duration: time.Second}), readiness.WithClock(fc)}, opts...)
 	var rep *readiness.Report
@@ -118,7 +126,7 @@ func runWait(t *testing.T, ctx context.Context, g readiness.Getter, refs []readi
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rep, err = readiness.Wait(ctx, g, refs, opts...)
+		rep, err = waitFn(context.Background(), opts...)
 	}()
 	for {
 		select {
