@@ -273,7 +273,6 @@ type Attempt struct {
 	Detail string // why it applied or not, for people
 }
 
-
 // servedView narrows a target group to the versions that serve resource, when the caller
 // gave served resources. It returns nil for a nil group.
 func servedView(g *group, resource string, cfg *config) *group {
