@@ -21,7 +21,8 @@
 // versionselect.Choose takes), every item with its parsed coordinates, and what it skipped.
 // A visit function sees each item and may read its bytes. WithMetadata adds each item's
 // uid, labels, annotations and owner references; WithManifest builds a manifest.Manifest
-// in the same pass. Memory grows with the number of items, never with their bytes.
+// in the same pass (or takes the one the backup stores, see below). Memory grows with the
+// number of items, never with their bytes.
 //
 // # Opening an extracted backup
 //
@@ -51,8 +52,32 @@
 //
 // # Writing
 //
-// Writer writes backups in the same layout, deterministic byte for byte: the same items give
-// the same bytes whatever the order they were added in.
+// Writer writes backups in the same layout as it goes: each item's bytes go to the
+// compressed tar stream when it is added, so its memory grows with the number of items
+// (their coordinates and metadata), never with their bytes. A resource's preferred version
+// must be set before its first item is added, since the item is written at once both at the
+// legacy path and under "<v>-preferredversion". The output is deterministic byte for byte for
+// the same sequence of calls; the same items added in another order give the same files
+// with the same contents, in another order.
+//
+// # The stored manifest
+//
+// Writer builds, from each item's apiVersion, kind and metadata, the manifest.Manifest that
+// Scan with WithManifest would build, and on Close stores it as its last entry, at
+// ManifestFile ("metadata/manifest.json.gz": manifest.json, manifest format version 1,
+// gzip-compressed so that even a large backup's manifest stays far below
+// Limits.MaxEntryBytes). Writer.Manifest returns it. The backup is still format 1.1.0
+// (metadata/version says so): the manifest is one more file under metadata/, and Velero's
+// reader (v1.18.3 pkg/archive) only lists resources/ and reads metadata/version, so Velero
+// restores such a backup as any other.
+//
+// Scan with WithManifest reads the stored manifest back and uses it when it agrees with the
+// manifest built from the items (identity, uid, versions, labels, annotations, owners); in a
+// stream the manifest comes after the items, so Scan still decodes every item's metadata,
+// and the stored manifest is a check. One that disagrees or cannot be read is listed in
+// Index.Problems and the manifest built from the items is used. Backup.Manifest, on an
+// extracted backup, reads the stored manifest instead of reading every item, and checks it
+// against the layout: one that fails is an ErrFormat error.
 //
 // # Benchmarks
 //

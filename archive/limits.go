@@ -47,7 +47,9 @@ func WithMetadata() Option {
 // from its metadata. The other versions each object was captured in (the same identity and
 // uid under a version directory) are recorded with Manifest.AddVersion, so Item.Versions
 // lists them. It implies WithMetadata. An item the manifest refuses (no uid, name or kind; a
-// repeated uid or identity) is listed in Index.Problems. Default: off.
+// repeated uid or identity) is listed in Index.Problems. A manifest the backup stores
+// (ManifestFile, as Writer writes it) is read back and used when it agrees with the one
+// built; otherwise it is listed in Index.Problems. Default: off.
 func WithManifest() Option {
 	return func(o *options) { o.metadata, o.manifest = true, true }
 }

@@ -65,7 +65,10 @@ type Index struct {
 	// whose metadata could not be read or that the manifest refused, resources without a
 	// single preferred version.
 	Problems []Problem
-	// Manifest holds the legacy-path items, built in the same pass; nil without WithManifest.
+	// Manifest holds the legacy-path items, built in the same pass; nil without
+	// WithManifest. When the backup stores a manifest (ManifestFile, as Writer does) that
+	// agrees with the one built, it is the stored one; one that disagrees, or cannot be read,
+	// is listed in Problems and the one built from the items is kept.
 	Manifest *manifest.Manifest
 }
 
@@ -92,9 +95,26 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 	}
 	dirs := map[string]map[string]bool{}
 	var scratch []byte // item bytes read for metadata only, reused
+	var stored *manifest.Manifest
 	err = walk(ctx, r, o.limits, "scan", func(e *entry) error {
 		noteDirs(dirs, e.name, e.kind == kindDir)
 		if e.kind == kindDir {
+			return nil
+		}
+		if e.name == ManifestFile {
+			if !o.manifest {
+				return nil
+			}
+			b, err := e.bytes()
+			if err != nil {
+				return err
+			}
+			m, err := manifest.Read(bytes.NewReader(b), manifest.WithMaxBytes(min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes)))
+			if err != nil {
+				idx.Problems = append(idx.Problems, Problem{e.name, err.Error()})
+				return nil
+			}
+			stored = m
 			return nil
 		}
 		if e.name == VersionFile {
@@ -149,6 +169,13 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 	idx.Items = items.slice()
 	if idx.Manifest != nil {
 		recordVersions(idx.Manifest, idx.Items)
+		if stored != nil {
+			if why, ok := sameManifest(stored, idx.Manifest); ok {
+				idx.Manifest = stored
+			} else {
+				idx.Problems = append(idx.Problems, Problem{ManifestFile, "disagrees with the items, not used: " + why})
+			}
+		}
 	}
 	gvs, problems := groupVersions(dirs)
 	idx.GroupVersions = gvs
