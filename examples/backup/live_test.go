@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -21,7 +23,9 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/faultproxy"
 	"github.com/backupkit/backupkit/internal/testcluster"
+	"github.com/backupkit/backupkit/manifest"
 )
 
 var env testcluster.Env
@@ -269,4 +273,54 @@ func TestForbiddenIsSkipped(t *testing.T) {
 	idx, err := archive.Scan(t.Context(), f, nil, archive.WithManifest())
 	require.NoError(t, err)
 	require.Empty(t, idx.Items)
+}
+
+// TestFaultsAreRetried: list requests answered with broken connections, cut bodies and
+// server errors are retried, and the backup holds what a backup without faults holds.
+func TestFaultsAreRetried(t *testing.T) {
+	c := env.Cluster(t)
+	cfg := c.RESTConfig()
+	client, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	ns := c.Namespace(t)
+	populate(t, client, ns)
+
+	lists := func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Query().Has("limit") }
+	p, err := faultproxy.Start(cfg, faultproxy.When(lists, faultproxy.Random(11, 0.3,
+		faultproxy.ResetBeforeAnswer, faultproxy.CutBodyFIN, faultproxy.CutBodyRST, faultproxy.Status500, faultproxy.Status503, faultproxy.Status504)))
+	require.NoError(t, err)
+	defer p.Close()
+
+	backupOf := func(kubeconfig string) (paths []string, manifestJSON string) {
+		tarball := filepath.Join(t.TempDir(), "backup.tar.gz")
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), []string{"--kubeconfig", kubeconfig, "--output", tarball, "--include-namespaces", ns,
+			"--page-size", "2", "--retries", "12"}, &stdout, &stderr)
+		require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+		f, err := os.Open(tarball)
+		require.NoError(t, err)
+		defer f.Close()
+		idx, err := archive.Scan(t.Context(), f, nil, archive.WithManifest())
+		require.NoError(t, err)
+		require.Empty(t, idx.Problems)
+		for _, ref := range idx.Items {
+			paths = append(paths, ref.Path)
+		}
+		sort.Strings(paths)
+		var buf bytes.Buffer
+		require.NoError(t, manifest.Write(&buf, idx.Manifest))
+		return paths, buf.String()
+	}
+	wantPaths, wantManifest := backupOf(writeKubeconfig(t, cfg))
+	gotPaths, gotManifest := backupOf(writeKubeconfig(t, p.RESTConfig()))
+	counts := p.Counts()
+	faults := 0
+	for f, n := range counts {
+		if f != faultproxy.None {
+			faults += n
+		}
+	}
+	require.GreaterOrEqual(t, faults, 3, "faults injected: %v", counts)
+	require.Equal(t, wantPaths, gotPaths)
+	require.Equal(t, wantManifest, gotManifest)
 }
