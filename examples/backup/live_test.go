@@ -324,3 +324,32 @@ func TestFaultsAreRetried(t *testing.T) {
 	require.Equal(t, wantPaths, gotPaths)
 	require.Equal(t, wantManifest, gotManifest)
 }
+
+// TestStdoutAndSelector: with --output - the tarball goes to stdout and the summary to
+// stderr; --selector and --include-resources narrow what is listed.
+func TestStdoutAndSelector(t *testing.T) {
+	c := env.Cluster(t)
+	cfg := c.RESTConfig()
+	client, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	ns := c.Namespace(t)
+	populate(t, client, ns)
+	_, err = client.Resource(gvrConfigMaps).Namespace(ns).Create(t.Context(), &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "unlabelled", "namespace": ns}}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"--kubeconfig", writeKubeconfig(t, cfg), "--output", "-", "--include-namespaces", ns,
+		"--include-resources", "configmaps,gadgets.shop.example.com", "--selector", "app=shop"}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	// As in Velero, the CRD of a custom resource is backed up only if CRDs are included.
+	require.Contains(t, stderr.String(), "backup: wrote 5 objects (12 item files, manifest of 5 items) to -: ")
+	idx, err := archive.Scan(t.Context(), &stdout, nil, archive.WithManifest())
+	require.NoError(t, err)
+	require.Empty(t, idx.Problems)
+	var names []string
+	for _, it := range idx.Manifest.Items() {
+		names = append(names, it.Resource+"/"+it.Name)
+	}
+	require.Equal(t, []string{"configmaps/flags", "configmaps/limits", "configmaps/settings", "gadgets/sprocket", "gadgets/widget"}, names)
+}

@@ -14,7 +14,10 @@
 // --include-resources, --exclude-resources, --selector. Cluster-scoped resources are backed
 // up when every namespace is included, as in Velero; otherwise only the Namespace objects of
 // the included namespaces and the CustomResourceDefinitions of the custom resources backed
-// up. Some resources are left out by default (see defaultExcluded and --help).
+// up (when --include-resources includes them, as in Velero). Some resources are left out by
+// default (see defaultExcluded and --help). Objects are written in the order their pages
+// arrive from resources listed in parallel, so two backups of the same cluster hold the same
+// files but not the same bytes.
 //
 // A listing the server refuses (Forbidden, NotFound, not listable) is reported and skipped;
 // a page that fails because the connection broke or the server is overloaded is retried
