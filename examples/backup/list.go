@@ -82,7 +82,7 @@ func (b *backupper) backupResource(ctx context.Context, p resourcePlan) error {
 		for _, ns := range b.namespacesToList(p) {
 			err := b.list(ctx, p, v, ns, func(u *unstructured.Unstructured) error {
 				k := key{u.GetNamespace(), u.GetName()}
-				if p.Namespaced && !b.filter.namespace(k.ns) || p.Names != nil && !p.Names[k.name] {
+				if !keep(b.filter, p, k.ns, k.name) {
 					return nil
 				}
 				if i == 0 {
@@ -123,6 +123,21 @@ func (b *backupper) backupResource(ctx context.Context, p resourcePlan) error {
 		b.prog.listingDone()
 	}
 	return nil
+}
+
+// keep reports whether the object of resource p in namespace ns named name is backed up:
+// a namespaced object in a namespace the filter selects, a Namespace the filter selects,
+// and an object among p.Names when the plan names them.
+func keep(f filter, p resourcePlan, ns, name string) bool {
+	switch {
+	case p.Namespaced && !f.namespace(ns):
+		return false
+	case p.Dir == "namespaces" && !f.namespace(name):
+		return false
+	case p.Names != nil && !p.Names[name]:
+		return false
+	}
+	return true
 }
 
 // writeError marks an error of the archive, which ends the backup.

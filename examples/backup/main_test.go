@@ -138,6 +138,31 @@ func TestPlanResources(t *testing.T) {
 	}
 }
 
+func TestKeep(t *testing.T) {
+	some := filter{includeNamespaces: []string{"*"}, excludeNamespaces: []string{"kube-system"}, includeResources: []string{"*"}}
+	pods := resourcePlan{Dir: "pods", Resource: "pods", Namespaced: true}
+	namespaces := resourcePlan{Dir: "namespaces", Resource: "namespaces"}
+	crds := resourcePlan{Dir: crdResource, Resource: "customresourcedefinitions", Names: map[string]bool{"gadgets.shop.example.com": true}}
+	tests := []struct {
+		name     string
+		p        resourcePlan
+		ns, item string
+		want     bool
+	}{
+		{"pod in an included namespace", pods, "shop", "web", true},
+		{"pod in an excluded namespace", pods, "kube-system", "dns", false},
+		{"included Namespace", namespaces, "", "shop", true},
+		{"excluded Namespace", namespaces, "", "kube-system", false},
+		{"CRD of a custom resource backed up", crds, "", "gadgets.shop.example.com", true},
+		{"other CRD", crds, "", "widgets.example.com", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, keep(some, tt.p, tt.ns, tt.item))
+		})
+	}
+}
+
 func TestProgressLine(t *testing.T) {
 	tests := []struct {
 		name    string
