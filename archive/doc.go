@@ -71,13 +71,15 @@
 // reader (v1.18.3 pkg/archive) only lists resources/ and reads metadata/version, so Velero
 // restores such a backup as any other.
 //
-// Scan with WithManifest reads the stored manifest back and uses it when it agrees with the
-// manifest built from the items (identity, uid, versions, labels, annotations, owners); in a
-// stream the manifest comes after the items, so Scan still decodes every item's metadata,
-// and the stored manifest is a check. One that disagrees or cannot be read is listed in
-// Index.Problems and the manifest built from the items is used. Backup.Manifest, on an
-// extracted backup, reads the stored manifest instead of reading every item, and checks it
-// against the layout: one that fails is an ErrFormat error.
+// Scan with WithStoredManifest reads the stored manifest back instead of building one: no
+// item is decoded, and the manifest is checked against the item paths (each of its items,
+// at each of its versions, is in the backup). Backup.Manifest does the same on an extracted
+// backup; a stored manifest that fails is a Problem for Scan and an ErrFormat error for
+// Backup.Manifest. Scan with WithManifest decodes every item's metadata, builds the manifest,
+// and compares the stored one with it in full (identity, uid, versions, labels, annotations,
+// owners): one that disagrees is listed in Index.Problems and the manifest built from the
+// items is used. The path check cannot see an item left out of the manifest or a uid that
+// differs from its file; the full comparison does.
 //
 // # Benchmarks
 //

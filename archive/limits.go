@@ -27,6 +27,7 @@ type options struct {
 	limits   Limits
 	metadata bool
 	manifest bool
+	stored   bool
 }
 
 // WithLimits sets the limits for Extract and Scan. Zero fields take DefaultLimits' values.
@@ -52,6 +53,20 @@ func WithMetadata() Option {
 // built; otherwise it is listed in Index.Problems. Default: off.
 func WithManifest() Option {
 	return func(o *options) { o.metadata, o.manifest = true, true }
+}
+
+// WithStoredManifest makes Scan return, in Index.Manifest, the manifest the backup stores
+// (ManifestFile, as Writer writes it) instead of building one: no item is decoded, so the
+// scan costs what a plain Scan costs. The stored manifest is checked against the item paths
+// as Backup.Manifest checks it: every manifest item has its file at the legacy path and one
+// under a version directory for each of its versions, and there are no more manifest items
+// than items at legacy paths; the check does not see an item missing from the manifest, nor
+// a uid, label or owner that differs from the item's file. A stored manifest that is absent,
+// cannot be read or fails the check leaves Index.Manifest nil and is listed in
+// Index.Problems; scan again with WithManifest to build one. With WithManifest, WithManifest
+// decides. Default: off.
+func WithStoredManifest() Option {
+	return func(o *options) { o.stored = true }
 }
 
 func resolve(opts []Option) (options, error) {

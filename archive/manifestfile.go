@@ -78,14 +78,40 @@ func (b *Backup) Manifest() (*manifest.Manifest, error) {
 
 // checkManifest checks m against the layout read by Open.
 func (b *Backup) checkManifest(m *manifest.Manifest) error {
-	files := map[string]bool{}
-	legacy := 0
-	for _, refs := range b.items {
-		for _, r := range refs {
-			files[r.Path] = true
-			if r.VersionDir == "" {
-				legacy++
+	var refs []ItemRef
+	for _, r := range b.items {
+		refs = append(refs, r...)
+	}
+	return checkStored(m, refs)
+}
+
+// storedOnly is Scan's WithStoredManifest: the stored manifest if there is one and it passes
+// checkStored, else nil and a problem saying why (unless reading it already was one).
+func storedOnly(stored *manifest.Manifest, refs []ItemRef, problems []Problem) (*manifest.Manifest, []Problem) {
+	if stored == nil {
+		for _, p := range problems {
+			if p.Path == ManifestFile {
+				return nil, problems
 			}
+		}
+		return nil, append(problems, Problem{ManifestFile, "no stored manifest"})
+	}
+	if err := checkStored(stored, refs); err != nil {
+		return nil, append(problems, Problem{ManifestFile, strings.TrimPrefix(err.Error(), "bad format: ")})
+	}
+	return stored, problems
+}
+
+// checkStored checks a stored manifest against the items of the backup, by path only: every
+// manifest item has its file at the legacy path and one per version, and there are no more
+// manifest items than items at legacy paths.
+func checkStored(m *manifest.Manifest, refs []ItemRef) error {
+	files := make(map[string]bool, len(refs))
+	legacy := 0
+	for _, r := range refs {
+		files[r.Path] = true
+		if r.VersionDir == "" {
+			legacy++
 		}
 	}
 	if m.Len() > legacy {

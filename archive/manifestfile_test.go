@@ -70,10 +70,12 @@ func TestStoredManifest(t *testing.T) {
 		manifest string // "" for none
 		scan     string // the Problem Scan lists for ManifestFile; "" for none
 		open     string // Open's Manifest error; "" for none
+		stored   string // the Problem Scan with WithStoredManifest lists; "" for none
 	}{
 		{name: "agrees", manifest: storedManifest(t, full, [2]string{"configmaps", cmWeb}, [2]string{"configmaps", cmDB}, [2]string{"widgets", widgetV2})},
-		{name: "absent-rebuilt"},
+		{name: "absent-rebuilt", stored: "no stored manifest"},
 		{
+			// Only a scan that reads every item sees an item missing from the manifest.
 			name:     "item-missing",
 			manifest: storedManifest(t, full, [2]string{"configmaps", cmWeb}, [2]string{"widgets", widgetV2}),
 			scan:     "disagrees with the items, not used: 2 items stored, 3 in the backup",
@@ -83,24 +85,28 @@ func TestStoredManifest(t *testing.T) {
 			manifest: storedManifest(t, full, [2]string{"configmaps", cmWeb}, [2]string{"configmaps", cmDB}, [2]string{"widgets", widgetV2}, [2]string{"configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"gone","namespace":"ns","uid":"u-gone"}}`}),
 			scan:     "disagrees with the items, not used: 4 items stored, 3 in the backup",
 			open:     `archive: open "metadata/manifest.json.gz": bad format: 4 items, the backup has 3 at legacy paths`,
+			stored:   "4 items, the backup has 3 at legacy paths",
 		},
 		{
 			name:     "other-item",
 			manifest: storedManifest(t, full, [2]string{"configmaps", cmWeb}, [2]string{"configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"gone","namespace":"ns","uid":"u-gone"}}`}, [2]string{"widgets", widgetV2}),
 			scan:     `disagrees with the items, not used: item 1: stored {"version":"v1","resource":"configmaps","kind":"ConfigMap","namespace":"ns","name":"gone","uid":"u-gone"}, in the backup {"version":"v1","resource":"configmaps","kind":"ConfigMap","namespace":"ns","name":"db","uid":"u-db"}`,
 			open:     `archive: open "metadata/manifest.json.gz": bad format: item resources/configmaps/namespaces/ns/gone.json: not in the backup`,
+			stored:   "item resources/configmaps/namespaces/ns/gone.json: not in the backup",
 		},
 		{
 			name:     "version-not-stored",
 			manifest: storedManifest(t, map[string][]string{"u-w": {"v1", "v3"}}, [2]string{"configmaps", cmWeb}, [2]string{"configmaps", cmDB}, [2]string{"widgets", widgetV2}),
 			scan:     `disagrees with the items, not used: item 3: stored {"group":"example.com","version":"v2","otherVersions":["v3","v1"],"resource":"widgets","kind":"Widget","name":"w","uid":"u-w"}, in the backup {"group":"example.com","version":"v2","otherVersions":["v1"],"resource":"widgets","kind":"Widget","name":"w","uid":"u-w"}`,
 			open:     `archive: open "metadata/manifest.json.gz": bad format: item resources/widgets.example.com/cluster/w.json: version v3: neither resources/widgets.example.com/v3/cluster/w.json nor resources/widgets.example.com/v3-preferredversion/cluster/w.json is in the backup`,
+			stored:   "item resources/widgets.example.com/cluster/w.json: version v3: neither resources/widgets.example.com/v3/cluster/w.json nor resources/widgets.example.com/v3-preferredversion/cluster/w.json is in the backup",
 		},
 		{
 			name:     "not-a-manifest",
 			manifest: "{}",
 			scan:     `manifest: unsupported manifest.json version: apiVersion "" kind "" (want "manifest.backupkit.io/v1" "Manifest")`,
 			open:     `archive: open "metadata/manifest.json.gz": bad format: manifest: unsupported manifest.json version: apiVersion "" kind "" (want "manifest.backupkit.io/v1" "Manifest")`,
+			stored:   `manifest: unsupported manifest.json version: apiVersion "" kind "" (want "manifest.backupkit.io/v1" "Manifest")`,
 		},
 	}
 	for _, tc := range cases {
@@ -127,6 +133,26 @@ func TestStoredManifest(t *testing.T) {
 				require.Equal(t, []string{tc.scan}, problems)
 			}
 			require.Equal(t, 3, idx.Manifest.Len(), "Scan keeps the manifest of the items")
+
+			// Without decoding the items: the stored manifest, checked by path.
+			fast, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), nil, archive.WithStoredManifest())
+			require.NoError(t, err)
+			for _, ref := range fast.Items {
+				require.Nil(t, ref.Meta, "an item was decoded")
+			}
+			if tc.stored != "" {
+				require.Equal(t, []archive.Problem{{Path: archive.ManifestFile, Reason: tc.stored}}, fast.Problems)
+				require.Nil(t, fast.Manifest)
+			} else {
+				require.Empty(t, fast.Problems)
+				require.NotNil(t, fast.Manifest)
+				stored, err := manifest.Read(bytes.NewReader([]byte(tc.manifest)))
+				require.NoError(t, err)
+				require.Equal(t, manifestJSON(t, stored), manifestJSON(t, fast.Manifest))
+			}
+			both, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), nil, archive.WithStoredManifest(), archive.WithManifest())
+			require.NoError(t, err)
+			require.Equal(t, idx.Problems, both.Problems, "WithManifest decides")
 
 			b, err := archive.Open(mapfs)
 			require.NoError(t, err)

@@ -66,9 +66,11 @@ type Index struct {
 	// single preferred version.
 	Problems []Problem
 	// Manifest holds the legacy-path items, built in the same pass; nil without
-	// WithManifest. When the backup stores a manifest (ManifestFile, as Writer does) that
-	// agrees with the one built, it is the stored one; one that disagrees, or cannot be read,
-	// is listed in Problems and the one built from the items is kept.
+	// WithManifest or WithStoredManifest. With WithManifest, when the backup stores a
+	// manifest (ManifestFile, as Writer does) that agrees with the one built, it is the
+	// stored one; one that disagrees, or cannot be read, is listed in Problems and the one
+	// built from the items is kept. With WithStoredManifest alone, it is the stored manifest
+	// if it passes the path check, else nil (see WithStoredManifest).
 	Manifest *manifest.Manifest
 }
 
@@ -80,7 +82,7 @@ type Index struct {
 //
 // Every entry passes the same checks as in Extract, with the same errors: an archive Scan
 // accepts is one Extract accepts, and Index.GroupVersions and FormatVersion are what Open
-// reports once it is extracted. Options: WithLimits, WithMetadata, WithManifest. Cancelling
+// reports once it is extracted. Options: WithLimits, WithMetadata, WithManifest, WithStoredManifest. Cancelling
 // ctx stops the scan with an error that errors.Is ctx.Err(). Scan is safe to call
 // concurrently.
 func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Option) (*Index, error) {
@@ -102,7 +104,7 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 			return nil
 		}
 		if e.name == ManifestFile {
-			if !o.manifest {
+			if !o.manifest && !o.stored {
 				return nil
 			}
 			b, err := e.bytes()
@@ -176,6 +178,9 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 				idx.Problems = append(idx.Problems, Problem{ManifestFile, "disagrees with the items, not used: " + why})
 			}
 		}
+	}
+	if o.stored && !o.manifest {
+		idx.Manifest, idx.Problems = storedOnly(stored, idx.Items, idx.Problems)
 	}
 	gvs, problems := groupVersions(dirs)
 	idx.GroupVersions = gvs
