@@ -82,9 +82,9 @@ type Index struct {
 //
 // Every entry passes the same checks as in Extract, with the same errors: an archive Scan
 // accepts is one Extract accepts, and Index.GroupVersions and FormatVersion are what Open
-// reports once it is extracted. Options: WithLimits, WithMetadata, WithManifest, WithStoredManifest. Cancelling
-// ctx stops the scan with an error that errors.Is ctx.Err(). Scan is safe to call
-// concurrently.
+// reports once it is extracted. Options: WithLimits, WithMetadata, WithManifest,
+// WithStoredManifest. Cancelling ctx stops the scan with an error that errors.Is ctx.Err().
+// Scan is safe to call concurrently.
 func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Option) (*Index, error) {
 	o, err := resolve(opts)
 	if err != nil {
