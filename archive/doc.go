@@ -77,8 +77,7 @@
 // backup; a stored manifest that fails is a Problem for Scan and an ErrFormat error for
 // Backup.Manifest. Scan with WithManifest decodes every item's metadata, builds the manifest,
 // and compares the stored one with it in full (identity, uid, versions, labels, annotations,
-// owners): one that disagrees is listed in Index.Problems and the manifest built from the
-// items is used. The path check cannot see an item left out of the manifest or a uid that
+// owners): one that disagrees is listed in Index.Problems. The path check cannot see an item left out of the manifest or a uid that
 // differs from its file; the full comparison does.
 //
 // # Benchmarks

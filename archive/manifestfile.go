@@ -4,11 +4,56 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 
+	"github.com/klauspost/compress/gzip"
+
 	"github.com/backupkit/backupkit/manifest"
 )
+
+// compareStored compares a stored manifest, raw as stored (gzip-compressed or plain), with
+// the one built from the items: as bytes first, manifest.Write being deterministic, and if
+// they differ decoded, so that a manifest written otherwise but holding the same items
+// agrees. If they disagree, or the stored one cannot be read, the Problem says why.
+func compareStored(raw []byte, built *manifest.Manifest, limit int64) (Problem, bool) {
+	var want bytes.Buffer
+	if err := manifest.Write(&want, built); err == nil {
+		if plain, err := inflate(raw, limit); err == nil && bytes.Equal(plain, want.Bytes()) {
+			return Problem{}, true
+		}
+	}
+	stored, err := manifest.Read(bytes.NewReader(raw), manifest.WithMaxBytes(limit))
+	if err != nil {
+		return Problem{ManifestFile, err.Error()}, false
+	}
+	if why, ok := sameManifest(stored, built); !ok {
+		return Problem{ManifestFile, "disagrees with the items: " + why}, false
+	}
+	return Problem{}, true
+}
+
+// inflate returns raw decompressed if it is gzip-compressed, else raw; more than limit
+// bytes is an error.
+func inflate(raw []byte, limit int64) ([]byte, error) {
+	if len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
+		return raw, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	out, err := io.ReadAll(io.LimitReader(zr, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(out)) > limit {
+		return nil, errors.New("too large")
+	}
+	return out, nil
+}
 
 // sameManifest reports whether two manifests hold the same items (identity, uid, versions,
 // labels, annotations, owners), comparing their manifest.json; if not, why names the first

@@ -2,11 +2,14 @@ package archive_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -45,6 +48,15 @@ func storedManifest(t *testing.T, versions map[string][]string, objs ...[2]strin
 	return buf.String()
 }
 
+func gunzip(t *testing.T, s string) string {
+	t.Helper()
+	zr, err := gzip.NewReader(strings.NewReader(s))
+	require.NoError(t, err)
+	b, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	return string(b)
+}
+
 // layoutFiles are the item files of a backup of cmWeb, cmDB and the widget at v2
 // (preferred) and v1.
 func layoutFiles() []ent {
@@ -73,31 +85,36 @@ func TestStoredManifest(t *testing.T) {
 		stored   string // the Problem Scan with WithStoredManifest lists; "" for none
 	}{
 		{name: "agrees", manifest: storedManifest(t, full, [2]string{"configmaps", cmWeb}, [2]string{"configmaps", cmDB}, [2]string{"widgets", widgetV2})},
+		{
+			// Plain JSON, not as manifest.Write spaces it: the same items all the same.
+			name:     "agrees-respaced",
+			manifest: strings.ReplaceAll(gunzip(t, storedManifest(t, full, [2]string{"configmaps", cmWeb}, [2]string{"configmaps", cmDB}, [2]string{"widgets", widgetV2})), ",\n", ",\n  "),
+		},
 		{name: "absent-rebuilt", stored: "no stored manifest"},
 		{
 			// Only a scan that reads every item sees an item missing from the manifest.
 			name:     "item-missing",
 			manifest: storedManifest(t, full, [2]string{"configmaps", cmWeb}, [2]string{"widgets", widgetV2}),
-			scan:     "disagrees with the items, not used: 2 items stored, 3 in the backup",
+			scan:     "disagrees with the items: 2 items stored, 3 in the backup",
 		},
 		{
 			name:     "extra-item",
 			manifest: storedManifest(t, full, [2]string{"configmaps", cmWeb}, [2]string{"configmaps", cmDB}, [2]string{"widgets", widgetV2}, [2]string{"configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"gone","namespace":"ns","uid":"u-gone"}}`}),
-			scan:     "disagrees with the items, not used: 4 items stored, 3 in the backup",
+			scan:     "disagrees with the items: 4 items stored, 3 in the backup",
 			open:     `archive: open "metadata/manifest.json.gz": bad format: 4 items, the backup has 3 at legacy paths`,
 			stored:   "4 items, the backup has 3 at legacy paths",
 		},
 		{
 			name:     "other-item",
 			manifest: storedManifest(t, full, [2]string{"configmaps", cmWeb}, [2]string{"configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"gone","namespace":"ns","uid":"u-gone"}}`}, [2]string{"widgets", widgetV2}),
-			scan:     `disagrees with the items, not used: item 1: stored {"version":"v1","resource":"configmaps","kind":"ConfigMap","namespace":"ns","name":"gone","uid":"u-gone"}, in the backup {"version":"v1","resource":"configmaps","kind":"ConfigMap","namespace":"ns","name":"db","uid":"u-db"}`,
+			scan:     `disagrees with the items: item 1: stored {"version":"v1","resource":"configmaps","kind":"ConfigMap","namespace":"ns","name":"gone","uid":"u-gone"}, in the backup {"version":"v1","resource":"configmaps","kind":"ConfigMap","namespace":"ns","name":"db","uid":"u-db"}`,
 			open:     `archive: open "metadata/manifest.json.gz": bad format: item resources/configmaps/namespaces/ns/gone.json: not in the backup`,
 			stored:   "item resources/configmaps/namespaces/ns/gone.json: not in the backup",
 		},
 		{
 			name:     "version-not-stored",
 			manifest: storedManifest(t, map[string][]string{"u-w": {"v1", "v3"}}, [2]string{"configmaps", cmWeb}, [2]string{"configmaps", cmDB}, [2]string{"widgets", widgetV2}),
-			scan:     `disagrees with the items, not used: item 3: stored {"group":"example.com","version":"v2","otherVersions":["v3","v1"],"resource":"widgets","kind":"Widget","name":"w","uid":"u-w"}, in the backup {"group":"example.com","version":"v2","otherVersions":["v1"],"resource":"widgets","kind":"Widget","name":"w","uid":"u-w"}`,
+			scan:     `disagrees with the items: item 3: stored {"group":"example.com","version":"v2","otherVersions":["v3","v1"],"resource":"widgets","kind":"Widget","name":"w","uid":"u-w"}, in the backup {"group":"example.com","version":"v2","otherVersions":["v1"],"resource":"widgets","kind":"Widget","name":"w","uid":"u-w"}`,
 			open:     `archive: open "metadata/manifest.json.gz": bad format: item resources/widgets.example.com/cluster/w.json: version v3: neither resources/widgets.example.com/v3/cluster/w.json nor resources/widgets.example.com/v3-preferredversion/cluster/w.json is in the backup`,
 			stored:   "item resources/widgets.example.com/cluster/w.json: version v3: neither resources/widgets.example.com/v3/cluster/w.json nor resources/widgets.example.com/v3-preferredversion/cluster/w.json is in the backup",
 		},

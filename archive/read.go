@@ -66,11 +66,11 @@ type Index struct {
 	// single preferred version.
 	Problems []Problem
 	// Manifest holds the legacy-path items, built in the same pass; nil without
-	// WithManifest or WithStoredManifest. With WithManifest, when the backup stores a
-	// manifest (ManifestFile, as Writer does) that agrees with the one built, it is the
-	// stored one; one that disagrees, or cannot be read, is listed in Problems and the one
-	// built from the items is kept. With WithStoredManifest alone, it is the stored manifest
-	// if it passes the path check, else nil (see WithStoredManifest).
+	// WithManifest or WithStoredManifest. With WithManifest it is built from the items, and
+	// a manifest the backup stores (ManifestFile, as Writer does) is compared with it: one
+	// that disagrees, or cannot be read, is listed in Problems. With WithStoredManifest alone,
+	// it is the stored manifest if it passes the path check, else nil (see
+	// WithStoredManifest).
 	Manifest *manifest.Manifest
 }
 
@@ -96,8 +96,8 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 		idx.Manifest = manifest.New()
 	}
 	dirs := map[string]map[string]bool{}
-	var scratch []byte // item bytes read for metadata only, reused
-	var stored *manifest.Manifest
+	var scratch []byte   // item bytes read for metadata only, reused
+	var storedRaw []byte // ManifestFile as stored
 	err = walk(ctx, r, o.limits, "scan", func(e *entry) error {
 		noteDirs(dirs, e.name, e.kind == kindDir)
 		if e.kind == kindDir {
@@ -111,12 +111,7 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 			if err != nil {
 				return err
 			}
-			m, err := manifest.Read(bytes.NewReader(b), manifest.WithMaxBytes(min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes)))
-			if err != nil {
-				idx.Problems = append(idx.Problems, Problem{e.name, err.Error()})
-				return nil
-			}
-			stored = m
+			storedRaw = b
 			return nil
 		}
 		if e.name == VersionFile {
@@ -169,17 +164,25 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 		return nil, err
 	}
 	idx.Items = items.slice()
+	limit := min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes)
 	if idx.Manifest != nil {
 		recordVersions(idx.Manifest, idx.Items)
-		if stored != nil {
-			if why, ok := sameManifest(stored, idx.Manifest); ok {
-				idx.Manifest = stored
-			} else {
-				idx.Problems = append(idx.Problems, Problem{ManifestFile, "disagrees with the items, not used: " + why})
+		if storedRaw != nil {
+			if p, ok := compareStored(storedRaw, idx.Manifest, limit); !ok {
+				idx.Problems = append(idx.Problems, p)
 			}
 		}
 	}
 	if o.stored && !o.manifest {
+		var stored *manifest.Manifest
+		if storedRaw != nil {
+			m, err := manifest.Read(bytes.NewReader(storedRaw), manifest.WithMaxBytes(limit))
+			if err != nil {
+				idx.Problems = append(idx.Problems, Problem{ManifestFile, err.Error()})
+			} else {
+				stored = m
+			}
+		}
 		idx.Manifest, idx.Problems = storedOnly(stored, idx.Items, idx.Problems)
 	}
 	gvs, problems := groupVersions(dirs)
