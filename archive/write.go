@@ -39,9 +39,10 @@ var entryTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 //
 // The output is a deterministic function of the sequence of calls, byte for byte: entries
 // in the order they were added (the legacy path before "<v>-preferredversion"), fixed times,
-// owner 0:0, mode 0o644, a fixed gzip header, and a manifest that does not depend on the
-// order. The same items added in another order give the same files with the same contents,
-// in another order, so other bytes.
+// owner 0:0, mode 0o644, a fixed gzip header, and the manifest last. The same items added
+// in another order give the same files with the same contents, in another order, so other
+// bytes; the manifest is the same too, unless two items share a uid (the first added is
+// kept, the other listed by Problems).
 //
 // # The manifest
 //
