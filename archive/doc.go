@@ -25,7 +25,8 @@
 // versionselect.Choose takes), every item with its parsed coordinates, and what it skipped.
 // A visit function sees each item and may read its bytes. WithMetadata adds each item's
 // uid, labels, annotations and owner references; WithManifest builds a manifest.Manifest
-// in the same pass. Memory grows with the number of items, never with their bytes.
+// in the same pass (or takes the one the backup stores, see below). Memory grows with the
+// number of items, never with their bytes.
 //
 // # Opening an extracted backup
 //
@@ -55,8 +56,33 @@
 //
 // # Writing
 //
-// Writer writes backups in the same layout, deterministic byte for byte: the same items give
-// the same bytes whatever the order they were added in.
+// Writer writes backups in the same layout as it goes: each item's bytes go to the
+// compressed tar stream when it is added, so its memory grows with the number of items
+// (their coordinates and metadata), never with their bytes. A resource's preferred version
+// must be set before its first item is added, since the item is written at once both at the
+// legacy path and under "<v>-preferredversion". The output is deterministic byte for byte for
+// the same sequence of calls; the same items added in another order give the same files
+// with the same contents, in another order.
+//
+// # The stored manifest
+//
+// Writer builds, from each item's apiVersion, kind and metadata, the manifest.Manifest that
+// Scan with WithManifest would build, and on Close stores it as its last entry, at
+// ManifestFile ("metadata/manifest.json.gz": manifest.json, manifest format version 1,
+// gzip-compressed so that even a large backup's manifest stays far below
+// Limits.MaxEntryBytes). Writer.Manifest returns it. The backup is still format 1.1.0
+// (metadata/version says so): the manifest is one more file under metadata/, and Velero's
+// reader (v1.18.3 pkg/archive) only lists resources/ and reads metadata/version, so Velero
+// restores such a backup as any other.
+//
+// Scan with WithStoredManifest reads the stored manifest back instead of building one: no
+// item is decoded, and the manifest is checked against the item paths (each of its items,
+// at each of its versions, is in the backup). Backup.Manifest does the same on an extracted
+// backup; a stored manifest that fails is a Problem for Scan and an ErrFormat error for
+// Backup.Manifest. Scan with WithManifest decodes every item's metadata, builds the manifest,
+// and compares the stored one with it in full (identity, uid, versions, labels, annotations,
+// owners): one that disagrees is listed in Index.Problems. The path check cannot see an item left out of the manifest or a uid that
+// differs from its file; the full comparison does.
 //
 // # Benchmarks
 //
