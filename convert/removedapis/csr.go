@@ -22,7 +22,9 @@ import (
 //
 // A v1 API server refuses to create a request for kubernetes.io/legacy-unknown, so such
 // requests convert but do not restore. Back from v1 nothing changes.
-func csrFuncs() convert.SpokeFuncs { return specFuncs(csrToV1, func(map[string]any) error { return nil }) }
+func csrFuncs() convert.SpokeFuncs {
+	return specFuncs(csrToV1, func(map[string]any) error { return nil })
+}
 
 const (
 	signerLegacyUnknown = "kubernetes.io/legacy-unknown"
