@@ -18,7 +18,8 @@
 //   - HorizontalPodAutoscaler autoscaling/v2beta1 -> v2: metric targets and current values
 //     regrouped, behavior kept in Kubernetes' annotation; v2beta2 as it is.
 //   - PodDisruptionBudget policy/v1beta1 -> v1: the empty selector's meaning kept.
-//   - EndpointSlice discovery.k8s.io/v1beta1 -> v1: topology to zone and deprecatedTopology.
+//   - EndpointSlice discovery.k8s.io/v1beta1 -> v1: topology to zone and deprecatedTopology
+//     (stashed as well, since a v1 API server drops it).
 //   - CertificateSigningRequest certificates.k8s.io/v1beta1 -> v1: usages and signerName
 //     defaulted as v1beta1 did.
 //   - CronJob, IngressClass, PriorityClass, Lease, RuntimeClass, the four RBAC kinds,
@@ -29,8 +30,9 @@
 // can be checked. Spoke to hub to spoke is lossless for objects as the old API server
 // served them (defaulted): a v1beta1 Ingress path always had a pathType, an EndpointSlice
 // endpoint with a nodeName always had the kubernetes.io/hostname topology entry. None of
-// the removed versions has a field without a place in its hub, so nothing is stashed on
-// the way to the hub. The other way, the one field a removed version lacks,
+// the removed versions has a field without a place in its hub, but one has a field a v1
+// API server drops: EndpointSlice's deprecatedTopology, kept with convert.Stash on the way
+// to v1 and taken back from the stash on the way back. The other way, the one field a removed version lacks,
 // HorizontalPodAutoscaler v2's spec.behavior, goes where Kubernetes put it, the annotation
 // autoscaling.alpha.kubernetes.io/behavior, rather than into convert.Stash's bag, so
 // that an old API server reading the object finds it there too.

@@ -20,6 +20,8 @@ import (
 //	pods:     metricName, selector, targetAverageValue -> metric {name, selector}, target {type: AverageValue, averageValue}
 //	object:   target, metricName, selector, targetValue, averageValue
 //	          -> describedObject, metric {name, selector}, target {type: Value or, with averageValue, AverageValue, value, averageValue}
+//	          (with averageValue, a targetValue of "0" is dropped: v2beta1 always wrote
+//	          the field and v2 refuses a value that is not positive; it returns on the way back)
 //	external: metricName, metricSelector, targetValue, targetAverageValue
 //	          -> metric {name, selector}, target {type: Value or, without targetValue, AverageValue, value, averageValue}
 //
@@ -27,7 +29,8 @@ import (
 // has no spec.behavior: Kubernetes kept it in the annotation
 // autoscaling.alpha.kubernetes.io/behavior, and so does this conversion (from v2 the
 // behavior is written there; to v2 it is read from there, and the annotation stays, since
-// the registry keeps every annotation of its input). autoscaling/v2beta2 has v2's fields
+// the registry keeps every annotation of its input; a v2 API server drops it on create, as
+// Kubernetes drops the older versions' annotations). autoscaling/v2beta2 has v2's fields
 // and converts as it is.
 func hpaV2beta1Funcs() convert.SpokeFuncs {
 	return convert.SpokeFuncs{ToHub: hpaToV2, FromHub: hpaFromV2}
@@ -112,12 +115,14 @@ func metricToV2(m map[string]any, path string, spec bool) error {
 		t := map[string]any{}
 		move(s, pre+"Value", t, "value")
 		move(s, "averageValue", t, "averageValue")
-		if spec {
-			if _, ok := t["averageValue"]; ok {
-				t["type"] = "AverageValue"
-			} else {
-				t["type"] = "Value"
+		if _, ok := t["averageValue"]; ok && spec {
+			t["type"] = "AverageValue"
+			if t["value"] == "0" {
+				// v2beta1 always wrote targetValue; v2 refuses a value that is not positive.
+				delete(t, "value")
 			}
+		} else if spec {
+			t["type"] = "Value"
 		}
 		s[tgt] = t
 	}
@@ -204,6 +209,9 @@ func metricFromV2(m map[string]any, path string, spec bool) error {
 		move(s, "describedObject", s, "target")
 		move(t, "value", s, pre+"Value")
 		move(t, "averageValue", s, "averageValue")
+		if spec {
+			setIfAbsent(s, "targetValue", "0")
+		}
 	}
 	if s, err := metricSource(m, "external", path); err != nil {
 		return err
