@@ -121,9 +121,9 @@ var conversionCases = []struct {
 		hub:  `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"p"},"spec":{"minAvailable":1,"selector":{}}}`,
 	},
 	{
-		name: "pdb v1beta1: the reserved key is stripped from other selectors",
-		in:   `{"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudget","metadata":{"name":"p"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"a":"b"},"matchExpressions":[{"key":"pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match","operator":"Exists"},{"key":"tier","operator":"In","values":["web"]}]}}}`,
-		hub:  `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"p"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"a":"b"},"matchExpressions":[{"key":"tier","operator":"In","values":["web"]}]}}}`,
+		name:   "pdb v1beta1: the reserved key is stripped from other selectors",
+		in:     `{"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudget","metadata":{"name":"p"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"a":"b"},"matchExpressions":[{"key":"pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match","operator":"Exists"},{"key":"tier","operator":"In","values":["web"]}]}}}`,
+		hub:    `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"p"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"a":"b"},"matchExpressions":[{"key":"tier","operator":"In","values":["web"]}]}}}`,
 		oneWay: true,
 	},
 	{
