@@ -55,7 +55,7 @@ func TestChooseConversion(t *testing.T) {
 		return g
 	}
 	source := map[string]metav1.APIGroup{
-		"ingresses.networking.k8s.io":         group("networking.k8s.io", "v1beta1"),
+		"ingresses.networking.k8s.io":          group("networking.k8s.io", "v1beta1"),
 		"horizontalpodautoscalers.autoscaling": group("autoscaling", "v2beta2", "v2beta1"),
 		"cronjobs.batch":                       group("batch", "v1beta1"),
 		"podsecuritypolicies.policy":           group("policy", "v1beta1"),
