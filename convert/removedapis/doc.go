@@ -22,6 +22,10 @@
 //     (stashed as well, since a v1 API server drops it).
 //   - CertificateSigningRequest certificates.k8s.io/v1beta1 -> v1: usages and signerName
 //     defaulted as v1beta1 did.
+//   - CustomResourceDefinition apiextensions.k8s.io/v1beta1 -> v1: per-version schemas,
+//     subresources and columns, the conversion webhook, and preserveUnknownFields: true
+//     turned into the schema's x-kubernetes-preserve-unknown-fields (stashed) since v1
+//     refuses it.
 //   - CronJob, IngressClass, PriorityClass, Lease, RuntimeClass, the four RBAC kinds,
 //     StorageClass, VolumeAttachment, CSIDriver, CSINode, CSIStorageCapacity: the same
 //     fields in both versions.
@@ -30,9 +34,10 @@
 // can be checked. Spoke to hub to spoke is lossless for objects as the old API server
 // served them (defaulted): a v1beta1 Ingress path always had a pathType, an EndpointSlice
 // endpoint with a nodeName always had the kubernetes.io/hostname topology entry. None of
-// the removed versions has a field without a place in its hub, but one has a field a v1
-// API server drops: EndpointSlice's deprecatedTopology, kept with convert.Stash on the way
-// to v1 and taken back from the stash on the way back. The other way, the one field a removed version lacks,
+// the removed versions has a field without a place in its hub, but two have values a v1
+// API server drops or refuses: EndpointSlice's deprecatedTopology and CRD's
+// preserveUnknownFields: true. What the conversion to v1 changes for them is kept with
+// convert.Stash and restored from the stash on the way back. The other way, the one field a removed version lacks,
 // HorizontalPodAutoscaler v2's spec.behavior, goes where Kubernetes put it, the annotation
 // autoscaling.alpha.kubernetes.io/behavior, rather than into convert.Stash's bag, so
 // that an old API server reading the object finds it there too.
@@ -49,8 +54,8 @@
 //
 // Removed reports the removed versions this package does not convert, with the release
 // that removed them and why: PodSecurityPolicy has no successor; extensions and old apps
-// versions of workloads are backed up by Velero at apps/v1 as well; CRDs and webhook
-// configurations at v1beta1 are not converted yet.
+// versions of workloads are backed up by Velero at apps/v1 as well; webhook configurations
+// at v1beta1 are not converted yet.
 //
 // Nothing in the package is mutable; every function is safe for concurrent use.
 package removedapis

@@ -68,12 +68,17 @@ func liveObjects(t *testing.T) []*unstructured.Unstructured {
 		`{"apiVersion":"storage.k8s.io/v1beta1","kind":"VolumeAttachment","metadata":{"name":"removedapis-va"},"spec":{"attacher":"csi.example.com","nodeName":"n1","source":{"persistentVolumeName":"pv1"}}}`,
 		`{"apiVersion":"storage.k8s.io/v1beta1","kind":"CSIDriver","metadata":{"name":"removedapis.csi.example.com"},"spec":{"attachRequired":true,"podInfoOnMount":false,"volumeLifecycleModes":["Persistent"]}}`,
 		`{"apiVersion":"storage.k8s.io/v1beta1","kind":"CSINode","metadata":{"name":"removedapis-n1"},"spec":{"drivers":[{"name":"csi.example.com","nodeID":"n1","topologyKeys":["zone"]}]}}`,
+		`{"apiVersion":"apiextensions.k8s.io/v1beta1","kind":"CustomResourceDefinition","metadata":{"name":"things.removedapis.example.com"},
+			"spec":{"group":"removedapis.example.com","version":"v1alpha1","scope":"Cluster","names":{"plural":"things","singular":"thing","kind":"Thing","listKind":"ThingList"}}}`,
 		`{"apiVersion":"storage.k8s.io/v1beta1","kind":"CSIStorageCapacity","metadata":{"name":"cap"},"storageClassName":"removedapis-fast","capacity":"10Gi","nodeTopology":{"matchLabels":{"zone":"z1"}}}`,
 	}
 	for _, s := range extra {
 		out = append(out, obj(t, s))
 	}
 	for i, o := range out {
+		if o.GetKind() == "CustomResourceDefinition" {
+			continue // named <plural>.<group>, unique already
+		}
 		o.SetName(fmt.Sprintf("removedapis-%d-%s", i, o.GetName()))
 	}
 	return out

@@ -208,11 +208,68 @@ var genEndpointSlice = rapid.Custom(func(t *rapid.T) *unstructured.Unstructured 
 	return &unstructured.Unstructured{Object: m}
 })
 
+// genCRD draws v1beta1 CRDs as a v1beta1 API server served them: spec.version equal to the
+// first version, per-version schemas only when they differ (identical ones were kept at
+// the top), printer columns at the top or per version.
+var genCRD = rapid.Custom(func(t *rapid.T) *unstructured.Unstructured {
+	m := withMeta("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition", t)
+	delete(m["metadata"].(map[string]any), "namespace")
+	names := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"v1", "v1beta1", "v1alpha1", "v2"}), 1, 3, rapid.ID[string]).Draw(t, "versions")
+	schema := func(desc string) map[string]any {
+		root := map[string]any{"type": "object", "description": desc}
+		if rapid.Bool().Draw(t, "rootPreserve") {
+			root["x-kubernetes-preserve-unknown-fields"] = true
+		}
+		return map[string]any{"openAPIV3Schema": root}
+	}
+	columns := func(path string) []any {
+		return []any{map[string]any{"name": "C", "type": "string", "JSONPath": path}}
+	}
+	spec := map[string]any{"group": "example.com", "scope": "Namespaced", "version": names[0],
+		"names": map[string]any{"plural": "things", "kind": "Thing"}}
+	perVersion := len(names) > 1 && rapid.Bool().Draw(t, "perVersion")
+	var versions []any
+	for i, n := range names {
+		v := map[string]any{"name": n, "served": true, "storage": i == 0}
+		if perVersion {
+			v["schema"] = schema("schema of " + n)
+			v["additionalPrinterColumns"] = columns(".spec." + n)
+		}
+		versions = append(versions, v)
+	}
+	spec["versions"] = versions
+	if !perVersion {
+		if rapid.Bool().Draw(t, "validation") {
+			spec["validation"] = schema("shared")
+		}
+		if rapid.Bool().Draw(t, "columns") {
+			spec["additionalPrinterColumns"] = columns(".spec.x")
+		}
+	}
+	if rapid.Bool().Draw(t, "subresources") {
+		spec["subresources"] = map[string]any{"status": map[string]any{}}
+	}
+	switch rapid.IntRange(0, 2).Draw(t, "preserve") {
+	case 0:
+		spec["preserveUnknownFields"] = true
+	case 1:
+		spec["preserveUnknownFields"] = false
+	}
+	if rapid.Bool().Draw(t, "webhook") {
+		spec["conversion"] = map[string]any{"strategy": "Webhook", "conversionReviewVersions": []any{"v1beta1"},
+			"webhookClientConfig": map[string]any{"url": "https://conv.example.com/convert"}}
+	} else {
+		spec["conversion"] = map[string]any{"strategy": "None"}
+	}
+	m["spec"] = spec
+	return &unstructured.Unstructured{Object: m}
+})
+
 func TestRoundTrips(t *testing.T) {
 	r, err := removedapis.Registry()
 	require.NoError(t, err)
 	for name, gen := range map[string]*rapid.Generator[*unstructured.Unstructured]{
-		"ingress": genIngress, "hpa v2beta1": genHPA, "pdb": genPDB, "endpointslice": genEndpointSlice,
+		"ingress": genIngress, "hpa v2beta1": genHPA, "pdb": genPDB, "endpointslice": genEndpointSlice, "crd": genCRD,
 	} {
 		t.Run(name, func(t *testing.T) { converttest.CheckRegistryRoundTrip(t, r, gen) })
 	}
