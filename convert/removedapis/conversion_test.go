@@ -187,6 +187,28 @@ var conversionCases = []struct {
 		oneWay: true, // back in v1beta1 it has versions too, as a v1beta1 API server defaulted it
 	},
 	{
+		name: "validating webhook v1beta1: v1beta1's defaults made explicit",
+		in: `{"apiVersion":"admissionregistration.k8s.io/v1beta1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"policy"},
+			"webhooks":[{"name":"check.example.com","clientConfig":{"url":"https://check.example.com/validate"},"sideEffects":"None",
+			"rules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["pods"]}]}]}`,
+		hub: `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"policy"},
+			"webhooks":[{"name":"check.example.com","clientConfig":{"url":"https://check.example.com/validate"},"sideEffects":"None",
+			"failurePolicy":"Ignore","matchPolicy":"Exact","timeoutSeconds":30,"admissionReviewVersions":["v1beta1"],"namespaceSelector":{},"objectSelector":{},
+			"rules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["pods"],"scope":"*"}]}]}`,
+		oneWay: true,
+	},
+	{
+		name: "mutating webhook v1beta1 as served: the same fields",
+		in: `{"apiVersion":"admissionregistration.k8s.io/v1beta1","kind":"MutatingWebhookConfiguration","metadata":{"name":"inject"},
+			"webhooks":[{"name":"inject.example.com","clientConfig":{"service":{"namespace":"default","name":"inject","path":"/mutate","port":443}},"sideEffects":"NoneOnDryRun",
+			"failurePolicy":"Fail","matchPolicy":"Equivalent","timeoutSeconds":5,"admissionReviewVersions":["v1","v1beta1"],"namespaceSelector":{"matchLabels":{"inject":"on"}},"objectSelector":{},"reinvocationPolicy":"IfNeeded",
+			"rules":[{"apiGroups":["apps"],"apiVersions":["v1"],"operations":["CREATE","UPDATE"],"resources":["deployments"],"scope":"Namespaced"}]}]}`,
+		hub: `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingWebhookConfiguration","metadata":{"name":"inject"},
+			"webhooks":[{"name":"inject.example.com","clientConfig":{"service":{"namespace":"default","name":"inject","path":"/mutate","port":443}},"sideEffects":"NoneOnDryRun",
+			"failurePolicy":"Fail","matchPolicy":"Equivalent","timeoutSeconds":5,"admissionReviewVersions":["v1","v1beta1"],"namespaceSelector":{"matchLabels":{"inject":"on"}},"objectSelector":{},"reinvocationPolicy":"IfNeeded",
+			"rules":[{"apiGroups":["apps"],"apiVersions":["v1"],"operations":["CREATE","UPDATE"],"resources":["deployments"],"scope":"Namespaced"}]}]}`,
+	},
+	{
 		name: "rbac v1beta1: the same fields",
 		in:   `{"apiVersion":"rbac.authorization.k8s.io/v1beta1","kind":"ClusterRoleBinding","metadata":{"name":"b"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},"subjects":[{"kind":"Group","name":"devs","apiGroup":"rbac.authorization.k8s.io"}]}`,
 		hub:  `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"b"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},"subjects":[{"kind":"Group","name":"devs","apiGroup":"rbac.authorization.k8s.io"}]}`,

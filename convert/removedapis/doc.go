@@ -26,6 +26,9 @@
 //     subresources and columns, the conversion webhook, and preserveUnknownFields: true
 //     turned into the schema's x-kubernetes-preserve-unknown-fields (stashed) since v1
 //     refuses it.
+//   - Mutating and ValidatingWebhookConfiguration admissionregistration.k8s.io/v1beta1 ->
+//     v1: v1beta1's defaults made explicit, since v1's differ (failurePolicy Ignore, not
+//     Fail); webhooks with sideEffects Unknown or Some convert but v1 refuses them.
 //   - CronJob, IngressClass, PriorityClass, Lease, RuntimeClass, the four RBAC kinds,
 //     StorageClass, VolumeAttachment, CSIDriver, CSINode, CSIStorageCapacity: the same
 //     fields in both versions.
@@ -54,8 +57,8 @@
 //
 // Removed reports the removed versions this package does not convert, with the release
 // that removed them and why: PodSecurityPolicy has no successor; extensions and old apps
-// versions of workloads are backed up by Velero at apps/v1 as well; webhook configurations
-// at v1beta1 are not converted yet.
+// versions of workloads are backed up by Velero at apps/v1 as well; events and the API
+// server's own flow-control configuration are not worth restoring.
 //
 // Nothing in the package is mutable; every function is safe for concurrent use.
 package removedapis

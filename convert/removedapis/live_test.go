@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -176,5 +177,36 @@ func requireContains(t *testing.T, path string, want, got any) {
 		}
 	default:
 		require.True(t, reflect.DeepEqual(want, got), "%s: sent %#v, read back %#v", path, want, got)
+	}
+}
+
+// TestLiveRefused: what the package documents as converting but not restoring is refused
+// by the 1.36 API server as invalid.
+func TestLiveRefused(t *testing.T) {
+	c := env.Cluster(t)
+	dyn, err := dynamic.NewForConfig(c.RESTConfig())
+	require.NoError(t, err)
+	r, err := removedapis.Registry()
+	require.NoError(t, err)
+	tests := []struct {
+		name     string
+		in       string
+		resource string
+	}{
+		{"csr for the legacy-unknown signer", fmt.Sprintf(`{"apiVersion":"certificates.k8s.io/v1beta1","kind":"CertificateSigningRequest","metadata":{"name":"removedapis-legacy"},
+			"spec":{"request":%q}}`, csrRequest(t, "example", "someone")), "certificatesigningrequests"},
+		{"webhook with sideEffects Unknown", `{"apiVersion":"admissionregistration.k8s.io/v1beta1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"removedapis-unknown"},
+			"webhooks":[{"name":"check.example.com","clientConfig":{"url":"https://check.example.com/validate"},
+			"rules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["pods"]}]}]}`, "validatingwebhookconfigurations"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := obj(t, tc.in)
+			out, err := r.Convert(t.Context(), in, "v1")
+			require.NoError(t, err)
+			gvr := schema.GroupVersionResource{Group: in.GroupVersionKind().Group, Version: "v1", Resource: tc.resource}
+			_, err = dyn.Resource(gvr).Create(t.Context(), out, metav1.CreateOptions{})
+			require.True(t, apierrors.IsInvalid(err), "want Invalid, have %v", err)
+		})
 	}
 }

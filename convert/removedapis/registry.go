@@ -61,6 +61,8 @@ func kinds() []kindSpec {
 		one("storage.k8s.io", "VolumeAttachment", "volumeattachments", "v1", "v1beta1", "1.22", identical()),
 		one("storage.k8s.io", "CSIDriver", "csidrivers", "v1", "v1beta1", "1.22", identical()),
 		one("storage.k8s.io", "CSINode", "csinodes", "v1", "v1beta1", "1.22", identical()),
+		one("admissionregistration.k8s.io", "MutatingWebhookConfiguration", "mutatingwebhookconfigurations", "v1", "v1beta1", "1.22", webhookFuncs(true)),
+		one("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", "validatingwebhookconfigurations", "v1", "v1beta1", "1.22", webhookFuncs(false)),
 		one("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions", "v1", "v1beta1", "1.22", crdFuncs()),
 		one("storage.k8s.io", "CSIStorageCapacity", "csistoragecapacities", "v1", "v1beta1", "1.27", identical()),
 	}
