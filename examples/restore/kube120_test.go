@@ -117,3 +117,28 @@ func TestLiveRestoreKube120(t *testing.T) {
 	require.Equal(t, "node-a", ep["nodeName"])
 	require.Contains(t, eps.GetAnnotations()["convert.backupkit.io/stash"], "region-1", "the topology v1 dropped is stashed")
 }
+
+// A backup of a cluster older than 1.14 holds Ingresses only in extensions/v1beta1: the
+// plan says where their fields went instead of "the target does not serve it".
+func TestDryRunExtensionsIngress(t *testing.T) {
+	var buf bytes.Buffer
+	w := archive.NewWriter(&buf)
+	ing := []byte(`{"apiVersion":"extensions/v1beta1","kind":"Ingress","metadata":{"name":"web","namespace":"old","uid":"u1"},"spec":{"backend":{"serviceName":"web","servicePort":80}}}`)
+	require.NoError(t, w.Add("ingresses.extensions", "v1beta1", "old", "web", ing))
+	require.NoError(t, w.SetPreferred("ingresses.extensions", "v1beta1"))
+	psp := []byte(`{"apiVersion":"extensions/v1beta1","kind":"PodSecurityPolicy","metadata":{"name":"p","uid":"u2"},"spec":{}}`)
+	require.NoError(t, w.Add("podsecuritypolicies.extensions", "v1beta1", "", "p", psp))
+	require.NoError(t, w.SetPreferred("podsecuritypolicies.extensions", "v1beta1"))
+	require.NoError(t, w.Close())
+	backup := filepath.Join(t.TempDir(), "old.tar.gz")
+	require.NoError(t, os.WriteFile(backup, buf.Bytes(), 0o600))
+
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run(t.Context(), []string{"--backup", backup, "-o", "json"}, &stdout, &stderr), stderr.String())
+	var p Plan
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
+	require.ElementsMatch(t, []Skipped{
+		{"resources/ingresses.extensions/namespaces/old/web.json", "its fields moved to networking.k8s.io/v1beta1, which this restore does not read it as (Velero backs it up there too)"},
+		{"resources/podsecuritypolicies.extensions/cluster/p.json", "podsecuritypolicies.extensions/v1beta1: removed in Kubernetes 1.16; the API is gone with no replacement (Pod Security Admission replaced it, configured by namespace labels)"},
+	}, p.Skipped)
+}
