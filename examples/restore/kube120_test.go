@@ -138,7 +138,7 @@ func TestDryRunExtensionsIngress(t *testing.T) {
 	var p Plan
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
 	require.ElementsMatch(t, []Skipped{
-		{"resources/ingresses.extensions/namespaces/old/web.json", "its fields moved to networking.k8s.io/v1beta1, which this restore does not read it as (Velero backs it up there too)"},
+		{"resources/ingresses.extensions/namespaces/old/web.json", "its kind moved to networking.k8s.io/v1beta1 with the same fields, but this restore converts within a group only; Velero backs it up from there too"},
 		{"resources/podsecuritypolicies.extensions/cluster/p.json", "podsecuritypolicies.extensions/v1beta1: removed in Kubernetes 1.16; the API is gone with no replacement (Pod Security Admission replaced it, configured by namespace labels)"},
 	}, p.Skipped)
 }

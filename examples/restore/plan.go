@@ -120,7 +120,7 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, opts ...versionsele
 			case removed:
 				rp.Unrestorable = removal.String()
 			case moved:
-				rp.Unrestorable = fmt.Sprintf("its fields moved to %s, which this restore does not read it as (Velero backs it up there too)", regroup)
+				rp.Unrestorable = fmt.Sprintf("its kind moved to %s with the same fields, but this restore converts within a group only; Velero backs it up from there too", regroup)
 			case e.Choice.Reason == versionselect.ReasonNoCommonVersion:
 				rp.Unrestorable = fmt.Sprintf("the target serves %s, none of them backed up, and no conversion is registered",
 					strings.Join(e.TargetVersions, ", "))
