@@ -234,3 +234,30 @@ func TestConversions(t *testing.T) {
 		})
 	}
 }
+
+// Backends as Kubernetes' Convert_v1beta1_IngressBackend_To_networking_IngressBackend
+// converts them, edge values included.
+func TestIngressBackendEdges(t *testing.T) {
+	r, err := removedapis.Registry()
+	require.NoError(t, err)
+	tests := []struct {
+		name, backend, want string
+	}{
+		{"number", `{"serviceName":"a","servicePort":80}`, `{"service":{"name":"a","port":{"number":80}}}`},
+		{"name", `{"serviceName":"a","servicePort":"http"}`, `{"service":{"name":"a","port":{"name":"http"}}}`},
+		{"port 0 with a name", `{"serviceName":"a","servicePort":0}`, `{"service":{"name":"a","port":{}}}`},
+		{"port 0 alone: no service", `{"servicePort":0}`, `{}`},
+		{"port alone", `{"servicePort":8080}`, `{"service":{"port":{"number":8080}}}`},
+		{"empty port name", `{"servicePort":""}`, `{"service":{"port":{"name":""}}}`},
+		{"resource", `{"resource":{"kind":"Bucket","name":"b"}}`, `{"resource":{"kind":"Bucket","name":"b"}}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := obj(t, `{"apiVersion":"networking.k8s.io/v1beta1","kind":"Ingress","metadata":{"name":"i"},"spec":{"backend":`+tc.backend+`}}`)
+			out, err := r.Convert(t.Context(), in, "v1")
+			require.NoError(t, err)
+			want := obj(t, `{"b":`+tc.want+`}`).Object["b"]
+			require.Equal(t, want, out.Object["spec"].(map[string]any)["defaultBackend"])
+		})
+	}
+}

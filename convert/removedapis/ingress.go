@@ -97,7 +97,9 @@ func backendToV1(b map[string]any, path string) error {
 			return fmt.Errorf("%s.servicePort: want a number or a name, have %T", path, port)
 		}
 	}
-	if len(svc) > 0 {
+	// As Kubernetes: a service backend when there is a name, a port name (even empty) or
+	// a port number that is not 0.
+	if port, _ := svc["port"].(map[string]any); svc["name"] != nil || len(port) > 0 {
 		b["service"] = svc
 	}
 	return nil
