@@ -29,6 +29,9 @@
 //   - Mutating and ValidatingWebhookConfiguration admissionregistration.k8s.io/v1beta1 ->
 //     v1: v1beta1's defaults made explicit, since v1's differ (failurePolicy Ignore, not
 //     Fail); webhooks with sideEffects Unknown or Some convert but v1 refuses them.
+//   - FlowSchema and PriorityLevelConfiguration flowcontrol.apiserver.k8s.io/v1beta1..3 ->
+//     v1: assuredConcurrencyShares renamed, the default of 30 shares made explicit (a
+//     v1beta3 level with a meant 0 converts but v1 refuses its annotation).
 //   - CronJob, IngressClass, PriorityClass, Lease, RuntimeClass, the four RBAC kinds,
 //     StorageClass, VolumeAttachment, CSIDriver, CSINode, CSIStorageCapacity: the same
 //     fields in both versions.
@@ -57,8 +60,8 @@
 //
 // Removed reports the removed versions this package does not convert, with the release
 // that removed them and why: PodSecurityPolicy has no successor; extensions and old apps
-// versions of workloads are backed up by Velero at apps/v1 as well; events and the API
-// server's own flow-control configuration are not worth restoring.
+// versions of workloads are backed up by Velero at apps/v1 as well; events are not worth
+// restoring.
 //
 // Nothing in the package is mutable; every function is safe for concurrent use.
 package removedapis

@@ -41,12 +41,6 @@ func removals() []Removal {
 		{"apps", "daemonsets", "v1beta2", "1.16", "apps/v1 serves them and a 1.16 or later backup holds apps/v1"},
 		{"apps", "replicasets", "v1beta2", "1.16", "apps/v1 serves them and a 1.16 or later backup holds apps/v1"},
 		{"events.k8s.io", "events", "v1beta1", "1.25", "not converted: events are not worth restoring (Velero excludes them by default)"},
-		{"flowcontrol.apiserver.k8s.io", "flowschemas", "v1beta1", "1.26", "not converted: the API server keeps its own configuration objects"},
-		{"flowcontrol.apiserver.k8s.io", "flowschemas", "v1beta2", "1.29", "not converted: the API server keeps its own configuration objects"},
-		{"flowcontrol.apiserver.k8s.io", "flowschemas", "v1beta3", "1.32", "not converted: the API server keeps its own configuration objects"},
-		{"flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations", "v1beta1", "1.26", "not converted: the API server keeps its own configuration objects"},
-		{"flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations", "v1beta2", "1.29", "not converted: the API server keeps its own configuration objects"},
-		{"flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations", "v1beta3", "1.32", "not converted: the API server keeps its own configuration objects"},
 	}
 }
 

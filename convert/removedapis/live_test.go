@@ -47,9 +47,12 @@ func csrRequest(t *testing.T, org, cn string) string {
 func liveObjects(t *testing.T) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, tc := range conversionCases {
-		if tc.name == "csr v1beta1: no signerName, unparsable request: legacy-unknown, default usages" ||
-			tc.name == "csr v1beta1: signerName and usages kept" {
+		switch tc.name {
+		case "csr v1beta1: no signerName, unparsable request: legacy-unknown, default usages",
+			"csr v1beta1: signerName and usages kept":
 			continue // the request does not parse; see the kubelet request below
+		case "priority level v1beta3: a meant 0 stays 0":
+			continue // refused: see TestLiveRefused
 		}
 		out = append(out, obj(t, tc.in))
 	}
@@ -71,6 +74,11 @@ func liveObjects(t *testing.T) []*unstructured.Unstructured {
 		`{"apiVersion":"storage.k8s.io/v1beta1","kind":"CSINode","metadata":{"name":"removedapis-n1"},"spec":{"drivers":[{"name":"csi.example.com","nodeID":"n1","topologyKeys":["zone"]}]}}`,
 		`{"apiVersion":"apiextensions.k8s.io/v1beta1","kind":"CustomResourceDefinition","metadata":{"name":"things.removedapis.example.com"},
 			"spec":{"group":"removedapis.example.com","version":"v1alpha1","scope":"Cluster","names":{"plural":"things","singular":"thing","kind":"Thing","listKind":"ThingList"}}}`,
+		`{"apiVersion":"flowcontrol.apiserver.k8s.io/v1beta1","kind":"PriorityLevelConfiguration","metadata":{"name":"old"},"spec":{"type":"Limited","limited":{"assuredConcurrencyShares":5,"limitResponse":{"type":"Reject"}}}}`,
+		`{"apiVersion":"flowcontrol.apiserver.k8s.io/v1beta1","kind":"FlowSchema","metadata":{"name":"old"},"spec":{"priorityLevelConfiguration":{"name":"old"},"matchingPrecedence":600,
+			"rules":[{"subjects":[{"kind":"Group","group":{"name":"ops"}}],"nonResourceRules":[{"verbs":["get"],"nonResourceURLs":["/metrics"]}]}]}}`,
+		`{"apiVersion":"flowcontrol.apiserver.k8s.io/v1beta2","kind":"FlowSchema","metadata":{"name":"old2"},"spec":{"priorityLevelConfiguration":{"name":"old"}}}`,
+		`{"apiVersion":"flowcontrol.apiserver.k8s.io/v1beta2","kind":"PriorityLevelConfiguration","metadata":{"name":"old2"},"spec":{"type":"Limited","limited":{"assuredConcurrencyShares":0,"limitResponse":{"type":"Reject"}}}}`,
 		`{"apiVersion":"storage.k8s.io/v1beta1","kind":"CSIStorageCapacity","metadata":{"name":"cap"},"storageClassName":"removedapis-fast","capacity":"10Gi","nodeTopology":{"matchLabels":{"zone":"z1"}}}`,
 	}
 	for _, s := range extra {
@@ -195,6 +203,9 @@ func TestLiveRefused(t *testing.T) {
 	}{
 		{"csr for the legacy-unknown signer", fmt.Sprintf(`{"apiVersion":"certificates.k8s.io/v1beta1","kind":"CertificateSigningRequest","metadata":{"name":"removedapis-legacy"},
 			"spec":{"request":%q}}`, csrRequest(t, "example", "someone")), "certificatesigningrequests"},
+		{"priority level v1beta3 with the annotation for a meant 0", `{"apiVersion":"flowcontrol.apiserver.k8s.io/v1beta3","kind":"PriorityLevelConfiguration",
+			"metadata":{"name":"removedapis-zero","annotations":{"flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares":""}},
+			"spec":{"type":"Limited","limited":{"nominalConcurrencyShares":0,"limitResponse":{"type":"Reject"}}}}`, "prioritylevelconfigurations"},
 		{"webhook with sideEffects Unknown", `{"apiVersion":"admissionregistration.k8s.io/v1beta1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"removedapis-unknown"},
 			"webhooks":[{"name":"check.example.com","clientConfig":{"url":"https://check.example.com/validate"},
 			"rules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["pods"]}]}]}`, "validatingwebhookconfigurations"},

@@ -64,6 +64,12 @@ func kinds() []kindSpec {
 		one("admissionregistration.k8s.io", "MutatingWebhookConfiguration", "mutatingwebhookconfigurations", "v1", "v1beta1", "1.22", webhookFuncs(true)),
 		one("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", "validatingwebhookconfigurations", "v1", "v1beta1", "1.22", webhookFuncs(false)),
 		one("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions", "v1", "v1beta1", "1.22", crdFuncs()),
+		{group: "flowcontrol.apiserver.k8s.io", kind: "FlowSchema", resource: "flowschemas", hub: "v1", spokes: []spokeSpec{
+			{"v1beta1", "1.26", flowSchemaFuncs()}, {"v1beta2", "1.29", flowSchemaFuncs()}, {"v1beta3", "1.32", flowSchemaFuncs()},
+		}},
+		{group: "flowcontrol.apiserver.k8s.io", kind: "PriorityLevelConfiguration", resource: "prioritylevelconfigurations", hub: "v1", spokes: []spokeSpec{
+			{"v1beta1", "1.26", plcRenamed()}, {"v1beta2", "1.29", plcRenamed()}, {"v1beta3", "1.32", plcV1beta3()},
+		}},
 		one("storage.k8s.io", "CSIStorageCapacity", "csistoragecapacities", "v1", "v1beta1", "1.27", identical()),
 	}
 }
