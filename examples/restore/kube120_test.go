@@ -124,11 +124,11 @@ func TestDryRunExtensionsIngress(t *testing.T) {
 	var buf bytes.Buffer
 	w := archive.NewWriter(&buf)
 	ing := []byte(`{"apiVersion":"extensions/v1beta1","kind":"Ingress","metadata":{"name":"web","namespace":"old","uid":"u1"},"spec":{"backend":{"serviceName":"web","servicePort":80}}}`)
-	require.NoError(t, w.Add("ingresses.extensions", "v1beta1", "old", "web", ing))
 	require.NoError(t, w.SetPreferred("ingresses.extensions", "v1beta1"))
+	require.NoError(t, w.Add("ingresses.extensions", "v1beta1", "old", "web", ing))
 	psp := []byte(`{"apiVersion":"extensions/v1beta1","kind":"PodSecurityPolicy","metadata":{"name":"p","uid":"u2"},"spec":{}}`)
-	require.NoError(t, w.Add("podsecuritypolicies.extensions", "v1beta1", "", "p", psp))
 	require.NoError(t, w.SetPreferred("podsecuritypolicies.extensions", "v1beta1"))
+	require.NoError(t, w.Add("podsecuritypolicies.extensions", "v1beta1", "", "p", psp))
 	require.NoError(t, w.Close())
 	backup := filepath.Join(t.TempDir(), "old.tar.gz")
 	require.NoError(t, os.WriteFile(backup, buf.Bytes(), 0o600))

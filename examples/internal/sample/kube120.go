@@ -51,23 +51,18 @@ func kube120Items() []sampleItem {
 func BuildKube120() ([]byte, error) {
 	var buf bytes.Buffer
 	w := archive.NewWriter(&buf)
-	preferred := map[string]string{}
 	for _, it := range kube120Items() {
 		data, err := json.Marshal(it.obj)
 		if err != nil {
 			return nil, err
 		}
+		// Each resource is held at one version, its preferred one; SetPreferred again with
+		// the same version is a no-op.
+		if err := w.SetPreferred(it.resource, it.version); err != nil {
+			return nil, fmt.Errorf("kube120 %s: %w", it.resource, err)
+		}
 		if err := w.Add(it.resource, it.version, it.namespace, it.name, data); err != nil {
 			return nil, fmt.Errorf("kube120 %s/%s: %w", it.resource, it.name, err)
-		}
-		preferred[it.resource] = it.version
-	}
-	for _, it := range kube120Items() {
-		if v, ok := preferred[it.resource]; ok {
-			if err := w.SetPreferred(it.resource, v); err != nil {
-				return nil, err
-			}
-			delete(preferred, it.resource)
 		}
 	}
 	if err := w.Close(); err != nil {
