@@ -198,6 +198,7 @@ func TestParseRequests(t *testing.T) {
 apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="secrets",scope="resource",subresource="",verb="POST",version="v1"} 31000
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="namespaces",scope="resource",subresource="",verb="GET",version="v1"} 12
 apiserver_request_total{code="404",component="apiserver",dry_run="",group="",resource="namespaces",scope="resource",subresource="",verb="GET",version="v1"} 1
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="networking.k8s.io",resource="ipaddresses",scope="resource",subresource="",verb="POST",version="v1"} 999
 apiserver_request_total_other{verb="GET"} 7
 apiserver_request_duration_seconds_count{verb="GET"} 99
 `
