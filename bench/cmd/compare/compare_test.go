@@ -35,6 +35,24 @@ func TestSmokeCompare(t *testing.T) {
 // TestSmokeCompareRestore runs the restore section alone (-only restore) at the smallest
 // size with the ceiling tool, into a results file that already has other sections, and
 // checks that the section is spliced in before the notes and replaced on a second run.
+func TestSpliceRestore(t *testing.T) {
+	sec := []byte(restoreHeading + "\n\nnew\n")
+	notes := []byte("## What dominates\n\nnew notes\n")
+	for _, tc := range []struct{ name, old, notes, want string }{
+		{"inserted before the notes, which are refreshed", "# R\n\n## Order\n\nkept\n\n## What dominates\n\nold notes\n", string(notes),
+			"# R\n\n## Order\n\nkept\n\n" + restoreHeading + "\n\nnew\n\n## What dominates\n\nnew notes\n"},
+		{"replaced", "# R\n\n" + restoreHeading + "\n\nold\n\n## Order\n\nkept\n\n## What dominates\n\nold notes\n", string(notes),
+			"# R\n\n" + restoreHeading + "\n\nnew\n\n## Order\n\nkept\n\n## What dominates\n\nnew notes\n"},
+		{"no notes file: the file's kept", "# R\n\n" + restoreHeading + "\n\nold\n", "",
+			"# R\n\n" + restoreHeading + "\n\nnew\n"},
+		{"new file", "", string(notes), "\n\n" + restoreHeading + "\n\nnew\n\n## What dominates\n\nnew notes\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, string(spliceRestore([]byte(tc.old), sec, []byte(tc.notes))))
+		})
+	}
+}
+
 func TestSmokeCompareRestore(t *testing.T) {
 	if _, err := testcluster.LookupBinaries(os.Getenv); err != nil {
 		if testcluster.InCI(os.Getenv) {

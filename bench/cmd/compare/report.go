@@ -66,7 +66,8 @@ func (r *report) flush() error {
 		if err != nil && !os.IsNotExist(err) {
 			return err
 		}
-		return os.WriteFile(r.path, spliceRestore(old, sec.Bytes()), 0o644)
+		notes, _ := os.ReadFile(r.cfg.notes) // none: keep what the file has
+		return os.WriteFile(r.path, spliceRestore(old, sec.Bytes(), notes), 0o644)
 	}
 	var b bytes.Buffer
 	b.WriteString("# backupkit beside its peers\n\n")

@@ -344,20 +344,31 @@ func safeDiv(a, b float64) float64 {
 }
 
 // spliceRestore replaces the restore section of the results file old with section (or
-// inserts it before the hand-written notes, or at the end), leaving the rest as it was:
-// what `-only restore` writes, so a restore run does not erase the other sections.
-func spliceRestore(old, section []byte) []byte {
-	const notes = "\n## What dominates"
+// inserts it before the hand-written notes, or at the end), and the notes at the end with
+// notes (when not empty), leaving the rest as it was: what `-only restore` writes, so a
+// restore run does not erase the other sections.
+func spliceRestore(old, section, notes []byte) []byte {
 	s := string(old)
+	sec := strings.TrimRight(string(section), "\n") + "\n"
+	notesAt := -1
+	if first, _, _ := strings.Cut(string(notes), "\n"); first != "" {
+		notesAt = strings.Index(s, "\n"+first)
+	}
+	tail := ""
+	if notesAt >= 0 {
+		s, tail = s[:notesAt], "\n"+string(notes)
+	}
 	if i := strings.Index(s, "\n"+restoreHeading); i >= 0 {
 		end := len(s)
 		if j := strings.Index(s[i+1:], "\n## "); j >= 0 {
 			end = i + 1 + j
 		}
-		return []byte(s[:i] + "\n" + strings.TrimRight(string(section), "\n") + "\n" + s[end:])
+		s = s[:i] + "\n" + sec + s[end:]
+	} else {
+		s = strings.TrimRight(s, "\n") + "\n\n" + sec
 	}
-	if i := strings.Index(s, notes); i >= 0 {
-		return []byte(s[:i] + "\n" + strings.TrimRight(string(section), "\n") + "\n" + s[i:])
+	if tail == "" && len(notes) > 0 {
+		tail = "\n" + string(notes)
 	}
-	return []byte(strings.TrimRight(s, "\n") + "\n\n" + string(section))
+	return []byte(s + tail)
 }
