@@ -33,7 +33,7 @@
 //	                                     │
 //	                 convert (when the chosen version is not in the backup)
 //	                                     │
-//	                  create wave by wave ──readiness──▶ next wave
+//	            manifest.Walk: create each item ──readiness──▶ start its dependents
 //
 // The runnable programs under examples/ compose the packages into these jobs.
 package backupkit

@@ -12,7 +12,11 @@
 // and the preferred version of each resource is stored twice: at the legacy unversioned path
 // and under "<v>-preferredversion". ItemPath builds these paths and refuses any component
 // that could escape. Format versions compare as semantic versions (CompareFormatVersions),
-// so "1.10.0" is newer than "1.9.0".
+// so "1.10.0" is newer than "1.9.0", and "1" (what Velero before 1.4 wrote) is "1.0.0".
+//
+// Backups older than 1.1.0 (FormatHasVersionDirs) have no version directories: every item
+// is only at its legacy path. Scan and Open read them too, taking each resource's version
+// from its items' apiVersion; versionselect.WithGate then chooses the legacy path.
 //
 // # Reading a stream
 //

@@ -90,7 +90,14 @@ func Open(fsys fs.FS) (*Backup, error) {
 			}
 		}
 	}
-	gvs, problems := groupVersions(dirs)
+	versionDirs, _ := FormatHasVersionDirs(b.format)
+	legacy := legacyVersions{}
+	if !versionDirs {
+		if err := b.readLegacyVersions(dirs, legacy); err != nil {
+			return nil, err
+		}
+	}
+	gvs, problems := groupVersions(dirs, legacy, versionDirs)
 	b.groups = gvs
 	b.problems = append(b.problems, problems...)
 	sortProblems(b.problems)
@@ -98,6 +105,34 @@ func Open(fsys fs.FS) (*Backup, error) {
 		sort.Slice(refs, func(i, j int) bool { return refs[i].Path < refs[j].Path })
 	}
 	return b, nil
+}
+
+// readLegacyVersions notes the apiVersion of every legacy item of the resources that have no
+// version directory (groupVersions).
+func (b *Backup) readLegacyVersions(dirs map[string]map[string]bool, legacy legacyVersions) error {
+	for r, vdirs := range dirs {
+		if len(vdirs) > 0 {
+			continue
+		}
+		for _, ref := range b.items[r] {
+			if ref.VersionDir != "" {
+				continue
+			}
+			data, err := fs.ReadFile(b.fsys, ref.Path)
+			if err != nil {
+				return fmt.Errorf("archive: open: %w", err)
+			}
+			m, err := decodeMetadata(data)
+			if err != nil {
+				b.problem(ref.Path, "metadata: "+err.Error())
+				continue
+			}
+			if p := legacy.note(ref, m.APIVersion); p != nil {
+				b.problem(p.Path, p.Reason)
+			}
+		}
+	}
+	return nil
 }
 
 // scope reads a cluster/ or namespaces/ directory at p.

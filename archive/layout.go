@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -155,9 +156,15 @@ func parseItemPath(p string) (ItemRef, bool) {
 
 // groupVersions turns the version directories seen per resource directory into what
 // versionselect.Choose takes. A resource with no "-preferredversion" directory or several is
-// reported and gets no PreferredVersion; a resource with no version directory at all (a
-// format 1.0 backup) is reported and left out.
-func groupVersions(dirs map[string]map[string]bool) (map[string]metav1.APIGroup, []Problem) {
+// reported and gets no PreferredVersion.
+//
+// A resource with no version directory at all is a legacy resource (Velero before 1.4, format
+// below 1.1.0, wrote only the legacy paths): legacy holds the versions of its items'
+// apiVersion, which become its versions, the only one marked preferred (it is what the
+// source served as preferred when the backup was taken). It is reported only where the
+// layout is inconsistent: legacy items at several versions, none readable, or a format
+// (versionDirs) that requires version directories.
+func groupVersions(dirs map[string]map[string]bool, legacy map[string]map[string]bool, versionDirs bool) (map[string]metav1.APIGroup, []Problem) {
 	out := make(map[string]metav1.APIGroup, len(dirs))
 	var problems []Problem
 	for key, vdirs := range dirs {
@@ -179,18 +186,33 @@ func groupVersions(dirs map[string]map[string]bool) (map[string]metav1.APIGroup,
 			}
 		}
 		if len(versions) == 0 {
-			problems = append(problems, Problem{where, "no version directory"})
-			continue
+			if versionDirs || len(legacy[key]) == 0 {
+				problems = append(problems, Problem{where, "no version directory"})
+			}
+			if len(legacy[key]) == 0 {
+				continue
+			}
+			for v := range legacy[key] {
+				versions = append(versions, v)
+			}
+			if len(versions) == 1 {
+				preferred = versions
+			} else {
+				versionselect.Sort(versions)
+				problems = append(problems, Problem{where, "legacy items at several versions: " + strings.Join(versions, ", ")})
+			}
 		}
 		versionselect.Sort(versions)
 		g := metav1.APIGroup{Name: group}
 		for _, v := range versions {
 			g.Versions = append(g.Versions, gv(group, v))
 		}
-		switch len(preferred) {
-		case 1:
+		switch {
+		case len(preferred) == 1:
 			g.PreferredVersion = gv(group, preferred[0])
-		case 0:
+		case len(vdirs) == 0:
+			// legacy, several versions: reported above
+		case len(preferred) == 0:
 			problems = append(problems, Problem{where, "no " + PreferredSuffix + " directory"})
 		default:
 			sort.Strings(preferred)
@@ -200,6 +222,29 @@ func groupVersions(dirs map[string]map[string]bool) (map[string]metav1.APIGroup,
 	}
 	sortProblems(problems)
 	return out, problems
+}
+
+// legacyVersions records, per resource directory, the versions of the apiVersions of its
+// items at legacy paths, for resources that may have no version directory.
+type legacyVersions map[string]map[string]bool
+
+// note records the apiVersion of a legacy item of resource key; an apiVersion whose group
+// is not the resource's is a problem, returned.
+func (l legacyVersions) note(ref ItemRef, apiVersion string) *Problem {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil || gv.Version == "" {
+		return &Problem{ref.Path, fmt.Sprintf("apiVersion %q is not a group version", apiVersion)}
+	}
+	if gv.Group != ref.Group {
+		return &Problem{ref.Path, fmt.Sprintf("apiVersion %q is not of the resource's group %q", apiVersion, ref.Group)}
+	}
+	vs := l[ref.GroupResource]
+	if vs == nil {
+		vs = map[string]bool{}
+		l[ref.GroupResource] = vs
+	}
+	vs[gv.Version] = true
+	return nil
 }
 
 func gv(group, version string) metav1.GroupVersionForDiscovery {

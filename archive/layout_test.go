@@ -71,6 +71,11 @@ func TestCompareFormatVersions(t *testing.T) {
 		{"1.1.0+build.5", "1.1.0", 0},
 		{"1.1.0-rc.1", "1.1.0-rc.1", 0},
 		{"99999999999999999999.0.0", "99999999999999999998.0.0", 1},
+		{"1", "1.0.0", 0}, // Velero before 1.4
+		{"1", "1.1.0", -1},
+		{"1.1", "1.1.0", 0},
+		{"2", "1.1.0", 1},
+		{"1-rc.1", "1.0.0", -1},
 	} {
 		t.Run(tc.a+"_vs_"+tc.b, func(t *testing.T) {
 			got, err := archive.CompareFormatVersions(tc.a, tc.b)
@@ -81,7 +86,7 @@ func TestCompareFormatVersions(t *testing.T) {
 			require.Equal(t, -tc.want, sign(back))
 		})
 	}
-	for _, bad := range []string{"", "1", "1.1", "1.1.0.0", "v1.1.0", "01.1.0", "1.x.0", "1.1.0-", "1.1.0-01", "1.1.0+", "1.1.0-a..b"} {
+	for _, bad := range []string{"", ".", "1.", "1..0", "1.1.0.0", "v1.1.0", "01.1.0", "1.x.0", "1.1.0-", "1.1.0-01", "1.1.0+", "1.1.0-a..b"} {
 		t.Run("bad_"+bad, func(t *testing.T) {
 			_, err := archive.CompareFormatVersions(bad, "1.1.0")
 			require.ErrorContains(t, err, "format version")
@@ -103,7 +108,8 @@ func sign(n int) int {
 
 func genSemver() *rapid.Generator[string] {
 	return rapid.Custom(func(t *rapid.T) string {
-		s := rapid.StringMatching(`(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})`).Draw(t, "core")
+		// A missing minor or patch is 0 ("1" is "1.0.0").
+		s := rapid.StringMatching(`(0|[1-9][0-9]{0,2})(\.(0|[1-9][0-9]{0,2})(\.(0|[1-9][0-9]{0,2}))?)?`).Draw(t, "core")
 		if rapid.Bool().Draw(t, "pre") {
 			s += "-" + rapid.StringMatching(`(0|[1-9][0-9]?|[a-z]{1,3})(\.(0|[1-9][0-9]?|[a-z]{1,3})){0,2}`).Draw(t, "ids")
 		}
@@ -128,4 +134,31 @@ func TestCompareFormatVersionsOrder(t *testing.T) {
 			require.Zero(t, ab)
 		}
 	})
+}
+
+func TestFormatHasVersionDirs(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want bool
+		err  string
+	}{
+		{"1.1.0", true, ""},
+		{"1.2.0", true, ""},
+		{"2", true, ""},
+		{"1", false, ""}, // Velero before 1.4
+		{"1.0.0", false, ""},
+		{"1.1.0-rc.1", false, ""},
+		{"", false, ""},
+		{"one", false, `archive: format version "one"`},
+	} {
+		t.Run(tc.v, func(t *testing.T) {
+			got, err := archive.FormatHasVersionDirs(tc.v)
+			require.Equal(t, tc.want, got)
+			if tc.err == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tc.err)
+			}
+		})
+	}
 }

@@ -57,7 +57,11 @@ type Index struct {
 	// GroupVersions is keyed "<resource>.<group>" (core: "<resource>"), Versions in
 	// versionselect.Compare order, PreferredVersion from the single "<v>-preferredversion"
 	// directory: exactly what versionselect.Choose takes. Derived from the item paths and
-	// explicit directory entries, so it equals Backup.GroupVersions once extracted.
+	// explicit directory entries, so it equals Backup.GroupVersions once extracted. A
+	// resource without version directories in a backup whose format has none (below
+	// VersionDirsFormat, or no metadata/version: Velero before 1.4) takes the version of its
+	// items' apiVersion, marked preferred; its items are read from their legacy paths
+	// (versionselect.WithGate chooses those for such a backup).
 	GroupVersions map[string]metav1.APIGroup
 	// Items lists every item in archive order.
 	Items []ItemRef
@@ -91,7 +95,9 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 		idx.Manifest = manifest.New()
 	}
 	dirs := map[string]map[string]bool{}
-	var scratch []byte // item bytes read for metadata only, reused
+	legacy := legacyVersions{}
+	versionDirs := false // the format version read so far requires version directories
+	var scratch []byte   // item bytes read for metadata only, reused
 	err = walk(ctx, r, o.limits, "scan", func(e *entry) error {
 		noteDirs(dirs, e.name, e.kind == kindDir)
 		if e.kind == kindDir {
@@ -103,6 +109,7 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 				return err
 			}
 			idx.FormatVersion = strings.TrimSpace(string(b))
+			versionDirs, _ = FormatHasVersionDirs(idx.FormatVersion)
 			return nil
 		}
 		ref, ok := parseItemPath(e.name)
@@ -119,7 +126,10 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 			}
 			it = *v
 		}
-		if o.metadata {
+		// A legacy item of a backup whose format may lack version directories: its
+		// apiVersion gives its resource's version (groupVersions).
+		needVersion := ref.VersionDir == "" && !versionDirs
+		if o.metadata || needVersion {
 			b, err := it.data, it.err
 			if !it.read {
 				scratch, err = e.readInto(scratch)
@@ -129,9 +139,15 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 				return err
 			}
 			m, err := decodeMetadata(b)
-			if err != nil {
+			if err == nil && needVersion {
+				if p := legacy.note(ref, m.APIVersion); p != nil {
+					idx.Problems = append(idx.Problems, *p)
+				}
+			}
+			switch {
+			case err != nil:
 				idx.Problems = append(idx.Problems, Problem{e.name, "metadata: " + err.Error()})
-			} else {
+			case o.metadata:
 				ref.Meta = m
 				if idx.Manifest != nil && ref.VersionDir == "" {
 					if err := addToManifest(idx.Manifest, ref); err != nil {
@@ -150,7 +166,7 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 	if idx.Manifest != nil {
 		recordVersions(idx.Manifest, idx.Items)
 	}
-	gvs, problems := groupVersions(dirs)
+	gvs, problems := groupVersions(dirs, legacy, versionDirs)
 	idx.GroupVersions = gvs
 	idx.Problems = append(idx.Problems, problems...)
 	sortProblems(idx.Problems)

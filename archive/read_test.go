@@ -112,8 +112,10 @@ func TestScanVisit(t *testing.T) {
 		idx, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t,
 			file("velero-backup.json", "{}"), file("resources/pods/x.yaml", "y"), file("resources/pods/cluster/p.json", "{}"))), nil)
 		require.NoError(t, err)
+		// No format version: the legacy item is read for its apiVersion, and has none.
 		require.Equal(t, []archive.Problem{
 			{Path: "resources/pods", Reason: "no version directory"},
+			{Path: "resources/pods/cluster/p.json", Reason: "metadata: no metadata"},
 			{Path: "resources/pods/x.yaml", Reason: "not an item of the backup layout"},
 			{Path: "velero-backup.json", Reason: "not an item of the backup layout"},
 		}, idx.Problems)

@@ -8,8 +8,10 @@ import (
 // CompareFormatVersions compares two backup format versions as semantic versions
 // (MAJOR.MINOR.PATCH with an optional -prerelease and an ignored +build, semver 2.0.0
 // precedence): negative if a < b, zero if equal in precedence, positive if a > b. So
-// "1.10.0" > "1.9.0", where a string comparison (Velero's) says otherwise. Surrounding
-// whitespace is ignored. A version that does not parse is an error naming it.
+// "1.10.0" > "1.9.0", where a string comparison (Velero's) says otherwise. A missing minor
+// or patch number is 0: Velero before 1.4 wrote the format version "1", which equals
+// "1.0.0" ("1.1" equals "1.1.0"). Surrounding whitespace is ignored. A version that does
+// not parse is an error naming it.
 func CompareFormatVersions(a, b string) (int, error) {
 	va, err := parseSemver(a)
 	if err != nil {
@@ -53,8 +55,11 @@ func parseSemver(s string) (semver, error) {
 		s = s[:i]
 	}
 	core := strings.Split(s, ".")
-	if len(core) != 3 {
-		return bad("want MAJOR.MINOR.PATCH")
+	if len(core) > 3 {
+		return bad("want MAJOR[.MINOR[.PATCH]]")
+	}
+	for len(core) < 3 {
+		core = append(core, "0")
 	}
 	for i, c := range core {
 		if !isNumeric(c) || (len(c) > 1 && c[0] == '0') {
@@ -129,4 +134,23 @@ func comparePre(a, b []string) int {
 		}
 	}
 	return len(a) - len(b)
+}
+
+// VersionDirsFormat is the first backup format version with version directories
+// (resources/<resource>/<version>[-preferredversion]/...): Velero 1.4 and later write it.
+const VersionDirsFormat = "1.1.0"
+
+// FormatHasVersionDirs reports whether a backup of format version v has version
+// directories: v is VersionDirsFormat or later by [CompareFormatVersions]. An empty v (no
+// metadata/version file) has none; a v that does not parse is an error naming it, and
+// false. It is what versionselect.Gate's VersionDirs takes.
+func FormatHasVersionDirs(v string) (bool, error) {
+	if strings.TrimSpace(v) == "" {
+		return false, nil
+	}
+	c, err := CompareFormatVersions(v, VersionDirsFormat)
+	if err != nil {
+		return false, err
+	}
+	return c >= 0, nil
 }

@@ -38,6 +38,13 @@
 // self-loops included, and the waves of every item neither on nor behind a cycle are
 // still returned. [Manifest.DeletionWaves] is the reverse, for deletion.
 //
+// [Manifest.Walk] runs a function for every item over the same edges, at most N calls at a
+// time, starting each item as soon as everything it depends on has returned nil rather than
+// when a whole wave has: a restore creates objects at the speed the API server allows while
+// still never creating a child before its owner. An item whose dependency failed is skipped
+// with a *[DependencyError] naming that dependency; cancelling starts nothing new and waits
+// for the calls in flight; each item's outcome is in the result, in Waves' order.
+//
 // # Sets, selection, validation
 //
 // [Manifest.Set] is the sets.Set[string] of identities; [Manifest.Overlap],

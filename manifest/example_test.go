@@ -1,6 +1,7 @@
 package manifest_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -114,4 +115,44 @@ func ExampleWrite() {
 	// {"apiVersion":"manifest.backupkit.io/v1","kind":"Manifest","formatVersion":1,"items":[
 	// {"group":"apps","version":"v1","otherVersions":["v1beta2"],"resource":"deployments","kind":"Deployment","namespace":"web","name":"front","uid":"dep-1"}
 	// ]}
+}
+
+// Restore items as their dependencies finish, several at a time; a failure skips exactly
+// what depends on it.
+func ExampleManifest_Walk() {
+	m := manifest.New()
+	ns := &manifest.Item{Version: "v1", Resource: "namespaces", Kind: "Namespace", Name: "web", UID: "ns-1"}
+	deploy := &manifest.Item{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespace: "web", Name: "front", UID: "dep-1"}
+	cm := &manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "web", Name: "settings", UID: "cm-1"}
+	rs, err := manifest.NewItem(&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": map[string]any{
+			"name": "front-1", "namespace": "web", "uid": "rs-1",
+			"ownerReferences": []any{map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "front", "uid": "dep-1"}},
+		}}}, "replicasets")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, it := range []*manifest.Item{ns, deploy, cm, rs} {
+		if _, err := m.Add(it); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	results, err := m.Walk(context.Background(), 8, func(ctx context.Context, it *manifest.Item) error {
+		if it.Kind == "Deployment" {
+			return errors.New("admission webhook refused it") // say, from a create
+		}
+		return nil // created
+	})
+	for _, r := range results {
+		fmt.Println(r.Outcome, r.Item.Name, r.Err)
+	}
+	fmt.Println(err)
+	// Output:
+	// Done web <nil>
+	// Done settings <nil>
+	// Failed front admission webhook refused it
+	// Skipped front-1 manifest: resources/replicasets.apps/namespaces/web/front-1.json skipped: its dependency resources/deployments.apps/namespaces/web/front.json Failed
+	// manifest: walk: 1 items failed, 1 skipped
 }

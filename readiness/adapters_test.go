@@ -81,7 +81,7 @@ func TestCheckerFromItemsReady(t *testing.T) {
 		ok     bool
 		err    error
 		status readiness.Status
-		reason string
+		reason readiness.Reason
 	}{
 		{"ready", true, nil, readiness.Current, readiness.ReasonPluginReady},
 		{"not ready", false, nil, readiness.InProgress, readiness.ReasonPluginNotReady},

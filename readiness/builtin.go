@@ -1,64 +1,59 @@
 package readiness
 
-import "k8s.io/apimachinery/pkg/runtime/schema"
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
 
-// builtinKinds lists the kinds with a built-in rule, in the package doc's order.
-var builtinKinds = [...]schema.GroupKind{
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"},
-	{Group: "", Kind: "Namespace"},
-	{Group: "apps", Kind: "Deployment"},
-	{Group: "apps", Kind: "StatefulSet"},
-	{Group: "apps", Kind: "DaemonSet"},
-	{Group: "apps", Kind: "ReplicaSet"},
-	{Group: "", Kind: "Pod"},
-	{Group: "batch", Kind: "Job"},
-	{Group: "", Kind: "PersistentVolumeClaim"},
-	{Group: "", Kind: "PersistentVolume"},
-	{Group: "", Kind: "Service"},
-	{Group: "apiregistration.k8s.io", Kind: "APIService"},
+// rule is a built-in rule: it decides the object v holds. Inside Compute v is the view
+// Compute filled; as a Checker (Registry.Lookup), a plain view of the object. It takes v
+// and env by value because it is called through a func value: pointers would escape and
+// cost Compute an allocation each.
+type rule func(v view, env Env) Result
+
+// builtinKind is one row of the table of built-in rules.
+type builtinKind struct {
+	gk   schema.GroupKind
+	rule rule
+	// requireStatus: a controller or the API server writes the kind's status, so no status
+	// at all is InProgress/NoStatus (step 5, RequireStatus).
+	requireStatus bool
 }
 
-// builtin returns the built-in rule of a kind (ruleNone if it has none) and whether that
-// kind's status is written by a controller or the API server (RequireStatus). A switch, not a
-// table: nothing to mutate.
-func builtin(group, kind string) (ruleID, bool) {
-	switch group {
-	case "":
-		switch kind {
-		case "Pod":
-			return rulePod, true
-		case "Namespace":
-			return ruleNamespace, false
-		case "PersistentVolumeClaim":
-			return rulePVC, true
-		case "PersistentVolume":
-			return rulePV, true
-		case "Service":
-			return ruleService, false // only a LoadBalancer needs status: the rule says so
-		}
-	case "apps":
-		switch kind {
-		case "Deployment":
-			return ruleDeployment, true
-		case "StatefulSet":
-			return ruleStatefulSet, true
-		case "DaemonSet":
-			return ruleDaemonSet, true
-		case "ReplicaSet":
-			return ruleReplicaSet, true
-		}
-	case "batch":
-		if kind == "Job" {
-			return ruleJob, true
-		}
-	case "apiextensions.k8s.io":
-		if kind == "CustomResourceDefinition" {
-			return ruleCRD, true
-		}
-	case "apiregistration.k8s.io":
-		if kind == "APIService" {
-			return ruleAPIService, true
+// builtinKinds is the one table of built-in kinds, in the package doc's order (kstatus's
+// legacyTypes is the model, but this one is not a package variable anyone can change: it is
+// an array, and NewRegistry copies it). Adding a kind is a row here, its rule function, its
+// reasons (reasons.go) and its lines in the package doc's table.
+var builtinKinds = [...]builtinKind{
+	{schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}, crdRule, true},
+	{schema.GroupKind{Group: "", Kind: "Namespace"}, namespaceRule, false},
+	{schema.GroupKind{Group: "apps", Kind: "Deployment"}, deploymentRule, true},
+	{schema.GroupKind{Group: "apps", Kind: "StatefulSet"}, statefulSetRule, true},
+	{schema.GroupKind{Group: "apps", Kind: "DaemonSet"}, daemonSetRule, true},
+	{schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}, replicaSetRule, true},
+	{schema.GroupKind{Group: "", Kind: "Pod"}, podRule, true},
+	{schema.GroupKind{Group: "batch", Kind: "Job"}, jobRule, true},
+	{schema.GroupKind{Group: "", Kind: "PersistentVolumeClaim"}, pvcRule, true},
+	{schema.GroupKind{Group: "", Kind: "PersistentVolume"}, pvRule, true},
+	{schema.GroupKind{Group: "", Kind: "Service"}, serviceRule, false}, // only a LoadBalancer needs status: the rule says so
+	{schema.GroupKind{Group: "apiregistration.k8s.io", Kind: "APIService"}, apiServiceRule, true},
+}
+
+// builtin returns the row of the kind, or nil if it has no built-in rule. A scan: a dozen
+// rows, compared kind first, cost less than hashing the two strings for a map.
+func builtin(group, kind string) *builtinKind {
+	for i := range builtinKinds {
+		if b := &builtinKinds[i]; b.gk.Kind == kind && b.gk.Group == group {
+			return b
 		}
 	}
-	return ruleNone, false
+	return nil
+}
+
+// checker returns the rule as a Checker, reading its object the plain way.
+func (b *builtinKind) checker() Checker {
+	r := b.rule
+	return func(u *unstructured.Unstructured, env Env) Result {
+		return r(view{obj: u.Object}, env)
+	}
 }

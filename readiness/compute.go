@@ -26,14 +26,14 @@ import (
 //     Current when there is no Ready condition.
 //
 // The package doc lists every built-in rule.
-func Compute(u *unstructured.Unstructured, opts ...Option) Result {
+func Compute(u *unstructured.Unstructured, opts ...ComputeOption) Result {
 	var env Env
 	var reg *Registry
 	if len(opts) > 0 {
 		c := new(config)
 		for _, o := range opts {
 			if o != nil {
-				o(c)
+				o.applyCompute(c)
 			}
 		}
 		env, reg = c.env, c.registry
@@ -93,17 +93,17 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 
 	group, kind := groupKindOf(obj)
 	var e entry
+	ok = false
 	if reg != nil {
 		e, ok = reg.lookup(schema.GroupKind{Group: group, Kind: kind})
-	} else {
-		e.rule, e.requireStatus = builtin(group, kind)
-		ok = e.rule != ruleNone
+	} else if b := builtin(group, kind); b != nil {
+		e, ok = entry{rule: b.rule, requireStatus: b.requireStatus}, true
 	}
 	if ok {
 		if e.requireStatus && !env.Lenient && (!hasStatus || (!nonZero && isZero(statusV))) {
 			return Result{Status: InProgress, Reason: ReasonNoStatus, Message: "no status written yet"}
 		}
-		if e.rule != ruleNone {
+		if e.rule != nil {
 			return runBuiltin(e.rule, &v, &env, group, kind)
 		}
 		return runChecker(e.check, u, env, group, kind)
@@ -131,9 +131,9 @@ func runChecker(c Checker, u *unstructured.Unstructured, env Env, group, kind st
 }
 
 // runBuiltin is runChecker for a built-in rule, which reads v as Compute filled it.
-func runBuiltin(id ruleID, v *view, env *Env, group, kind string) (r Result) {
+func runBuiltin(rl rule, v *view, env *Env, group, kind string) (r Result) {
 	defer recoverChecker(&r, group, kind)
-	r = runRule(id, v, env)
+	r = rl(*v, *env) // by value: through a func value, pointers would make both escape
 	if r.Status == "" {
 		r.Status = Unknown
 	}

@@ -40,9 +40,9 @@ func TestCompute(t *testing.T) {
 	tests := []struct {
 		name   string
 		js     string
-		opts   []readiness.Option
+		opts   []readiness.ComputeOption
 		status readiness.Status
-		reason string
+		reason readiness.Reason
 	}{
 		// Generic steps, in decision order.
 		{"terminating first", `{` + deployHead + `,"metadata":{"name":"web","deletionTimestamp":"2026-11-22T11:00:00Z"},"status":{"conditions":[{"type":"Stalled","status":"True"}]}}`, nil, readiness.Terminating, "Terminating"},
@@ -62,8 +62,8 @@ func TestCompute(t *testing.T) {
 		// Deployment.
 		{"deployment no status strict", `{` + deployHead + `,"spec":{"replicas":0}}`, nil, readiness.InProgress, "NoStatus"},
 		{"deployment zero status strict", `{` + deployHead + `,"spec":{"replicas":0},"status":{"replicas":0,"conditions":null}}`, nil, readiness.InProgress, "NoStatus"},
-		{"deployment no status lenient", `{` + deployHead + `,"spec":{"replicas":0}}`, []readiness.Option{readiness.WithLenient()}, readiness.Current, "Available"},
-		{"deployment no status lenient replicas", `{` + deployHead + `,"spec":{"replicas":2}}`, []readiness.Option{readiness.WithLenient()}, readiness.InProgress, "LessUpdated"},
+		{"deployment no status lenient", `{` + deployHead + `,"spec":{"replicas":0}}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.Current, "Available"},
+		{"deployment no status lenient replicas", `{` + deployHead + `,"spec":{"replicas":2}}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.InProgress, "LessUpdated"},
 		{"deployment progress deadline", `{` + deployHead + `,"spec":{"replicas":3},"status":{"observedGeneration":2,"replicas":3,"updatedReplicas":1,"conditions":[{"type":"Progressing","status":"False","reason":"ProgressDeadlineExceeded","message":"ReplicaSet \"web-5d4f\" has timed out progressing."}]}}`, nil, readiness.Failed, "ProgressDeadlineExceeded"},
 		{"deployment less updated", `{` + deployHead + `,"spec":{"replicas":3},"status":{"observedGeneration":2,"replicas":3,"updatedReplicas":1,"readyReplicas":3,"availableReplicas":3}}`, nil, readiness.InProgress, "LessUpdated"},
 		{"deployment old replicas", `{` + deployHead + `,"spec":{"replicas":3},"status":{"observedGeneration":2,"replicas":4,"updatedReplicas":3,"readyReplicas":3,"availableReplicas":3}}`, nil, readiness.InProgress, "OldReplicas"},
@@ -81,6 +81,14 @@ func TestCompute(t *testing.T) {
 		{"widget bad message of Ready read", `{` + widgetHead + `,"status":{"conditions":[{"type":"Ready","status":"True","message":1}]}}`, nil, readiness.Unknown, "MalformedStatus"},
 		{"widget bad time of Ready not read", `{` + widgetHead + `,"status":{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":1}]}}`, nil, readiness.Current, "Ready"},
 		{"deployment fractional replicas", `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":2,"replicas":1.5}}`, nil, readiness.Unknown, "MalformedStatus"},
+		// Malformed values that would otherwise decide (issue 15): Unknown, never Current.
+		{"deployment null replicas", `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":2,"replicas":null,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"deployment null spec replicas", `{` + deployHead + `,"spec":{"replicas":null},"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"deployment negative spec replicas", `{` + deployHead + `,"spec":{"replicas":-1},"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"deployment null available", `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":null}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"deployment available status not a string", `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1,"conditions":[{"type":"Available","status":false}]}}`, nil, readiness.Unknown, "MalformedStatus"},
+		// More pods than spec.replicas: scaling down, old pods still counted.
+		{"deployment scaling down", `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":2,"replicas":3,"updatedReplicas":3,"readyReplicas":3,"availableReplicas":3}}`, nil, readiness.InProgress, "ExtraReplicas"},
 
 		// StatefulSet.
 		{"statefulset no status", `{` + stsHead + `,"spec":{"replicas":2}}`, nil, readiness.InProgress, "NoStatus"},
@@ -93,6 +101,9 @@ func TestCompute(t *testing.T) {
 		{"statefulset partition pending", `{` + stsHead + `,"spec":{"replicas":5,"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":3}}},"status":{"observedGeneration":1,"replicas":5,"readyReplicas":5,"currentReplicas":4,"updatedReplicas":1,"currentRevision":"db-1","updateRevision":"db-2"}}`, nil, readiness.InProgress, "PartitionRollout"},
 		{"statefulset partition done", `{` + stsHead + `,"spec":{"replicas":5,"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":3}}},"status":{"observedGeneration":1,"replicas":5,"readyReplicas":5,"currentReplicas":3,"updatedReplicas":2,"currentRevision":"db-1","updateRevision":"db-2"}}`, nil, readiness.Current, "PartitionRolledOut"},
 		{"statefulset ondelete", `{` + stsHead + `,"spec":{"replicas":2,"updateStrategy":{"type":"OnDelete"}},"status":{"observedGeneration":1,"replicas":2,"readyReplicas":2,"currentReplicas":2,"updatedReplicas":0,"currentRevision":"db-1","updateRevision":"db-2"}}`, nil, readiness.Current, "OnDelete"},
+		{"statefulset null available", `{` + stsHead + `,"spec":{"replicas":1},"status":{"observedGeneration":1,"replicas":1,"readyReplicas":1,"availableReplicas":null,"updatedReplicas":1}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"statefulset null partition", `{` + stsHead + `,"spec":{"replicas":1,"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":null}}},"status":{"observedGeneration":1,"replicas":1,"readyReplicas":1,"updatedReplicas":1}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"statefulset strategy not a string", `{` + stsHead + `,"spec":{"replicas":1,"updateStrategy":{"type":1}},"status":{"observedGeneration":1,"replicas":1,"readyReplicas":1,"updatedReplicas":1}}`, nil, readiness.Unknown, "MalformedStatus"},
 
 		// DaemonSet.
 		{"daemonset no status", `{` + dsHead + `}`, nil, readiness.InProgress, "NoStatus"},
@@ -104,6 +115,8 @@ func TestCompute(t *testing.T) {
 		{"daemonset less available", `{` + dsHead + `,"status":{"observedGeneration":1,"desiredNumberScheduled":3,"currentNumberScheduled":3,"numberReady":3,"numberAvailable":2,"updatedNumberScheduled":3}}`, nil, readiness.InProgress, "LessAvailable"},
 		{"daemonset less ready", `{` + dsHead + `,"status":{"observedGeneration":1,"desiredNumberScheduled":3,"currentNumberScheduled":3,"numberReady":2,"numberAvailable":3,"updatedNumberScheduled":3}}`, nil, readiness.InProgress, "LessReady"},
 		{"daemonset current", `{` + dsHead + `,"status":{"observedGeneration":1,"desiredNumberScheduled":3,"currentNumberScheduled":3,"numberReady":3,"numberAvailable":3,"updatedNumberScheduled":3}}`, nil, readiness.Current, "Available"},
+		{"daemonset null ready", `{` + dsHead + `,"status":{"observedGeneration":1,"desiredNumberScheduled":3,"currentNumberScheduled":3,"numberReady":null,"numberAvailable":3,"updatedNumberScheduled":3}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"daemonset string desired", `{` + dsHead + `,"status":{"observedGeneration":1,"desiredNumberScheduled":"3","currentNumberScheduled":3,"numberReady":3,"numberAvailable":3,"updatedNumberScheduled":3}}`, nil, readiness.Unknown, "MalformedStatus"},
 
 		// ReplicaSet.
 		{"replicaset no status", `{` + rsHead + `,"spec":{"replicas":1}}`, nil, readiness.InProgress, "NoStatus"},
@@ -114,6 +127,8 @@ func TestCompute(t *testing.T) {
 		{"replicaset less available", `{` + rsHead + `,"spec":{"replicas":2},"status":{"observedGeneration":1,"replicas":2,"fullyLabeledReplicas":2,"readyReplicas":2,"availableReplicas":1}}`, nil, readiness.InProgress, "LessAvailable"},
 		{"replicaset less ready", `{` + rsHead + `,"spec":{"replicas":2},"status":{"observedGeneration":1,"replicas":2,"fullyLabeledReplicas":2,"readyReplicas":1,"availableReplicas":2}}`, nil, readiness.InProgress, "LessReady"},
 		{"replicaset current", `{` + rsHead + `,"spec":{"replicas":2},"status":{"observedGeneration":1,"replicas":2,"fullyLabeledReplicas":2,"readyReplicas":2,"availableReplicas":2}}`, nil, readiness.Current, "Available"},
+		{"replicaset null labeled", `{` + rsHead + `,"spec":{"replicas":2},"status":{"observedGeneration":1,"replicas":2,"fullyLabeledReplicas":null,"readyReplicas":2,"availableReplicas":2}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"replicaset negative replicas", `{` + rsHead + `,"spec":{"replicas":0},"status":{"observedGeneration":1,"replicas":-1}}`, nil, readiness.Unknown, "MalformedStatus"},
 
 		// Pod.
 		{"pod no status", `{` + podHead + `,"spec":{"containers":[{"name":"app","image":"nginx"}]}}`, nil, readiness.InProgress, "NoStatus"},
@@ -126,13 +141,16 @@ func TestCompute(t *testing.T) {
 		{"pod completed", `{` + podHead + `,"status":{"phase":"Succeeded","conditions":[{"type":"Ready","status":"False","reason":"PodCompleted"}]}}`, nil, readiness.Current, "PodCompleted"},
 		{"pod failed", `{` + podHead + `,"status":{"phase":"Failed","reason":"Evicted","message":"The node was low on resource: memory."}}`, nil, readiness.Failed, "PodFailed"},
 		{"pod unschedulable without now", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T10:00:00Z","message":"0/3 nodes are available"}]}}`, nil, readiness.InProgress, "Unschedulable"},
-		{"pod unschedulable within window", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T11:58:00Z"}]}}`, []readiness.Option{readiness.WithNow(now)}, readiness.InProgress, "Unschedulable"},
-		{"pod unschedulable past window", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T11:50:00Z"}]}}`, []readiness.Option{readiness.WithNow(now)}, readiness.Failed, "Unschedulable"},
-		{"pod unschedulable custom window", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T11:50:00Z"}]}}`, []readiness.Option{readiness.WithNow(now), readiness.WithUnschedulableWindow(time.Hour)}, readiness.InProgress, "Unschedulable"},
+		{"pod unschedulable within window", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T11:58:00Z"}]}}`, []readiness.ComputeOption{readiness.WithNow(now)}, readiness.InProgress, "Unschedulable"},
+		{"pod unschedulable past window", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T11:50:00Z"}]}}`, []readiness.ComputeOption{readiness.WithNow(now)}, readiness.Failed, "Unschedulable"},
+		{"pod unschedulable custom window", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"2026-11-22T11:50:00Z"}]}}`, []readiness.ComputeOption{readiness.WithNow(now), readiness.WithUnschedulableWindow(time.Hour)}, readiness.InProgress, "Unschedulable"},
 		{"pod unschedulable bad time without now", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":7}]}}`, nil, readiness.InProgress, "Unschedulable"},
-		{"pod unschedulable bad time", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"yesterday"}]}}`, []readiness.Option{readiness.WithNow(now)}, readiness.Unknown, "MalformedStatus"},
+		{"pod unschedulable bad time", `{` + podHead + `,"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","lastTransitionTime":"yesterday"}]}}`, []readiness.ComputeOption{readiness.WithNow(now)}, readiness.Unknown, "MalformedStatus"},
 		{"pod odd phase", `{` + podHead + `,"status":{"phase":"Unknown"}}`, nil, readiness.Unknown, "PodPhaseUnknown"},
 		{"pod malformed container statuses", `{` + podHead + `,"status":{"phase":"Running","containerStatuses":["app"]}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"pod phase not a string", `{` + podHead + `,"status":{"phase":7,"conditions":[{"type":"Ready","status":"True"}]}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"pod ready status not a string", `{` + podHead + `,"status":{"phase":"Running","conditions":[{"type":"Ready","status":true}]}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"pod waiting reason not a string", `{` + podHead + `,"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}],"containerStatuses":[{"name":"app","state":{"waiting":{"reason":1}}}]}}`, nil, readiness.Unknown, "MalformedStatus"},
 
 		// Job.
 		{"job no status", `{` + jobHead + `,"spec":{"completions":1}}`, nil, readiness.InProgress, "NoStatus"},
@@ -141,8 +159,10 @@ func TestCompute(t *testing.T) {
 		{"job failed", `{` + jobHead + `,"status":{"failed":7,"conditions":[{"type":"FailureTarget","status":"True","reason":"BackoffLimitExceeded"},{"type":"Failed","status":"True","reason":"BackoffLimitExceeded","message":"Job has reached the specified backoff limit"}]}}`, nil, readiness.Failed, "JobFailed"},
 		{"job failure target", `{` + jobHead + `,"status":{"failed":7,"active":1,"conditions":[{"type":"FailureTarget","status":"True","reason":"BackoffLimitExceeded"}]}}`, nil, readiness.Failed, "JobFailed"},
 		{"job suspended", `{` + jobHead + `,"spec":{"suspend":true},"status":{"conditions":[{"type":"Suspended","status":"True","reason":"JobSuspended"}]}}`, nil, readiness.Current, "JobSuspended"},
-		{"job suspended lenient no status", `{` + jobHead + `,"spec":{"suspend":true}}`, []readiness.Option{readiness.WithLenient()}, readiness.Current, "JobSuspended"},
+		{"job suspended lenient no status", `{` + jobHead + `,"spec":{"suspend":true}}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.Current, "JobSuspended"},
 		{"job malformed suspend", `{` + jobHead + `,"spec":{"suspend":"yes"},"status":{"active":1}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"job null succeeded", `{` + jobHead + `,"status":{"succeeded":null,"conditions":[{"type":"Complete","status":"True"}]}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"job complete status not a string", `{` + jobHead + `,"status":{"succeeded":1,"conditions":[{"type":"Complete","status":true}]}}`, nil, readiness.Unknown, "MalformedStatus"},
 
 		// CustomResourceDefinition.
 		{"crd no status", `{` + crdHead + `,"status":{"acceptedNames":{"kind":"","plural":""},"storedVersions":null,"conditions":null}}`, nil, readiness.InProgress, "NoStatus"},
@@ -150,12 +170,14 @@ func TestCompute(t *testing.T) {
 		{"crd established names pending", `{` + crdHead + `,"status":{"conditions":[{"type":"Established","status":"True"}]}}`, nil, readiness.InProgress, "NamesPending"},
 		{"crd names conflict", `{` + crdHead + `,"status":{"conditions":[{"type":"NamesAccepted","status":"False","reason":"MultipleNameConflict","message":"\"widgets\" is already in use"},{"type":"Established","status":"False","reason":"NotAccepted"}]}}`, nil, readiness.Failed, "NamesNotAccepted"},
 		{"crd established", `{` + crdHead + `,"status":{"acceptedNames":{"kind":"Widget","plural":"widgets"},"storedVersions":["v1"],"conditions":[{"type":"NamesAccepted","status":"True","reason":"NoConflicts"},{"type":"Established","status":"True","reason":"InitialNamesAccepted"}]}}`, nil, readiness.Current, "Established"},
+		{"crd established status not a string", `{` + crdHead + `,"status":{"conditions":[{"type":"NamesAccepted","status":"True"},{"type":"Established","status":1}]}}`, nil, readiness.Unknown, "MalformedStatus"},
 
 		// APIService.
 		{"apiservice no status", `{` + apiSvcHead + `,"spec":{"group":"metrics.k8s.io"}}`, nil, readiness.InProgress, "NoStatus"},
 		{"apiservice missing endpoints", `{` + apiSvcHead + `,"status":{"conditions":[{"type":"Available","status":"False","reason":"MissingEndpoints"}]}}`, nil, readiness.InProgress, "MissingEndpoints"},
 		{"apiservice available", `{` + apiSvcHead + `,"status":{"conditions":[{"type":"Available","status":"True","reason":"Passed"}]}}`, nil, readiness.Current, "Available"},
-		{"apiservice lenient no conditions", `{` + apiSvcHead + `}`, []readiness.Option{readiness.WithLenient()}, readiness.InProgress, "NotAvailable"},
+		{"apiservice lenient no conditions", `{` + apiSvcHead + `}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.InProgress, "NotAvailable"},
+		{"apiservice reason not a string", `{` + apiSvcHead + `,"status":{"conditions":[{"type":"Available","status":"False","reason":5}]}}`, nil, readiness.Unknown, "MalformedStatus"},
 
 		// PersistentVolumeClaim and PersistentVolume.
 		{"pvc no status", `{` + pvcHead + `,"spec":{"accessModes":["ReadWriteOnce"]}}`, nil, readiness.InProgress, "NoStatus"},
@@ -163,23 +185,32 @@ func TestCompute(t *testing.T) {
 		{"pvc bound", `{` + pvcHead + `,"status":{"phase":"Bound","accessModes":["ReadWriteOnce"],"capacity":{"storage":"1Gi"}}}`, nil, readiness.Current, "Bound"},
 		{"pvc lost", `{` + pvcHead + `,"status":{"phase":"Lost"}}`, nil, readiness.Failed, "ClaimLost"},
 		{"pv no status", `{` + pvHead + `}`, nil, readiness.InProgress, "NoStatus"},
-		{"pv no status lenient", `{` + pvHead + `}`, []readiness.Option{readiness.WithLenient()}, readiness.Current, "NoPhase"},
+		{"pv no status lenient", `{` + pvHead + `}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.Current, "NoPhase"},
 		{"pv pending", `{` + pvHead + `,"status":{"phase":"Pending"}}`, nil, readiness.InProgress, "Pending"},
 		{"pv available", `{` + pvHead + `,"status":{"phase":"Available"}}`, nil, readiness.Current, "Available"},
 		{"pv bound", `{` + pvHead + `,"status":{"phase":"Bound"}}`, nil, readiness.Current, "Bound"},
 		{"pv released", `{` + pvHead + `,"status":{"phase":"Released"}}`, nil, readiness.Current, "Released"},
 		{"pv failed", `{` + pvHead + `,"status":{"phase":"Failed","message":"recycler failed"}}`, nil, readiness.Failed, "VolumeFailed"},
+		{"pvc phase not a string", `{` + pvcHead + `,"status":{"phase":["Bound"]}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"pv phase not a string", `{` + pvHead + `,"status":{"phase":1}}`, nil, readiness.Unknown, "MalformedStatus"},
 
 		// Service.
 		{"service clusterip", `{` + svcHead + `,"spec":{"type":"ClusterIP","clusterIP":"10.0.0.1"},"status":{"loadBalancer":{}}}`, nil, readiness.Current, "ServiceReady"},
 		{"service loadbalancer pending", `{` + svcHead + `,"spec":{"type":"LoadBalancer"},"status":{"loadBalancer":{}}}`, nil, readiness.InProgress, "NoIngress"},
 		{"service loadbalancer ready", `{` + svcHead + `,"spec":{"type":"LoadBalancer"},"status":{"loadBalancer":{"ingress":[{"ip":"203.0.113.7"}]}}}`, nil, readiness.Current, "LoadBalancerReady"},
 		{"service malformed ingress", `{` + svcHead + `,"spec":{"type":"LoadBalancer"},"status":{"loadBalancer":{"ingress":"203.0.113.7"}}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"service loadbalancer hostname", `{` + svcHead + `,"spec":{"type":"LoadBalancer"},"status":{"loadBalancer":{"ingress":[{"hostname":"lb.example.com"}]}}}`, nil, readiness.Current, "LoadBalancerReady"},
+		{"service ingress null entry", `{` + svcHead + `,"spec":{"type":"LoadBalancer"},"status":{"loadBalancer":{"ingress":[null]}}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"service ingress string entries", `{` + svcHead + `,"spec":{"type":"LoadBalancer"},"status":{"loadBalancer":{"ingress":["203.0.113.7"]}}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"service ingress ip not a string", `{` + svcHead + `,"spec":{"type":"LoadBalancer"},"status":{"loadBalancer":{"ingress":[{"ip":7}]}}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"service ingress empty entry", `{` + svcHead + `,"spec":{"type":"LoadBalancer"},"status":{"loadBalancer":{"ingress":[{}]}}}`, nil, readiness.InProgress, "NoIngress"},
+		{"service type not a string", `{` + svcHead + `,"spec":{"type":["LoadBalancer"]},"status":{"loadBalancer":{}}}`, nil, readiness.Unknown, "MalformedStatus"},
 
 		// Namespace.
 		{"namespace active", `{` + nsHead + `,"status":{"phase":"Active"}}`, nil, readiness.Current, "Active"},
 		{"namespace no status", `{` + nsHead + `}`, nil, readiness.Current, "NoPhase"},
 		{"namespace terminating phase", `{` + nsHead + `,"status":{"phase":"Terminating"}}`, nil, readiness.Terminating, "NamespaceTerminating"},
+		{"namespace phase not a string", `{` + nsHead + `,"status":{"phase":true}}`, nil, readiness.Unknown, "MalformedStatus"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -231,11 +262,11 @@ func TestRegistry(t *testing.T) {
 		}
 		return readiness.Result{Status: readiness.Current, Reason: "Grown", Message: "grown"}
 	}, readiness.RequireStatus())
-	require.Equal(t, "Growing", readiness.Compute(w, readiness.WithRegistry(reg)).Reason)
+	require.Equal(t, readiness.Reason("Growing"), readiness.Compute(w, readiness.WithRegistry(reg)).Reason)
 	// RequireStatus holds a widget without status back.
 	bare := obj(t, `{`+widgetHead+`,"spec":{"size":0}}`)
-	require.Equal(t, "NoStatus", readiness.Compute(bare, readiness.WithRegistry(reg)).Reason)
-	require.Equal(t, "Grown", readiness.Compute(bare, readiness.WithRegistry(reg), readiness.WithLenient()).Reason)
+	require.Equal(t, readiness.Reason("NoStatus"), readiness.Compute(bare, readiness.WithRegistry(reg)).Reason)
+	require.Equal(t, readiness.Reason("Grown"), readiness.Compute(bare, readiness.WithRegistry(reg), readiness.WithLenient()).Reason)
 	// Stalled still comes before the kind's rule.
 	stalled := obj(t, `{`+widgetHead+`,"status":{"conditions":[{"type":"Stalled","status":"True"}]}}`)
 	require.Equal(t, readiness.Failed, readiness.Compute(stalled, readiness.WithRegistry(reg)).Status)
@@ -246,24 +277,32 @@ func TestRegistry(t *testing.T) {
 		return readiness.Result{Status: readiness.Current, Reason: "Mine", Message: "mine"}
 	})
 	d := obj(t, `{`+deployHead+`,"spec":{"replicas":3},"status":{"observedGeneration":2}}`)
-	require.Equal(t, "Mine", readiness.Compute(d, readiness.WithRegistry(reg)).Reason)
-	require.Equal(t, "LessUpdated", readiness.Compute(d, readiness.WithRegistry(clone)).Reason, "a clone is independent")
+	require.Equal(t, readiness.Reason("Mine"), readiness.Compute(d, readiness.WithRegistry(reg)).Reason)
+	require.Equal(t, readiness.Reason("LessUpdated"), readiness.Compute(d, readiness.WithRegistry(clone)).Reason, "a clone is independent")
 	reg.Remove(deploy)
 	_, ok := reg.Lookup(deploy)
 	require.False(t, ok)
-	require.Equal(t, "NoReadyCondition", readiness.Compute(d, readiness.WithRegistry(reg)).Reason)
+	require.Equal(t, readiness.Reason("NoReadyCondition"), readiness.Compute(d, readiness.WithRegistry(reg)).Reason)
 
 	// A panicking checker is Unknown, not a crash.
 	reg.Register(widget, func(*unstructured.Unstructured, readiness.Env) readiness.Result { panic("boom") })
 	got := readiness.Compute(w, readiness.WithRegistry(reg))
 	require.Equal(t, readiness.Unknown, got.Status)
-	require.Equal(t, "CheckerPanic", got.Reason)
+	require.Equal(t, readiness.Reason("CheckerPanic"), got.Reason)
 	require.Contains(t, got.Message, "Widget.example.com")
 
 	// The zero Registry is empty and usable.
 	var empty readiness.Registry
 	require.Empty(t, empty.Kinds())
-	require.Equal(t, "NoReadyCondition", readiness.Compute(d, readiness.WithRegistry(&empty)).Reason)
+	require.Equal(t, readiness.Reason("NoReadyCondition"), readiness.Compute(d, readiness.WithRegistry(&empty)).Reason)
 	empty.Register(widget, nil)
 	require.Empty(t, empty.Kinds())
+}
+
+// The contract: Result.Reason is a plain string, equal to a string literal.
+func TestReasonIsAString(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": "a"}, "status": map[string]any{"phase": "Active"}}}
+	var reason string = readiness.Compute(u).Reason
+	require.Equal(t, "Active", reason)
 }

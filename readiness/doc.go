@@ -25,8 +25,10 @@
 //
 // # Built-in rules
 //
-// "S" marks the kinds step 5 applies to. Counters default to 0, spec.replicas to 1. Within a
-// kind, rows are tried top to bottom.
+// "S" marks the kinds step 5 applies to. Counters default to 0 when absent, spec.replicas to
+// 1; a counter that is null or negative is malformed (the API server omits a zero counter and
+// never writes either), and so is an ingress entry that is not an object. Within a kind, rows
+// are tried top to bottom.
 //
 //	Kind (group)                      S  Condition                                            Status/Reason
 //	CustomResourceDefinition          S  NamesAccepted=False                                  Failed/NamesNotAccepted
@@ -40,6 +42,7 @@
 //	Deployment (apps)                 S  Progressing=False reason ProgressDeadlineExceeded    Failed/ProgressDeadlineExceeded
 //	                                     updatedReplicas < spec.replicas                      InProgress/LessUpdated
 //	                                     replicas > updatedReplicas                           InProgress/OldReplicas
+//	                                     replicas > spec.replicas (scaling down)              InProgress/ExtraReplicas
 //	                                     availableReplicas < spec.replicas                    InProgress/LessAvailable
 //	                                     readyReplicas < spec.replicas                        InProgress/LessReady
 //	                                     Available present and not True                       InProgress/NotAvailable
@@ -89,8 +92,8 @@
 //	                                     phase Pending                                        InProgress/Pending
 //	                                     no phase (lenient only)                              Current/NoPhase
 //	Service                              type not LoadBalancer                                Current/ServiceReady
-//	                                     LoadBalancer with status.loadBalancer.ingress        Current/LoadBalancerReady
-//	                                     LoadBalancer without ingress (both modes)            InProgress/NoIngress
+//	                                     LoadBalancer, an ingress entry with ip or hostname   Current/LoadBalancerReady
+//	                                     LoadBalancer without such an entry (both modes)      InProgress/NoIngress
 //	APIService                        S  Available=True                                       Current/Available
 //	  (apiregistration.k8s.io)           Available not True, with a reason                    InProgress/<its reason>
 //	                                     otherwise                                            InProgress/NotAvailable
@@ -105,25 +108,70 @@
 // Wait use it. There is no global table. CheckerFromItemsReady and AreItemsReady adapt
 // Velero's AreAdditionalItemsReady(items) (bool, error) shape in either direction;
 // RefForResource turns Velero's GroupResource identifiers into ObjectRefs.
+// WaitAdditionalItems is Velero's wait for a plugin's additional items in one call: a
+// timeout that replaces DefaultAdditionalItemsTimeout (longer or shorter), and, with
+// WithContinueOnTimeout, running out of time reported in the Report (NotReady), not as an
+// error.
 //
 // # Waiting
 //
 // Wait polls on a wait.Backoff schedule (DefaultBackoff: 500ms growing to 5s, jittered) until
 // every object is Current, the global deadline (WithTimeout, default 10 minutes) or ctx ends.
-// WithItemTimeout bounds each object; NotFound is waited for; Transient errors (429, 5xx,
-// timeouts, refused or reset connections) are retried; a permanent error (403, 400, ...), a
-// Failed status or a replaced object (UID changed) ends that object at once and, unless
-// WithKeepGoing, the whole wait. With a Lister (NewDynamicGetter is one), objects of one kind
-// in one namespace are read with one LIST per round instead of a GET each (from
-// WithListThreshold objects on); a forbidden LIST falls back to GETs. With a Watcher too, a
-// group just listed is then watched from the list's resourceVersion instead of listed again;
-// a forbidden watch falls back to polling, and a watch that ends or sends an error is
-// replaced by a LIST and a new watch on the next round. Progress is reported through
-// WithProgress; the clock is injectable (WithClock) so tests never sleep. The Report has one
-// ItemReport per ref; the error is a *WaitError that errors.Is matches against ErrTimeout,
-// ErrFailed, ErrReplaced, ErrStopped, and apierrors.IsForbidden against a permanent error.
+// WithItemTimeout bounds each object; NotFound is waited for; a Failed status or a replaced
+// object (UID changed) ends that object at once and, unless WithKeepGoing, the whole wait
+// (the objects still pending then get ErrStopped). With a Lister (NewDynamicGetter is one),
+// objects of one kind in one namespace are read with one LIST per round instead of a GET
+// each (from WithListThreshold objects on); a forbidden LIST falls back to GETs. With a
+// Watcher too, a group just listed is then watched from the list's resourceVersion instead
+// of listed again; a forbidden watch falls back to polling, and a watch that ends or sends
+// an error is replaced by a LIST and a new watch on the next round. Progress is reported
+// through WithProgress; the clock is injectable (WithClock) so tests never sleep. The Report
+// has one ItemReport per ref; the error is a *WaitError that errors.Is matches against
+// ErrTimeout, ErrFailed, ErrReplaced, ErrStopped, ctx's error, and apierrors.IsForbidden
+// against a permanent error.
+//
+// Deadlines and cancellation. The deadline and ctx bound the requests in flight as well:
+// each call gets a context that ends with ctx, at the deadline, or after WithRequestTimeout
+// (default DefaultRequestTimeout), whichever comes first, so a request hanging in flight
+// costs one retry, not the wait, and Wait returns at its deadline or its cancellation even
+// when the API server does not answer. (Contexts run on real time: with another clock than
+// the real one, requests in flight are bounded by ctx only.) When ctx ends or the deadline
+// passes, the answer of a call still in flight is dropped, and every pending object keeps
+// the last status computed for it and gets ctx's error (context.Canceled,
+// context.DeadlineExceeded) or ErrTimeout.
+//
+// Transient and permanent errors. Every error of a read is sorted in this order:
+//
+//  1. NotFound (apierrors.IsNotFound, or meta.IsNoMatchError: a kind not served yet) is no
+//     error: the object is waited for, with status NotFound.
+//  2. An answer that cannot be decoded (JSON that does not parse, an object without kind or
+//     apiVersion) is retried like a transient error, because a corrupt answer is far more
+//     often a proxy or a cut connection than what the API server meant; only
+//     DecodeFailureLimit (3) such reads of one object in a row make it permanent.
+//  3. Transient errors (the WithTransient function, by default Transient) are retried on the
+//     next round: 429, every 5xx and the API server's timeouts, which say "not now";
+//     connections refused, reset or closed, and answers cut short, before or in the middle
+//     of their body (an EOF, an unexpected EOF, client-go's "... when reading response
+//     body. Please retry ..." for HTTP/1.1 and HTTP/2 alike); network timeouts and a call's
+//     own deadline, client-go's rate limiter declining to wait past that deadline included.
+//     All of them may well succeed a moment later.
+//  4. Everything else is permanent and ends the object at once (and, unless WithKeepGoing,
+//     the wait): 400, 401, 403, 405, 409, 422 and the other 4xx, which say that the request
+//     as made will not succeed by repetition, and errors nobody recognizes, since retrying
+//     those until the deadline would only hide them. The item's error is the getter's
+//     error (named once in the message), its Result the last status computed.
 //
 // Wait is for one goroutine; separate calls may run concurrently if their getter allows it.
+//
+// # Options and reasons
+//
+// Compute takes ComputeOptions and Wait takes WaitOptions; WithLenient, WithRegistry and
+// WithUnschedulableWindow are both (type Option), WithNow is Compute's only, and WithTimeout,
+// WithClock and the other waiting options are Wait's only, so that passing one where it would
+// be ignored does not compile. A Result's Reason is of type Reason, and every reason the
+// package gives is one of its constants (reasons.go), the waiter's (NotFound,
+// TransientError, PermanentError, Replaced, NotChecked) included, except the two it passes on:
+// a Pod's waiting container's reason and an APIService's Available reason.
 //
 // # Benchmarks
 //

@@ -105,9 +105,30 @@ func (f *fields) integer(m map[string]any, key, path string) (int64, bool) {
 	return 0, false
 }
 
-// intOr returns the integer at key, or def when absent.
+// count returns the counter at key (a replica count, a partition) and whether it is
+// present. Unlike integer, it calls a null malformed, and a negative number too: the API
+// server omits a zero counter and never writes null or a negative one, so either means the
+// object did not come from it whole, and reading null as 0 could make it Current.
+func (f *fields) count(m map[string]any, key, path string) (int64, bool) {
+	v, ok := m[key]
+	if !ok {
+		return 0, false
+	}
+	if v == nil {
+		f.fail(path)
+		return 0, false
+	}
+	n, ok := f.integer(m, key, path)
+	if ok && n < 0 {
+		f.fail(path)
+		return 0, false
+	}
+	return n, ok
+}
+
+// intOr returns the counter at key (see count), or def when absent.
 func (f *fields) intOr(m map[string]any, key, path string, def int64) int64 {
-	if n, ok := f.integer(m, key, path); ok {
+	if n, ok := f.count(m, key, path); ok {
 		return n
 	}
 	return def

@@ -32,30 +32,69 @@ func (e Env) unschedulableWindow() time.Duration {
 	return e.UnschedulableWindow
 }
 
-// Option changes how Compute decides or how Wait waits. Options that only concern waiting
-// are ignored by Compute; each option says where it applies and what its default is.
+// ComputeOption changes how Compute decides. WithNow is one; so is every Option.
+type ComputeOption interface{ applyCompute(*config) }
+
+// WaitOption changes how Wait (and AreItemsReady) waits. WithTimeout, WithClock and the
+// other wait-only options are WaitOptions and not ComputeOptions, so that passing one to
+// Compute does not compile rather than being ignored; every Option is a WaitOption too.
+type WaitOption interface{ applyWait(*config) }
+
+// Option changes how objects are decided, for Compute and Wait alike (WithLenient,
+// WithRegistry, WithUnschedulableWindow): it is both a ComputeOption and a WaitOption. Each
+// option says what its default is. A nil Option changes nothing.
 type Option func(*config)
+
+func (o Option) applyCompute(c *config) {
+	if o != nil {
+		o(c)
+	}
+}
+
+func (o Option) applyWait(c *config) {
+	if o != nil {
+		o(c)
+	}
+}
+
+// computeOption is a ComputeOption that Wait does not take (WithNow).
+type computeOption func(*config)
+
+func (o computeOption) applyCompute(c *config) { o(c) }
+
+// waitOption is a WaitOption that Compute does not take.
+type waitOption func(*config)
+
+func (o waitOption) applyWait(c *config) { o(c) }
+
+var (
+	_ ComputeOption = Option(nil)
+	_ WaitOption    = Option(nil)
+)
 
 type config struct {
 	env      Env
 	registry *Registry
 
 	// Wait only.
-	clock         clock.Clock
-	timeout       time.Duration
-	itemTimeout   time.Duration
-	backoff       wait.Backoff
-	progress      func(Event)
-	listThreshold int
-	keepGoing     bool
-	transient     func(error) bool
-	noWatch       bool
+	clock             clock.Clock
+	timeout           time.Duration
+	itemTimeout       time.Duration
+	backoff           wait.Backoff
+	progress          func(Event)
+	listThreshold     int
+	keepGoing         bool
+	continueOnTimeout bool
+	transient         func(error) bool
+	noWatch           bool
+	requestTimeout    time.Duration
 }
 
-// WithNow gives the rules the current time (Compute, for Unschedulable past a window).
-// Default: unknown, so no rule depends on time. Wait ignores it and reads its clock.
-func WithNow(t time.Time) Option {
-	return func(c *config) { c.env.Now = t }
+// WithNow gives the rules the current time (Compute only, for Unschedulable past a
+// window). Default: unknown, so no rule depends on time. Wait reads its clock instead
+// (WithClock), so WithNow is not a WaitOption.
+func WithNow(t time.Time) ComputeOption {
+	return computeOption(func(c *config) { c.env.Now = t })
 }
 
 // WithLenient restores kstatus's reading (Compute and Wait): an object of a kind whose

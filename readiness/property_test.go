@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,7 +136,7 @@ func TestWaitReportProperties(t *testing.T) {
 			g.add("a", name, rs...)
 			refs = append(refs, ref("a", name))
 		}
-		var opts []readiness.Option
+		var opts []readiness.WaitOption
 		if rapid.Bool().Draw(rt, "keepGoing") {
 			opts = append(opts, readiness.WithKeepGoing())
 		}
@@ -161,8 +162,11 @@ func TestWaitReportProperties(t *testing.T) {
 			if it.Result.Status == readiness.Failed && !errors.Is(it.Err, readiness.ErrFailed) {
 				rt.Fatalf("item %d Failed without ErrFailed: %v", i, it.Err)
 			}
-			if it.Result.Reason == "PermanentError" && !apierrors.IsForbidden(it.Err) {
+			if it.Result.Reason == readiness.ReasonPermanentError && !apierrors.IsForbidden(it.Err) {
 				rt.Fatalf("item %d: permanent error lost: %v", i, it.Err)
+			}
+			if apierrors.IsForbidden(it.Err) && (it.Result.Status == readiness.Current || strings.Count(it.Err.Error(), "forbidden") != 1) {
+				rt.Fatalf("item %d: forbidden, with status %v; the cause must be named once: %v", i, it.Result, it.Err)
 			}
 		}
 		if allCurrent != (err == nil) {

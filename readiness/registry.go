@@ -29,7 +29,7 @@ func RequireStatus() RegisterOption {
 
 type entry struct {
 	check         Checker
-	rule          ruleID // a built-in rule: Compute runs it on its view instead of calling check
+	rule          rule // a built-in rule: Compute runs it on its view instead of calling check
 	requireStatus bool
 }
 
@@ -47,9 +47,9 @@ type Registry struct {
 func NewRegistry() *Registry {
 	r := &Registry{}
 	m := make(map[schema.GroupKind]entry, len(builtinKinds))
-	for _, gk := range builtinKinds {
-		id, req := builtin(gk.Group, gk.Kind)
-		m[gk] = entry{check: builtinCheckers[id], rule: id, requireStatus: req}
+	for i := range builtinKinds {
+		b := &builtinKinds[i]
+		m[b.gk] = entry{check: b.checker(), rule: b.rule, requireStatus: b.requireStatus}
 	}
 	r.table.Store(&m)
 	return r

@@ -1,7 +1,7 @@
 package readiness
 
 // jobRule: batch/Job.
-func jobRule(v *view, _ *Env) Result {
+func jobRule(v view, _ Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	status := v.statusMap(&f)
@@ -17,19 +17,19 @@ func jobRule(v *view, _ *Env) Result {
 	case f.bad != "":
 		return malformed(f.bad)
 	case failed.status == "True":
-		return f.done(Result{Status: Failed, Reason: "JobFailed", Message: f.text(failed, "job failed")})
+		return f.done(Result{Status: Failed, Reason: ReasonJobFailed, Message: f.text(failed, "job failed")})
 	case failureTarget.status == "True":
-		return f.done(Result{Status: Failed, Reason: "JobFailed", Message: f.text(failureTarget, "job failing")})
+		return f.done(Result{Status: Failed, Reason: ReasonJobFailed, Message: f.text(failureTarget, "job failing")})
 	case complete.status == "True":
-		return Result{Status: Current, Reason: "JobComplete", Message: count(msgJobSucceeded, succeeded, 0)}
+		return Result{Status: Current, Reason: ReasonJobComplete, Message: count(msgJobSucceeded, succeeded, 0)}
 	case suspend || suspended.status == "True":
-		return Result{Status: Current, Reason: "JobSuspended", Message: "job suspended"}
+		return Result{Status: Current, Reason: ReasonJobSuspended, Message: "job suspended"}
 	}
-	return Result{Status: InProgress, Reason: "JobRunning", Message: count(msgJobRunning, active, succeeded)}
+	return Result{Status: InProgress, Reason: ReasonJobRunning, Message: count(msgJobRunning, active, succeeded)}
 }
 
 // crdRule: apiextensions.k8s.io/CustomResourceDefinition.
-func crdRule(v *view, _ *Env) Result {
+func crdRule(v view, _ Env) Result {
 	var f fields
 	conds := v.conditions(&f, v.statusMap(&f))
 	names := v.condition(&f, conds, condNamesAccepted)
@@ -38,28 +38,28 @@ func crdRule(v *view, _ *Env) Result {
 	case f.bad != "":
 		return malformed(f.bad)
 	case names.status == "False":
-		return f.done(Result{Status: Failed, Reason: "NamesNotAccepted", Message: f.text(names, "names not accepted")})
+		return f.done(Result{Status: Failed, Reason: ReasonNamesNotAccepted, Message: f.text(names, "names not accepted")})
 	case est.status == "True" && names.status == "True":
-		return Result{Status: Current, Reason: "Established", Message: "established, names accepted"}
+		return Result{Status: Current, Reason: ReasonEstablished, Message: "established, names accepted"}
 	case est.status != "True":
-		return f.done(Result{Status: InProgress, Reason: "NotEstablished", Message: f.text(est, "not established yet")})
+		return f.done(Result{Status: InProgress, Reason: ReasonNotEstablished, Message: f.text(est, "not established yet")})
 	}
-	return f.done(Result{Status: InProgress, Reason: "NamesPending", Message: f.text(names, "names not accepted yet")})
+	return f.done(Result{Status: InProgress, Reason: ReasonNamesPending, Message: f.text(names, "names not accepted yet")})
 }
 
 // apiServiceRule: apiregistration.k8s.io/APIService.
-func apiServiceRule(v *view, _ *Env) Result {
+func apiServiceRule(v view, _ Env) Result {
 	var f fields
 	c := v.condition(&f, v.conditions(&f, v.statusMap(&f)), condAvailable)
 	switch {
 	case f.bad != "":
 		return malformed(f.bad)
 	case c.status == "True":
-		return Result{Status: Current, Reason: "Available", Message: "available"}
+		return Result{Status: Current, Reason: ReasonAvailable, Message: "available"}
 	}
-	reason := f.reason(c)
+	reason := Reason(f.reason(c))
 	if reason == "" {
-		reason = "NotAvailable"
+		reason = ReasonNotAvailable
 	}
 	return f.done(Result{Status: InProgress, Reason: reason, Message: f.text(c, "not available")})
 }

@@ -1,14 +1,14 @@
 package readiness
 
 // deploymentRule: apps/Deployment.
-func deploymentRule(v *view, _ *Env) Result {
+func deploymentRule(v view, _ Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	status := v.statusMap(&f)
 	want := f.intOr(spec, "replicas", "spec.replicas", 1)
 	conds := v.conditions(&f, status)
 	if c := v.condition(&f, conds, condProgressing); c.status == "False" && f.reason(c) == "ProgressDeadlineExceeded" {
-		return f.done(Result{Status: Failed, Reason: "ProgressDeadlineExceeded", Message: f.text(c, "progress deadline exceeded")})
+		return f.done(Result{Status: Failed, Reason: ReasonProgressDeadlineExceeded, Message: f.text(c, "progress deadline exceeded")})
 	}
 	replicas := f.intOr(status, "replicas", "status.replicas", 0)
 	updated := f.intOr(status, "updatedReplicas", "status.updatedReplicas", 0)
@@ -19,21 +19,23 @@ func deploymentRule(v *view, _ *Env) Result {
 	case f.bad != "":
 		return malformed(f.bad)
 	case updated < want:
-		return Result{Status: InProgress, Reason: "LessUpdated", Message: count(msgReplicasUpdated, updated, want)}
+		return Result{Status: InProgress, Reason: ReasonLessUpdated, Message: count(msgReplicasUpdated, updated, want)}
 	case replicas > updated:
-		return Result{Status: InProgress, Reason: "OldReplicas", Message: itoa(replicas-updated) + " old replicas pending termination"}
+		return Result{Status: InProgress, Reason: ReasonOldReplicas, Message: itoa(replicas-updated) + " old replicas pending termination"}
+	case replicas > want:
+		return Result{Status: InProgress, Reason: ReasonExtraReplicas, Message: count(msgReplicasScalingDown, replicas, want)}
 	case available < want:
-		return Result{Status: InProgress, Reason: "LessAvailable", Message: count(msgReplicasAvailable, available, want)}
+		return Result{Status: InProgress, Reason: ReasonLessAvailable, Message: count(msgReplicasAvailable, available, want)}
 	case ready < want:
-		return Result{Status: InProgress, Reason: "LessReady", Message: count(msgReplicasReady, ready, want)}
+		return Result{Status: InProgress, Reason: ReasonLessReady, Message: count(msgReplicasReady, ready, want)}
 	case avail.found && avail.status != "True":
-		return f.done(Result{Status: InProgress, Reason: "NotAvailable", Message: f.text(avail, "Available is "+avail.status)})
+		return f.done(Result{Status: InProgress, Reason: ReasonNotAvailable, Message: f.text(avail, "Available is "+avail.status)})
 	}
-	return Result{Status: Current, Reason: "Available", Message: count(msgReplicasAvailable, available, want)}
+	return Result{Status: Current, Reason: ReasonAvailable, Message: count(msgReplicasAvailable, available, want)}
 }
 
 // statefulSetRule: apps/StatefulSet, with RollingUpdate partitions and OnDelete.
-func statefulSetRule(v *view, _ *Env) Result {
+func statefulSetRule(v view, _ Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	status := v.statusMap(&f)
@@ -44,7 +46,7 @@ func statefulSetRule(v *view, _ *Env) Result {
 		"partition", "spec.updateStrategy.rollingUpdate.partition", 0)
 	replicas := f.intOr(status, "replicas", "status.replicas", 0)
 	ready := f.intOr(status, "readyReplicas", "status.readyReplicas", 0)
-	available, hasAvailable := f.integer(status, "availableReplicas", "status.availableReplicas")
+	available, hasAvailable := f.count(status, "availableReplicas", "status.availableReplicas")
 	updated := f.intOr(status, "updatedReplicas", "status.updatedReplicas", 0)
 	currentRev := f.str(status, "currentRevision", "status.currentRevision")
 	updateRev := f.str(status, "updateRevision", "status.updateRevision")
@@ -52,29 +54,29 @@ func statefulSetRule(v *view, _ *Env) Result {
 	case f.bad != "":
 		return malformed(f.bad)
 	case replicas > want:
-		return Result{Status: InProgress, Reason: "ExtraReplicas", Message: count(msgReplicasScalingDown, replicas, want)}
+		return Result{Status: InProgress, Reason: ReasonExtraReplicas, Message: count(msgReplicasScalingDown, replicas, want)}
 	case ready < want:
-		return Result{Status: InProgress, Reason: "LessReady", Message: count(msgReplicasReady, ready, want)}
+		return Result{Status: InProgress, Reason: ReasonLessReady, Message: count(msgReplicasReady, ready, want)}
 	case hasAvailable && available < want:
-		return Result{Status: InProgress, Reason: "LessAvailable", Message: count(msgReplicasAvailable, available, want)}
+		return Result{Status: InProgress, Reason: ReasonLessAvailable, Message: count(msgReplicasAvailable, available, want)}
 	case onDelete:
-		return Result{Status: Current, Reason: "OnDelete", Message: count(msgReplicasOnDelete, ready, want)}
+		return Result{Status: Current, Reason: ReasonOnDelete, Message: count(msgReplicasOnDelete, ready, want)}
 	case partition > 0:
 		need := max(want-partition, 0)
 		if updated < need {
-			return Result{Status: InProgress, Reason: "PartitionRollout", Message: count(msgReplicasPartition, updated, need)}
+			return Result{Status: InProgress, Reason: ReasonPartitionRollout, Message: count(msgReplicasPartition, updated, need)}
 		}
-		return Result{Status: Current, Reason: "PartitionRolledOut", Message: count(msgReplicasPartition, updated, need)}
+		return Result{Status: Current, Reason: ReasonPartitionRolledOut, Message: count(msgReplicasPartition, updated, need)}
 	case updated < want:
-		return Result{Status: InProgress, Reason: "LessUpdated", Message: count(msgReplicasUpdated, updated, want)}
+		return Result{Status: InProgress, Reason: ReasonLessUpdated, Message: count(msgReplicasUpdated, updated, want)}
 	case updateRev != "" && currentRev != updateRev:
-		return Result{Status: InProgress, Reason: "RevisionMismatch", Message: "current revision " + currentRev + " is not update revision " + updateRev}
+		return Result{Status: InProgress, Reason: ReasonRevisionMismatch, Message: "current revision " + currentRev + " is not update revision " + updateRev}
 	}
-	return Result{Status: Current, Reason: "Ready", Message: count(msgReplicasReady, ready, want)}
+	return Result{Status: Current, Reason: ReasonReady, Message: count(msgReplicasReady, ready, want)}
 }
 
 // daemonSetRule: apps/DaemonSet.
-func daemonSetRule(v *view, _ *Env) Result {
+func daemonSetRule(v view, _ Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	status := v.statusMap(&f)
@@ -89,21 +91,21 @@ func daemonSetRule(v *view, _ *Env) Result {
 	case f.bad != "":
 		return malformed(f.bad)
 	case scheduled < desired:
-		return Result{Status: InProgress, Reason: "LessScheduled", Message: count(msgNodesScheduled, scheduled, desired)}
+		return Result{Status: InProgress, Reason: ReasonLessScheduled, Message: count(msgNodesScheduled, scheduled, desired)}
 	case mis > 0:
-		return Result{Status: InProgress, Reason: "Misscheduled", Message: itoa(mis) + " pods on nodes that should not run them"}
+		return Result{Status: InProgress, Reason: ReasonMisscheduled, Message: itoa(mis) + " pods on nodes that should not run them"}
 	case !onDelete && updated < desired:
-		return Result{Status: InProgress, Reason: "LessUpdated", Message: count(msgNodesUpdated, updated, desired)}
+		return Result{Status: InProgress, Reason: ReasonLessUpdated, Message: count(msgNodesUpdated, updated, desired)}
 	case available < desired:
-		return Result{Status: InProgress, Reason: "LessAvailable", Message: count(msgNodesAvailable, available, desired)}
+		return Result{Status: InProgress, Reason: ReasonLessAvailable, Message: count(msgNodesAvailable, available, desired)}
 	case ready < desired:
-		return Result{Status: InProgress, Reason: "LessReady", Message: count(msgNodesReady, ready, desired)}
+		return Result{Status: InProgress, Reason: ReasonLessReady, Message: count(msgNodesReady, ready, desired)}
 	}
-	return Result{Status: Current, Reason: "Available", Message: count(msgNodesAvailable, available, desired)}
+	return Result{Status: Current, Reason: ReasonAvailable, Message: count(msgNodesAvailable, available, desired)}
 }
 
 // replicaSetRule: apps/ReplicaSet.
-func replicaSetRule(v *view, _ *Env) Result {
+func replicaSetRule(v view, _ Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	status := v.statusMap(&f)
@@ -117,17 +119,17 @@ func replicaSetRule(v *view, _ *Env) Result {
 	case f.bad != "":
 		return malformed(f.bad)
 	case rf.status == "True":
-		return f.done(Result{Status: InProgress, Reason: "ReplicaFailure", Message: f.text(rf, "replica failure")})
+		return f.done(Result{Status: InProgress, Reason: ReasonReplicaFailure, Message: f.text(rf, "replica failure")})
 	case replicas > want:
-		return Result{Status: InProgress, Reason: "ExtraReplicas", Message: count(msgReplicasScalingDown, replicas, want)}
+		return Result{Status: InProgress, Reason: ReasonExtraReplicas, Message: count(msgReplicasScalingDown, replicas, want)}
 	case replicas < want:
-		return Result{Status: InProgress, Reason: "LessReplicas", Message: count(msgReplicasCreated, replicas, want)}
+		return Result{Status: InProgress, Reason: ReasonLessReplicas, Message: count(msgReplicasCreated, replicas, want)}
 	case labeled < want:
-		return Result{Status: InProgress, Reason: "LessLabeled", Message: count(msgReplicasLabeled, labeled, want)}
+		return Result{Status: InProgress, Reason: ReasonLessLabeled, Message: count(msgReplicasLabeled, labeled, want)}
 	case available < want:
-		return Result{Status: InProgress, Reason: "LessAvailable", Message: count(msgReplicasAvailable, available, want)}
+		return Result{Status: InProgress, Reason: ReasonLessAvailable, Message: count(msgReplicasAvailable, available, want)}
 	case ready < want:
-		return Result{Status: InProgress, Reason: "LessReady", Message: count(msgReplicasReady, ready, want)}
+		return Result{Status: InProgress, Reason: ReasonLessReady, Message: count(msgReplicasReady, ready, want)}
 	}
-	return Result{Status: Current, Reason: "Available", Message: count(msgReplicasAvailable, available, want)}
+	return Result{Status: Current, Reason: ReasonAvailable, Message: count(msgReplicasAvailable, available, want)}
 }

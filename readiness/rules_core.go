@@ -5,19 +5,19 @@ import (
 )
 
 // podRule: v1/Pod.
-func podRule(v *view, env *Env) Result {
+func podRule(v view, env Env) Result {
 	var f fields
 	status := v.statusMap(&f)
 	phase := f.str(status, "phase", "status.phase")
 	switch phase {
 	case "Succeeded":
-		return f.done(Result{Status: Current, Reason: "PodCompleted", Message: "pod completed"})
+		return f.done(Result{Status: Current, Reason: ReasonPodCompleted, Message: "pod completed"})
 	case "Failed":
 		msg := f.str(status, "message", "status.message")
 		if msg == "" {
 			msg = "pod failed"
 		}
-		return f.done(Result{Status: Failed, Reason: "PodFailed", Message: msg})
+		return f.done(Result{Status: Failed, Reason: ReasonPodFailed, Message: msg})
 	}
 	// A container waiting in CrashLoopBackOff fails the pod; remember the first other
 	// waiting reason (ContainerCreating, ImagePullBackOff, ...) for the message.
@@ -37,7 +37,7 @@ func podRule(v *view, env *Env) Result {
 			reason := f.str(w, "reason", "status.containerStatuses[].state.waiting.reason")
 			if reason == "CrashLoopBackOff" {
 				name := f.str(csm, "name", "status.containerStatuses[].name")
-				return f.done(Result{Status: Failed, Reason: "CrashLoopBackOff", Message: "container " + name + " is in CrashLoopBackOff"})
+				return f.done(Result{Status: Failed, Reason: ReasonCrashLoopBackOff, Message: "container " + name + " is in CrashLoopBackOff"})
 			}
 			if waiting == "" {
 				waiting = reason
@@ -46,10 +46,10 @@ func podRule(v *view, env *Env) Result {
 	}
 	conds := v.conditions(&f, status)
 	if c := v.condition(&f, conds, condPodScheduled); c.status == "False" && f.reason(c) == "Unschedulable" {
-		if unschedulableTooLong(&f, c, env) {
-			return f.done(Result{Status: Failed, Reason: "Unschedulable", Message: "unschedulable for longer than " + env.unschedulableWindow().String() + ": " + f.text(c, "")})
+		if unschedulableTooLong(&f, c, &env) {
+			return f.done(Result{Status: Failed, Reason: ReasonUnschedulable, Message: "unschedulable for longer than " + env.unschedulableWindow().String() + ": " + f.text(c, "")})
 		}
-		return f.done(Result{Status: InProgress, Reason: "Unschedulable", Message: f.text(c, "unschedulable")})
+		return f.done(Result{Status: InProgress, Reason: ReasonUnschedulable, Message: f.text(c, "unschedulable")})
 	}
 	ready := v.condition(&f, conds, condReady)
 	if f.bad != "" {
@@ -58,19 +58,19 @@ func podRule(v *view, env *Env) Result {
 	switch phase {
 	case "Running":
 		if ready.status == "True" {
-			return Result{Status: Current, Reason: "PodReady", Message: "pod running and ready"}
+			return Result{Status: Current, Reason: ReasonPodReady, Message: "pod running and ready"}
 		}
 		if waiting != "" {
-			return Result{Status: InProgress, Reason: waiting, Message: "a container is waiting: " + waiting}
+			return Result{Status: InProgress, Reason: Reason(waiting), Message: "a container is waiting: " + waiting}
 		}
-		return f.done(Result{Status: InProgress, Reason: "PodNotReady", Message: f.text(ready, "pod running, not ready")})
+		return f.done(Result{Status: InProgress, Reason: ReasonPodNotReady, Message: f.text(ready, "pod running, not ready")})
 	case "Pending", "":
 		if waiting != "" {
-			return Result{Status: InProgress, Reason: waiting, Message: "a container is waiting: " + waiting}
+			return Result{Status: InProgress, Reason: Reason(waiting), Message: "a container is waiting: " + waiting}
 		}
-		return Result{Status: InProgress, Reason: "PodPending", Message: "pod pending"}
+		return Result{Status: InProgress, Reason: ReasonPodPending, Message: "pod pending"}
 	}
-	return Result{Status: Unknown, Reason: "PodPhaseUnknown", Message: "pod phase " + phase}
+	return Result{Status: Unknown, Reason: ReasonPodPhaseUnknown, Message: "pod phase " + phase}
 }
 
 // unschedulableTooLong reports whether the PodScheduled condition c (False, Unschedulable)
@@ -94,71 +94,87 @@ func unschedulableTooLong(f *fields, c condition, env *Env) bool {
 
 // namespaceRule: v1/Namespace. The API server sets phase Active on create; a Namespace
 // being deleted has phase Terminating (and a deletionTimestamp, which Compute sees first).
-func namespaceRule(v *view, _ *Env) Result {
+func namespaceRule(v view, _ Env) Result {
 	var f fields
 	switch phase := f.str(v.statusMap(&f), "phase", "status.phase"); phase {
 	case "Active":
-		return f.done(Result{Status: Current, Reason: "Active", Message: "namespace active"})
+		return f.done(Result{Status: Current, Reason: ReasonActive, Message: "namespace active"})
 	case "Terminating":
-		return f.done(Result{Status: Terminating, Reason: "NamespaceTerminating", Message: "namespace terminating"})
+		return f.done(Result{Status: Terminating, Reason: ReasonNamespaceTerminating, Message: "namespace terminating"})
 	case "":
-		return f.done(Result{Status: Current, Reason: "NoPhase", Message: "no phase recorded"})
+		return f.done(Result{Status: Current, Reason: ReasonNoPhase, Message: "no phase recorded"})
 	default:
-		return f.done(Result{Status: Unknown, Reason: "NamespacePhaseUnknown", Message: "namespace phase " + phase})
+		return f.done(Result{Status: Unknown, Reason: ReasonNamespacePhaseUnknown, Message: "namespace phase " + phase})
 	}
 }
 
 // pvcRule: v1/PersistentVolumeClaim.
-func pvcRule(v *view, _ *Env) Result {
+func pvcRule(v view, _ Env) Result {
 	var f fields
 	switch phase := f.str(v.statusMap(&f), "phase", "status.phase"); phase {
 	case "Bound":
-		return f.done(Result{Status: Current, Reason: "Bound", Message: "claim bound"})
+		return f.done(Result{Status: Current, Reason: ReasonBound, Message: "claim bound"})
 	case "Lost":
-		return f.done(Result{Status: Failed, Reason: "ClaimLost", Message: "the bound volume is gone"})
+		return f.done(Result{Status: Failed, Reason: ReasonClaimLost, Message: "the bound volume is gone"})
 	case "Pending", "":
-		return f.done(Result{Status: InProgress, Reason: "Pending", Message: "claim not bound yet"})
+		return f.done(Result{Status: InProgress, Reason: ReasonPending, Message: "claim not bound yet"})
 	default:
-		return f.done(Result{Status: Unknown, Reason: "ClaimPhaseUnknown", Message: "claim phase " + phase})
+		return f.done(Result{Status: Unknown, Reason: ReasonClaimPhaseUnknown, Message: "claim phase " + phase})
 	}
 }
 
 // pvRule: v1/PersistentVolume.
-func pvRule(v *view, _ *Env) Result {
+func pvRule(v view, _ Env) Result {
 	var f fields
 	status := v.statusMap(&f)
 	switch phase := f.str(status, "phase", "status.phase"); phase {
-	case "Available", "Bound", "Released":
-		return f.done(Result{Status: Current, Reason: phase, Message: "volume " + phase})
+	case "Available":
+		return f.done(Result{Status: Current, Reason: ReasonAvailable, Message: "volume Available"})
+	case "Bound":
+		return f.done(Result{Status: Current, Reason: ReasonBound, Message: "volume Bound"})
+	case "Released":
+		return f.done(Result{Status: Current, Reason: ReasonReleased, Message: "volume Released"})
 	case "Failed":
 		msg := f.str(status, "message", "status.message")
 		if msg == "" {
 			msg = "volume failed"
 		}
-		return f.done(Result{Status: Failed, Reason: "VolumeFailed", Message: msg})
+		return f.done(Result{Status: Failed, Reason: ReasonVolumeFailed, Message: msg})
 	case "Pending":
-		return f.done(Result{Status: InProgress, Reason: "Pending", Message: "volume pending"})
+		return f.done(Result{Status: InProgress, Reason: ReasonPending, Message: "volume pending"})
 	case "":
-		return f.done(Result{Status: Current, Reason: "NoPhase", Message: "no phase recorded"})
+		return f.done(Result{Status: Current, Reason: ReasonNoPhase, Message: "no phase recorded"})
 	default:
-		return f.done(Result{Status: Unknown, Reason: "VolumePhaseUnknown", Message: "volume phase " + phase})
+		return f.done(Result{Status: Unknown, Reason: ReasonVolumePhaseUnknown, Message: "volume phase " + phase})
 	}
 }
 
 // serviceRule: v1/Service. Only a LoadBalancer has status to wait for.
-func serviceRule(v *view, _ *Env) Result {
+func serviceRule(v view, _ Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	if typ := f.str(spec, "type", "spec.type"); typ != "LoadBalancer" {
-		return f.done(Result{Status: Current, Reason: "ServiceReady", Message: "no load balancer to wait for"})
+		return f.done(Result{Status: Current, Reason: ReasonServiceReady, Message: "no load balancer to wait for"})
 	}
 	lb := f.mapAt(v.statusMap(&f), "loadBalancer", "status.loadBalancer")
-	ingress := f.listAt(lb, "ingress", "status.loadBalancer.ingress")
+	// Each entry must be an object with an ip or a hostname: a null, a string or an empty
+	// entry is no address anyone can reach.
+	addressed := false
+	for _, e := range f.listAt(lb, "ingress", "status.loadBalancer.ingress") {
+		em, ok := e.(map[string]any)
+		if !ok {
+			f.fail("status.loadBalancer.ingress[]")
+			break
+		}
+		ip := f.str(em, "ip", "status.loadBalancer.ingress[].ip")
+		host := f.str(em, "hostname", "status.loadBalancer.ingress[].hostname")
+		addressed = addressed || ip != "" || host != ""
+	}
 	if f.bad != "" {
 		return malformed(f.bad)
 	}
-	if len(ingress) == 0 {
-		return Result{Status: InProgress, Reason: "NoIngress", Message: "load balancer has no ingress yet"}
+	if !addressed {
+		return Result{Status: InProgress, Reason: ReasonNoIngress, Message: "load balancer has no ingress yet"}
 	}
-	return Result{Status: Current, Reason: "LoadBalancerReady", Message: "load balancer has an ingress"}
+	return Result{Status: Current, Reason: ReasonLoadBalancerReady, Message: "load balancer has an ingress"}
 }

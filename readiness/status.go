@@ -30,7 +30,8 @@ type Result struct {
 	// Status is the verdict.
 	Status Status
 	// Reason is a short CamelCase word naming the rule that decided ("LessReplicas",
-	// "CrashLoopBackOff"), stable enough to match on.
+	// "CrashLoopBackOff"), stable enough to match on: one of the Reason constants, or a
+	// reason a Pod's container or an APIService's condition gives, passed on.
 	Reason string
 	// Message is for people; its wording may change between versions.
 	Message string
@@ -40,26 +41,10 @@ type Result struct {
 func (r Result) String() string {
 	s := string(r.Status)
 	if r.Reason != "" {
-		s += " (" + r.Reason + ")"
+		s += " (" + string(r.Reason) + ")"
 	}
 	if r.Message != "" {
 		s += ": " + r.Message
 	}
 	return s
 }
-
-// Reasons that Compute itself (not a per-kind rule) returns; the package doc lists the
-// per-kind ones.
-const (
-	ReasonTerminating     = "Terminating"
-	ReasonStaleGeneration = "ObservedGenerationStale"
-	ReasonReconciling     = "Reconciling"
-	ReasonStalled         = "Stalled"
-	ReasonNoStatus        = "NoStatus"
-	ReasonMalformed       = "MalformedStatus"
-	ReasonReady           = "Ready"
-	ReasonNotReady        = "NotReady"
-	ReasonNoConditions    = "NoReadyCondition"
-	ReasonNilObject       = "NilObject"
-	ReasonCheckerPanic    = "CheckerPanic"
-)

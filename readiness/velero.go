@@ -11,7 +11,7 @@ import (
 // through g (no waiting: Velero polls it) and says whether all are Current. ref turns the
 // caller's identifier (velero.ResourceIdentifier, ObjectRef, ...) into an ObjectRef; ctx is
 // used for every call the function makes, since Velero's signature has none. opts are Wait's
-// (WithRegistry, WithLenient, WithClock, ...).
+// (WithRegistry, WithLenient, WithClock, WithRequestTimeout, ...).
 //
 // The returned function may be called concurrently if g allows concurrent use; each call is
 // independent. Results: (true, nil) when every item is Current; (false, nil) while any is NotFound,
@@ -21,7 +21,7 @@ import (
 //	func (a *Action) AreAdditionalItemsReady(items []velero.ResourceIdentifier, _ *api.Restore) (bool, error) {
 //		return readiness.AreItemsReady(ctx, getter, toRef)(items)
 //	}
-func AreItemsReady[I any](ctx context.Context, g Getter, ref func(I) ObjectRef, opts ...Option) func(items []I) (bool, error) {
+func AreItemsReady[I any](ctx context.Context, g Getter, ref func(I) ObjectRef, opts ...WaitOption) func(items []I) (bool, error) {
 	return func(items []I) (bool, error) {
 		refs := make([]ObjectRef, len(items))
 		for i, it := range items {
@@ -46,13 +46,6 @@ func AreItemsReady[I any](ctx context.Context, g Getter, ref func(I) ObjectRef, 
 		return false, err
 	}
 }
-
-// Reasons of CheckerFromItemsReady.
-const (
-	ReasonPluginReady    = "PluginReady"
-	ReasonPluginNotReady = "PluginNotReady"
-	ReasonPluginError    = "PluginError"
-)
 
 // CheckerFromItemsReady adapts the other way: a Velero-shaped function (a plugin's
 // AreAdditionalItemsReady, with its restore bound) becomes the Checker of a kind, called

@@ -1,7 +1,5 @@
 package readiness
 
-import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 // condType names a condition type that Compute or a built-in rule asks for.
 type condType uint8
 
@@ -184,67 +182,3 @@ func (v *view) condition(f *fields, conds []any, t condType) condition {
 	}
 	return f.condition(conds, condTypeNames[t])
 }
-
-// ruleID names a built-in rule; ruleNone is none (a Checker someone registered).
-type ruleID uint8
-
-const (
-	ruleNone ruleID = iota
-	ruleCRD
-	ruleNamespace
-	ruleDeployment
-	ruleStatefulSet
-	ruleDaemonSet
-	ruleReplicaSet
-	rulePod
-	ruleJob
-	rulePVC
-	rulePV
-	ruleService
-	ruleAPIService
-	numRules
-)
-
-// runRule calls the built-in rule id. A switch of direct calls, not a table of functions, so
-// that v stays on the caller's stack.
-func runRule(id ruleID, v *view, env *Env) Result {
-	switch id {
-	case ruleCRD:
-		return crdRule(v, env)
-	case ruleNamespace:
-		return namespaceRule(v, env)
-	case ruleDeployment:
-		return deploymentRule(v, env)
-	case ruleStatefulSet:
-		return statefulSetRule(v, env)
-	case ruleDaemonSet:
-		return daemonSetRule(v, env)
-	case ruleReplicaSet:
-		return replicaSetRule(v, env)
-	case rulePod:
-		return podRule(v, env)
-	case ruleJob:
-		return jobRule(v, env)
-	case rulePVC:
-		return pvcRule(v, env)
-	case rulePV:
-		return pvRule(v, env)
-	case ruleService:
-		return serviceRule(v, env)
-	case ruleAPIService:
-		return apiServiceRule(v, env)
-	}
-	return Result{}
-}
-
-// builtinCheckers are the built-in rules as Checkers (what Registry.Lookup returns): each
-// reads its object the plain way.
-var builtinCheckers = func() (cs [numRules]Checker) {
-	for id := ruleNone + 1; id < numRules; id++ {
-		cs[id] = func(u *unstructured.Unstructured, env Env) Result {
-			v := view{obj: u.Object}
-			return runRule(id, &v, &env)
-		}
-	}
-	return cs
-}()

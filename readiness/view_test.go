@@ -1,6 +1,9 @@
 package readiness
 
 import (
+	"maps"
+	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -61,7 +64,9 @@ func viewConditions(t *rapid.T) []any {
 // status hold the fields the rules read.
 func viewObject(t *rapid.T) *unstructured.Unstructured {
 	kinds := []schema.GroupKind{{Group: "example.com", Kind: "Widget"}, {Group: "", Kind: "ConfigMap"}}
-	kinds = append(kinds, builtinKinds[:]...)
+	for _, b := range builtinKinds {
+		kinds = append(kinds, b.gk)
+	}
 	gk := rapid.SampledFrom(kinds).Draw(t, "kind")
 	apiVersion := "v1"
 	if gk.Group != "" {
@@ -134,7 +139,7 @@ func TestCondTypeOf(t *testing.T) {
 // reading, and fails on the same fields.
 func TestViewReadsWhatPlainReads(t *testing.T) {
 	// What Compute decides before it reads status.conditions.
-	before := []string{ReasonMalformed, ReasonTerminating, ReasonStaleGeneration}
+	before := []Reason{ReasonMalformed, ReasonTerminating, ReasonStaleGeneration}
 	rapid.Check(t, func(t *rapid.T) {
 		u := viewObject(t)
 		status, ok := u.Object["status"].(map[string]any)
@@ -167,21 +172,22 @@ func TestViewReadsWhatPlainReads(t *testing.T) {
 func TestBuiltinRulesSameBothWays(t *testing.T) {
 	plain := &Registry{}
 	builtins := NewRegistry()
-	for _, gk := range builtinKinds {
+	for _, b := range builtinKinds {
+		gk := b.gk
 		c, ok := builtins.Lookup(gk)
 		require.True(t, ok)
 		var opts []RegisterOption
-		if _, req := builtin(gk.Group, gk.Kind); req {
+		if builtin(gk.Group, gk.Kind).requireStatus {
 			opts = append(opts, RequireStatus())
 		}
 		plain.Register(gk, c, opts...)
 		e, _ := plain.lookup(gk)
-		require.Equal(t, ruleNone, e.rule, "a registered Checker is called, not run on the view")
+		require.Nil(t, e.rule, "a registered Checker is called, not run on the view")
 	}
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	rapid.Check(t, func(t *rapid.T) {
 		u := viewObject(t)
-		for _, opts := range [][]Option{nil, {WithNow(now)}, {WithLenient()}} {
+		for _, opts := range [][]ComputeOption{nil, {WithNow(now)}, {WithLenient()}} {
 			want := Compute(u, append(opts, WithRegistry(plain))...)
 			require.Equal(t, want, Compute(u, opts...))
 			require.Equal(t, want, Compute(u, append(opts, WithRegistry(builtins))...))
@@ -207,4 +213,22 @@ func TestPodContainerStatusPaths(t *testing.T) {
 		"containerStatuses": []any{map[string]any{"name": "app", "state": map[string]any{"running": map[string]any{}}}}})
 	require.Equal(t, Current, Compute(ready).Status)
 	require.Zero(t, testing.AllocsPerRun(10, func() { _ = Compute(ready) }))
+}
+
+// TestBuiltinKindsTable: the table of built-in kinds has one row per kind, each with a rule,
+// found by builtin and named in the package doc's table.
+func TestBuiltinKindsTable(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	seen := map[schema.GroupKind]bool{}
+	for _, b := range builtinKinds {
+		require.False(t, seen[b.gk], "%s twice", b.gk)
+		seen[b.gk] = true
+		require.NotNil(t, b.rule, b.gk.String())
+		require.Equal(t, b.gk, builtin(b.gk.Group, b.gk.Kind).gk)
+		require.Contains(t, string(doc), "//\t"+b.gk.Kind+" ", "the package doc's table has a row for %s", b.gk)
+	}
+	require.Nil(t, builtin("", "ConfigMap"))
+	require.Nil(t, builtin("example.com", "Deployment"), "the group counts")
+	require.ElementsMatch(t, slices.Collect(maps.Keys(seen)), NewRegistry().Kinds())
 }

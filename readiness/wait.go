@@ -9,6 +9,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -24,6 +25,13 @@ const (
 	// DefaultListThreshold: with a Lister, this many objects of one kind in one namespace
 	// are read with one LIST per tick instead of a GET each.
 	DefaultListThreshold = 3
+	// DefaultRequestTimeout bounds each API call of Wait (see WithRequestTimeout).
+	DefaultRequestTimeout = time.Minute
+	// DecodeFailureLimit is how many reads of one object in a row may fail to decode (a 200
+	// answer whose body is not an object) before Wait calls the failure permanent; until
+	// then each is retried like a transient error, since a corrupt answer is far more often
+	// a proxy or a cut connection than the API server's real answer.
+	DecodeFailureLimit = 3
 )
 
 // DefaultBackoff is the polling schedule of Wait: 500ms, growing by half each round up to 5s,
@@ -43,63 +51,88 @@ type Event struct {
 
 // WithClock sets the clock Wait reads and sleeps on (Wait only). Default: the real clock.
 // Tests pass k8s.io/utils/clock/testing's FakeClock and never sleep.
-func WithClock(c clock.Clock) Option {
-	return func(cf *config) { cf.clock = c }
+func WithClock(c clock.Clock) WaitOption {
+	return waitOption(func(cf *config) { cf.clock = c })
 }
 
 // WithTimeout sets the global deadline of Wait, counted from its start on its clock (Wait
 // only). Default: DefaultTimeout; not positive keeps the default. A deadline on ctx applies
 // as well.
-func WithTimeout(d time.Duration) Option {
-	return func(c *config) { c.timeout = d }
+func WithTimeout(d time.Duration) WaitOption {
+	return waitOption(func(c *config) { c.timeout = d })
+}
+
+// WithRequestTimeout bounds each API call Wait makes (a GET, a LIST with all its pages, the
+// opening of a watch, not the watch's stream), so that one request hanging in flight costs
+// one retry, not the wait (Wait only). A call that runs out is a transient error, retried
+// on the next round. Default: DefaultRequestTimeout; not positive keeps the default. Like
+// the global deadline, it is enforced on requests in flight only with the real clock (a
+// context's deadline is real time); with another clock (WithClock) requests are bounded by
+// ctx alone.
+func WithRequestTimeout(d time.Duration) WaitOption {
+	return waitOption(func(c *config) { c.requestTimeout = d })
 }
 
 // WithItemTimeout gives each object its own limit, counted from the start of Wait (Wait
 // only): an object not Current by then ends with ErrTimeout while the global deadline may
 // still be far (Velero's per-plugin override). Default: none (only the global deadline);
 // a value beyond the global deadline has no effect.
-func WithItemTimeout(d time.Duration) Option {
-	return func(c *config) { c.itemTimeout = d }
+func WithItemTimeout(d time.Duration) WaitOption {
+	return waitOption(func(c *config) { c.itemTimeout = d })
 }
 
 // WithBackoff sets the polling schedule (Wait only): the delay before each round after the
 // first is b.Step(). Default: DefaultBackoff(). A Backoff whose Duration is not positive
 // keeps the default.
-func WithBackoff(b wait.Backoff) Option {
-	return func(c *config) { c.backoff = b }
+func WithBackoff(b wait.Backoff) WaitOption {
+	return waitOption(func(c *config) { c.backoff = b })
 }
 
 // WithProgress calls f, synchronously from Wait's goroutine, each time an object's status
 // changes (Wait only). Default: no callback. f must not block for long: the wait waits for it.
-func WithProgress(f func(Event)) Option {
-	return func(c *config) { c.progress = f }
+func WithProgress(f func(Event)) WaitOption {
+	return waitOption(func(c *config) { c.progress = f })
 }
 
 // WithListThreshold sets how many objects of one GroupKind in one namespace make Wait use one
 // LIST instead of GETs, when the getter is also a Lister (Wait only). Default:
 // DefaultListThreshold; not positive keeps the default; math.MaxInt disables LIST.
-func WithListThreshold(n int) Option {
-	return func(c *config) { c.listThreshold = n }
+func WithListThreshold(n int) WaitOption {
+	return waitOption(func(c *config) { c.listThreshold = n })
 }
 
 // WithKeepGoing makes Wait continue waiting for the other objects after one has failed
 // (Failed, replaced, a permanent error, its item timeout), so the report holds everyone's
 // outcome (Wait only). Default: the first such object ends the wait, since "all Current" can
 // no longer happen; the objects still pending then get ErrStopped.
-func WithKeepGoing() Option {
-	return func(c *config) { c.keepGoing = true }
+func WithKeepGoing() WaitOption {
+	return waitOption(func(c *config) { c.keepGoing = true })
 }
 
 // WithoutWatch makes Wait poll only, even when the getter is a Watcher (Wait only). Default:
 // watch when the getter can, after each LIST.
-func WithoutWatch() Option {
-	return func(c *config) { c.noWatch = true }
+func WithoutWatch() WaitOption {
+	return waitOption(func(c *config) { c.noWatch = true })
 }
 
 // WithTransient sets which getter errors are retried (Wait only). Default: Transient.
-// NotFound is never an error to this function: the object is waited for.
-func WithTransient(f func(error) bool) Option {
-	return func(c *config) { c.transient = f }
+// NotFound is never an error to this function: the object is waited for; nor is an answer
+// that could not be decoded, which Wait retries up to DecodeFailureLimit times in a row
+// whatever f says (see the package doc's "Transient and permanent errors").
+func WithTransient(f func(error) bool) WaitOption {
+	return waitOption(func(c *config) { c.transient = f })
+}
+
+// notChecked is the result of an object not read yet.
+var notChecked = Result{Status: Unknown, Reason: ReasonNotChecked, Message: "not read yet"}
+
+// notFound is the NotFound error of ref that the waiter makes up when a LIST lacks the
+// object or a watch reports it deleted. The waiter knows kinds, not resources, so the
+// resource is guessed from the kind as apimachinery guesses it ("Deployment":
+// "deployments").
+func notFound(ref ObjectRef) error {
+	plural, _ := meta.UnsafeGuessKindToResource(ref.GroupKind.WithVersion(""))
+	return apierrors.NewNotFound(plural.GroupResource(), ref.Name)
 }
 
 // item is the waiter's state for one ref.
@@ -112,6 +145,8 @@ type item struct {
 	done    bool
 	checks  int
 	lastTr  error
+	decodes int  // reads in a row whose answer could not be decoded
+	seen    bool // a status was computed from an object (result is that status or newer)
 }
 
 type groupKey struct {
@@ -133,6 +168,8 @@ type waiter struct {
 	noList  map[groupKey]bool
 	noWatch map[groupKey]bool
 	watches map[groupKey]watch.Interface // open watches
+	realClk bool                         // the clock is the real one: contexts can carry its deadlines
+	cancels []context.CancelFunc         // of the watches' contexts
 	events  chan watchEvent
 	stop    chan struct{} // closed when Wait returns: forwarders exit
 	start   time.Time
@@ -155,8 +192,10 @@ type watchEvent struct {
 // with Compute (the options given apply; "now" is the clock's), then sleeps the next backoff
 // step. NotFound objects are waited for; transient errors (see Transient) are retried;
 // a permanent error, a Failed status or a replaced object (UID changed) ends that object's
-// wait at once, and, unless WithKeepGoing, the whole wait. Objects still pending at the
-// deadline get ErrTimeout; when ctx ends, they get its error.
+// wait at once, and, unless WithKeepGoing, the whole wait. Undecodable answers are retried,
+// up to DecodeFailureLimit in a row. Objects still pending at the deadline get ErrTimeout;
+// when ctx ends, they get its error; either way they keep the last status computed, and a
+// call in flight then is abandoned (the deadline and ctx bound it, see WithRequestTimeout).
 //
 // The error is nil exactly when every object is Current; otherwise it is a *WaitError. A
 // malformed ref list (empty kind or name, a duplicate) is an error wrapping ErrInvalidRef,
@@ -168,7 +207,7 @@ type watchEvent struct {
 // list's resourceVersion, and its objects are then updated by events rather than by more
 // LISTs; a forbidden watch is not tried again (polling goes on), and a watch that ends or
 // reports an error is replaced by a LIST, then a new watch, on the next round.
-func Wait(ctx context.Context, g Getter, refs []ObjectRef, opts ...Option) (*Report, error) {
+func Wait(ctx context.Context, g Getter, refs []ObjectRef, opts ...WaitOption) (*Report, error) {
 	w, err := newWaiter(g, refs, opts)
 	if err != nil {
 		return nil, err
@@ -176,7 +215,7 @@ func Wait(ctx context.Context, g Getter, refs []ObjectRef, opts ...Option) (*Rep
 	return w.run(ctx)
 }
 
-func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
+func newWaiter(g Getter, refs []ObjectRef, opts []WaitOption) (*waiter, error) {
 	if g == nil {
 		return nil, fmt.Errorf("%w: nil getter", ErrInvalidRef)
 	}
@@ -185,7 +224,7 @@ func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
 		events: make(chan watchEvent), stop: make(chan struct{})}
 	for _, o := range opts {
 		if o != nil {
-			o(&w.cfg)
+			o.applyWait(&w.cfg)
 		}
 	}
 	c := &w.cfg
@@ -204,6 +243,13 @@ func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
 	if c.transient == nil {
 		c.transient = Transient
 	}
+	if c.requestTimeout <= 0 {
+		c.requestTimeout = DefaultRequestTimeout
+	}
+	switch c.clock.(type) {
+	case clock.RealClock, *clock.RealClock:
+		w.realClk = true
+	}
 	w.lister, _ = g.(Lister)
 	if w.lister != nil && !c.noWatch {
 		w.watcher, _ = g.(Watcher)
@@ -220,7 +266,7 @@ func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
 			return nil, fmt.Errorf("%w: %s given twice", ErrInvalidRef, r)
 		}
 		seen[key] = true
-		w.items[i] = item{ref: r, uid: string(r.UID), result: Result{Status: Unknown, Reason: "NotChecked", Message: "not read yet"}}
+		w.items[i] = item{ref: r, uid: string(r.UID), result: notChecked}
 		k := groupKey{r.GroupKind, r.Namespace}
 		if w.byName[k] == nil {
 			w.byName[k] = map[string]int{}
@@ -230,18 +276,29 @@ func newWaiter(g Getter, refs []ObjectRef, opts []Option) (*waiter, error) {
 	return w, nil
 }
 
-func (w *waiter) run(ctx context.Context) (*Report, error) {
-	defer w.closeWatches()
+func (w *waiter) run(parent context.Context) (*Report, error) {
 	clk := w.cfg.clock
 	w.start = clk.Now()
 	deadline := w.start.Add(w.cfg.timeout)
 	backoff := w.cfg.backoff
+	// ctx ends with parent or at the deadline, so that it bounds the requests in flight
+	// too; with a fake clock only the loop below watches the deadline.
+	ctx, cancel := context.WithCancel(parent)
+	if w.realClk {
+		ctx, cancel = context.WithDeadline(parent, deadline)
+	}
+	defer cancel()
+	defer w.closeWatches()
 	for {
-		if err := ctx.Err(); err != nil {
-			w.finish(err)
+		if ctx.Err() != nil {
+			w.finish(stopCause(parent))
 			break
 		}
 		w.tick(ctx)
+		if ctx.Err() != nil {
+			w.finish(stopCause(parent))
+			break
+		}
 		if w.ended(clk.Now(), deadline) {
 			break
 		}
@@ -284,6 +341,24 @@ func (w *waiter) run(ctx context.Context) (*Report, error) {
 	return w.report()
 }
 
+// stopCause is what the objects still pending when ctx (parent, or the deadline) ended get:
+// parent's error if it ended, else ErrTimeout.
+func stopCause(parent context.Context) error {
+	if err := parent.Err(); err != nil {
+		return err
+	}
+	return ErrTimeout
+}
+
+// call returns the context of one API call: ctx bounded by the request timeout (with the
+// real clock only, see WithRequestTimeout).
+func (w *waiter) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	if !w.realClk {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, w.cfg.requestTimeout)
+}
+
 // ended decides, between rounds, whether the wait is over, and ends what is left.
 func (w *waiter) ended(now, deadline time.Time) bool {
 	if w.cfg.itemTimeout > 0 && now.Sub(w.start) >= w.cfg.itemTimeout {
@@ -319,14 +394,26 @@ func (w *waiter) polled() bool {
 // openWatch starts watching group k from rv; a forbidden watch is not tried again.
 func (w *waiter) openWatch(ctx context.Context, k groupKey, rv string) {
 	w.calls++
-	wi, err := w.watcher.Watch(ctx, k.gk, k.namespace, rv)
+	// The stream lives as long as ctx; only its opening is bounded by the request timeout.
+	wctx, cancel := context.WithCancel(ctx)
+	var timer *time.Timer
+	if w.realClk {
+		timer = time.AfterFunc(w.cfg.requestTimeout, cancel)
+	}
+	wi, err := w.watcher.Watch(wctx, k.gk, k.namespace, rv)
+	if timer != nil && !timer.Stop() && err == nil {
+		wi.Stop() // opened just as the timer fired: its context is gone
+		err = context.DeadlineExceeded
+	}
 	if err != nil {
+		cancel()
 		if apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err) {
 			w.noWatch[k] = true
 		}
 		return
 	}
 	w.watches[k] = wi
+	w.cancels = append(w.cancels, cancel) // all end with the wait
 	go func() {
 		for ev := range wi.ResultChan() {
 			select {
@@ -366,7 +453,7 @@ func (w *waiter) handle(e watchEvent, now time.Time) bool {
 		return false
 	}
 	if e.ev.Type == watch.Deleted {
-		w.observe(i, nil, apierrors.NewNotFound(schema.GroupResource{Group: e.key.gk.Group, Resource: e.key.gk.Kind}, u.GetName()), now)
+		w.observe(i, nil, notFound(w.items[i].ref), now)
 		return false
 	}
 	w.observe(i, u, nil, now)
@@ -381,6 +468,9 @@ func (w *waiter) closeWatches() {
 	}
 	for _, k := range keys {
 		w.watches[k].Stop()
+	}
+	for _, c := range w.cancels {
+		c()
 	}
 }
 
@@ -434,7 +524,12 @@ func (w *waiter) tick(ctx context.Context) {
 				return
 			}
 			w.calls++
-			obj, err := w.getter.Get(ctx, w.items[i].ref)
+			cctx, cancel := w.call(ctx)
+			obj, err := w.getter.Get(cctx, w.items[i].ref)
+			cancel()
+			if ctx.Err() != nil {
+				return // the wait ended during the call: what it says is not the object's fault
+			}
 			w.observe(i, obj, err, now)
 		}
 	}
@@ -444,7 +539,12 @@ func (w *waiter) tick(ctx context.Context) {
 // forbidden: remembered for the rest of the wait).
 func (w *waiter) listGroup(ctx context.Context, k groupKey, idx []int, now time.Time) bool {
 	w.calls++
-	list, err := w.lister.List(ctx, k.gk, k.namespace)
+	cctx, cancel := w.call(ctx)
+	list, err := w.lister.List(cctx, k.gk, k.namespace)
+	cancel()
+	if ctx.Err() != nil {
+		return true // the wait ended during the call
+	}
 	if apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err) {
 		w.noList[k] = true
 		return false
@@ -468,7 +568,7 @@ func (w *waiter) listGroup(ctx context.Context, k groupKey, idx []int, now time.
 	}
 	for _, i := range idx {
 		if it := &w.items[i]; !found[i] && !it.done {
-			w.observe(i, nil, apierrors.NewNotFound(schema.GroupResource{Group: it.ref.GroupKind.Group, Resource: it.ref.GroupKind.Kind}, it.ref.Name), now)
+			w.observe(i, nil, notFound(it.ref), now)
 		}
 	}
 	if w.watcher != nil && !w.noWatch[k] && list != nil && ctx.Err() == nil && !(w.failed && !w.cfg.keepGoing) {
@@ -487,25 +587,40 @@ func (w *waiter) observe(i int, obj *unstructured.Unstructured, err error, now t
 	it := &w.items[i]
 	it.checks++
 	var res Result
-	switch classify(err, w.cfg.transient) {
+	class := classify(err, w.cfg.transient)
+	if class == errDecode {
+		it.decodes++
+		if it.decodes < DecodeFailureLimit {
+			class = errTransient
+		} else {
+			class = errPermanent
+			err = fmt.Errorf("%d answers in a row could not be decoded: %w", it.decodes, err)
+		}
+	} else {
+		it.decodes = 0
+	}
+	switch class {
 	case errNotFound:
-		res = Result{Status: NotFound, Reason: "NotFound", Message: "not created yet"}
+		res = Result{Status: NotFound, Reason: ReasonNotFound, Message: "not created yet"}
 	case errTransient:
 		it.lastTr = err
-		if it.result.Reason == "NotChecked" {
-			w.setResult(it, Result{Status: Unknown, Reason: "TransientError", Message: err.Error()})
+		if !it.seen {
+			w.setResult(it, Result{Status: Unknown, Reason: ReasonTransientError, Message: err.Error()})
 		}
 		w.checkItemTimeout(it, now)
 		return
 	case errPermanent:
-		w.setResult(it, Result{Status: Unknown, Reason: "PermanentError", Message: err.Error()})
+		// The last status computed stays; the cause is the item's error, named once.
+		if !it.seen {
+			w.setResult(it, Result{Status: Unknown, Reason: ReasonPermanentError, Message: "no read succeeded"})
+		}
 		w.end(it, err)
 		return
 	default:
 		uid := string(obj.GetUID())
 		if it.uid != "" && uid != "" && uid != it.uid {
 			it.seenUID = uid
-			w.setResult(it, Result{Status: Unknown, Reason: "Replaced", Message: "UID " + it.uid + " replaced by " + uid})
+			w.setResult(it, Result{Status: Unknown, Reason: ReasonReplaced, Message: "UID " + it.uid + " replaced by " + uid})
 			w.end(it, ErrReplaced)
 			return
 		}
@@ -517,6 +632,7 @@ func (w *waiter) observe(i int, obj *unstructured.Unstructured, err error, now t
 		env.Now = now
 		res = compute(obj, env, w.cfg.registry)
 	}
+	it.seen = true
 	if res.Status == Current {
 		it.done = true
 		w.ready++
@@ -554,7 +670,7 @@ func (w *waiter) emit(it *item, prev, r Result) {
 	if w.cfg.progress == nil {
 		return
 	}
-	if prev.Reason == "NotChecked" {
+	if prev == notChecked {
 		prev = Result{}
 	}
 	w.cfg.progress(Event{Ref: it.ref, Previous: prev, Result: r, Ready: w.ready, Total: len(w.items)})
@@ -573,7 +689,7 @@ func (w *waiter) report() (*Report, error) {
 		}
 		rep.Items[i] = ir
 	}
-	if len(errs) > 0 {
+	if len(errs) > 0 && !(w.cfg.continueOnTimeout && onlyTimeouts(errs)) {
 		return rep, &WaitError{Items: errs, Total: len(w.items)}
 	}
 	return rep, nil

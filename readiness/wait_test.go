@@ -109,16 +109,24 @@ func (f listingGetter) List(_ context.Context, _ schema.GroupKind, ns string) (*
 
 // runWait runs Wait on a fake clock stepped by one second whenever the waiter sleeps; the
 // default backoff is replaced by a fixed one-second period so ticks fall on whole seconds.
-func runWait(t *testing.T, ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.Option) (*readiness.Report, time.Duration, error) {
+func runWait(t *testing.T, ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.WaitOption) (*readiness.Report, time.Duration, error) {
+	t.Helper()
+	return runWaitFunc(t, func(_ context.Context, opts ...readiness.WaitOption) (*readiness.Report, error) {
+		return readiness.Wait(ctx, g, refs, opts...)
+	}, opts...)
+}
+
+// runWaitFunc runs a waiting function as runWait runs Wait.
+func runWaitFunc(t *testing.T, waitFn func(context.Context, ...readiness.WaitOption) (*readiness.Report, error), opts ...readiness.WaitOption) (*readiness.Report, time.Duration, error) {
 	t.Helper()
 	fc := testingclock.NewFakeClock(t0)
-	opts = append([]readiness.Option{readiness.WithBackoff(wait.Backoff{Duration: time.Second}), readiness.WithClock(fc)}, opts...)
+	opts = append([]readiness.WaitOption{readiness.WithBackoff(wait.Backoff{Duration: time.Second}), readiness.WithClock(fc)}, opts...)
 	var rep *readiness.Report
 	var err error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rep, err = readiness.Wait(ctx, g, refs, opts...)
+		rep, err = waitFn(context.Background(), opts...)
 	}()
 	for {
 		select {
@@ -185,7 +193,7 @@ func TestWaitPermanentError(t *testing.T) {
 		g.add("shop", "web", resp{err: apierrors.NewForbidden(deployGR, "web", errors.New("rbac"))})
 		_, _, err := runWait(t, context.Background(), g, []readiness.ObjectRef{ref("shop", "web")})
 		require.True(t, apierrors.IsForbidden(err))
-		require.EqualError(t, err, `readiness: 0 of 1 objects ready; Deployment.apps shop/web: deployments.apps "web" is forbidden: rbac: last status Unknown (PermanentError): deployments.apps "web" is forbidden: rbac`)
+		require.EqualError(t, err, `readiness: 0 of 1 objects ready; Deployment.apps shop/web: deployments.apps "web" is forbidden: rbac: last status Unknown (PermanentError): no read succeeded`)
 	})
 }
 
@@ -202,7 +210,7 @@ func TestWaitFailedMidway(t *testing.T) {
 		require.ErrorIs(t, err, readiness.ErrFailed)
 		require.Equal(t, time.Second, elapsed)
 		require.ErrorIs(t, rep.Items[0].Err, readiness.ErrFailed)
-		require.Equal(t, "ProgressDeadlineExceeded", rep.Items[0].Result.Reason)
+		require.Equal(t, readiness.Reason("ProgressDeadlineExceeded"), rep.Items[0].Result.Reason)
 		require.ErrorIs(t, rep.Items[1].Err, readiness.ErrStopped)
 	})
 	t.Run("keep going", func(t *testing.T) {
@@ -227,7 +235,7 @@ func TestWaitTimeouts(t *testing.T) {
 		require.ErrorIs(t, err, readiness.ErrTimeout)
 		require.Equal(t, 10*time.Second, elapsed)
 		require.Equal(t, 11, rep.Calls, "a read at 0s..10s")
-		require.Equal(t, "LessAvailable", rep.Items[0].Result.Reason)
+		require.Equal(t, readiness.Reason("LessAvailable"), rep.Items[0].Result.Reason)
 	})
 	t.Run("per item inside the global deadline", func(t *testing.T) {
 		rep, elapsed, err := runWait(t, context.Background(), g, refs,
@@ -446,5 +454,5 @@ func TestWaitUnschedulableUsesClock(t *testing.T) {
 	rep, elapsed, err := runWait(t, context.Background(), g, []readiness.ObjectRef{r}, readiness.WithUnschedulableWindow(3*time.Second))
 	require.ErrorIs(t, err, readiness.ErrFailed)
 	require.Equal(t, 4*time.Second, elapsed, "failed at the first read past the 3s window")
-	require.Equal(t, "Unschedulable", rep.Items[0].Result.Reason)
+	require.Equal(t, readiness.Reason("Unschedulable"), rep.Items[0].Result.Reason)
 }

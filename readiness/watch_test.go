@@ -73,9 +73,9 @@ func refsIn(ns string, names ...string) []readiness.ObjectRef {
 }
 
 // startWait runs Wait on a fake clock that the test steps itself.
-func startWait(ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.Option) (*testingclock.FakeClock, func() (*readiness.Report, error)) {
+func startWait(ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.WaitOption) (*testingclock.FakeClock, func() (*readiness.Report, error)) {
 	fc := testingclock.NewFakeClock(t0)
-	opts = append([]readiness.Option{readiness.WithClock(fc)}, opts...)
+	opts = append([]readiness.WaitOption{readiness.WithClock(fc)}, opts...)
 	var rep *readiness.Report
 	var err error
 	done := make(chan struct{})

@@ -25,18 +25,23 @@ const (
 	ReasonCommonVersion   Reason = "CommonVersion"   // P3: best version (Compare) both clusters serve
 	ReasonConversion      Reason = "Conversion"      // P4: a backed-up version converts to the target's preferred one
 	// ReasonNoCommonVersion: nothing in common and no conversion; the source's preferred
-	// version is chosen as is.
+	// version is chosen as is, or, when the backup marks no preferred version, its best
+	// version by Compare, with no "-preferredversion" suffix on Dir (Explain says which).
 	ReasonNoCommonVersion Reason = "NoCommonVersion"
-	// ReasonBestSourceVersion: nothing in common and no conversion, and the backup has no
-	// preferred version: its best version (by Compare) is chosen as is, with no
-	// "-preferredversion" suffix on Dir.
-	ReasonBestSourceVersion Reason = "BestSourceVersion"
 	// ReasonTargetGroupAbsent: the target does not serve the group (or, with
 	// WithServedResources, the resource) at any version, e.g. a CRD not installed yet.
 	ReasonTargetGroupAbsent Reason = "TargetGroupAbsent"
 	// ReasonNoSourceVersion: the backup names the resource but no version of it; Version
 	// and Dir are empty because there is nothing to read.
 	ReasonNoSourceVersion Reason = "NoSourceVersion"
+	// ReasonFormatTooOld: with WithGate, the backup's format predates version directories
+	// (below 1.1.0): the source's preferred version (or its best) is read from the legacy
+	// path (Dir is empty) as backed up, as Velero does.
+	ReasonFormatTooOld Reason = "FormatTooOld"
+	// ReasonFeatureDisabled: with WithGate, Velero's EnableAPIGroupVersions feature is off:
+	// the source's preferred version (or its best) is read from the legacy path (Dir is
+	// empty) as backed up, as Velero does.
+	ReasonFeatureDisabled Reason = "FeatureDisabled"
 )
 
 // Choice is the decision for one backed-up resource.
@@ -44,7 +49,9 @@ type Choice struct {
 	Group   string // the API group ("" for core)
 	Version string // the version to restore into the target
 	// Dir is the backup sub-directory to read: "<v>-preferredversion" exactly when the
-	// version read is the source's preferred version, else "<v>".
+	// version read is the source's preferred version, else "<v>"; empty (the legacy path,
+	// resources/<resource>/{namespaces/<ns>|cluster}/<name>.json) only with
+	// ReasonFormatTooOld and ReasonFeatureDisabled.
 	Dir string
 	// SourceVersion is the version read from the backup; it differs from Version only
 	// with ReasonConversion.
@@ -55,10 +62,14 @@ type Choice struct {
 // String renders the decision in one line, e.g. "apps/v1 from v1-preferredversion (TargetPreferred)".
 func (c Choice) String() string {
 	gv := schema.GroupVersion{Group: c.Group, Version: c.Version}.String()
-	if c.SourceVersion != c.Version {
-		return fmt.Sprintf("%s from %s converted from %s (%s)", gv, c.Dir, c.SourceVersion, c.Reason)
+	dir := c.Dir
+	if dir == "" {
+		dir = "the legacy path"
 	}
-	return fmt.Sprintf("%s from %s (%s)", gv, c.Dir, c.Reason)
+	if c.SourceVersion != c.Version {
+		return fmt.Sprintf("%s from %s converted from %s (%s)", gv, dir, c.SourceVersion, c.Reason)
+	}
+	return fmt.Sprintf("%s from %s (%s)", gv, dir, c.Reason)
 }
 
 // Converter reports whether objects of a resource can be converted between two versions.
@@ -72,6 +83,7 @@ type Converter interface {
 type Option func(*config)
 
 type config struct {
+	gate       *Gate
 	priorities Priorities
 	converter  Converter
 	compat     bool
@@ -80,6 +92,22 @@ type config struct {
 
 // WithPriorities applies user priorities (P0). Default: none.
 func WithPriorities(p Priorities) Option { return func(c *config) { c.priorities = p } }
+
+// Gate is Velero's condition for choosing versions at all: its EnableAPIGroupVersions
+// feature is on and the backup's format has version directories (1.1.0 or later;
+// archive.FormatHasVersionDirs tells). The zero Gate is closed.
+type Gate struct {
+	FeatureEnabled bool // Velero's EnableAPIGroupVersions feature flag
+	VersionDirs    bool // the backup's format version is 1.1.0 or later
+}
+
+// WithGate applies Velero's gate before the rules: when g is closed, every resource the
+// backup holds a version of gets its source's preferred version (or its best by Compare
+// when none is marked), read from the legacy path (Choice.Dir empty), with
+// ReasonFormatTooOld or, for a backup with version directories, ReasonFeatureDisabled.
+// Explain says whether the target serves that version. Without WithGate the rules always
+// apply, as if the gate were open.
+func WithGate(g Gate) Option { return func(c *config) { c.gate = &g } }
 
 // WithConverter enables P4: when no version is common, a backed-up version that c can
 // convert to the target's preferred version is read and converted. The candidates are the
@@ -152,9 +180,8 @@ func WithServedResources(lists []*metav1.APIResourceList) Option {
 // ReasonTargetGroupAbsent when the target lacks the group (a group with no versions counts
 // as absent). A source group without a preferred version skips P2 and, where the preferred
 // version would be the fallback, reads its best version by Compare instead, never an empty
-// one: with ReasonBestSourceVersion when nothing is in common, and with
-// ReasonTargetGroupAbsent when the target lacks the group (the reason a caller must act on;
-// Explain says the backup had no preferred version).
+// one, with the same reasons, ReasonNoCommonVersion or ReasonTargetGroupAbsent (the reason
+// a caller acts on; Explain says the backup had no preferred version).
 //
 // The target's preferred version is its PreferredVersion field, or the best of its versions
 // by Compare when that is empty. Duplicate target groups of one name are merged.
@@ -271,6 +298,18 @@ func decide(key string, sg metav1.APIGroup, targets map[string]*group, cfg *conf
 		note(ReasonNoSourceVersion, true, "the backup holds no version of %s", key)
 		return Choice{Group: sg.Name, Reason: ReasonNoSourceVersion}, tried
 	}
+	if g := cfg.gate; g != nil && (!g.VersionDirs || !g.FeatureEnabled) {
+		r, why := ReasonFeatureDisabled, "the EnableAPIGroupVersions feature is off"
+		if !g.VersionDirs {
+			r, why = ReasonFormatTooOld, "the backup's format has no version directories (below 1.1.0)"
+		}
+		served := "the target does not serve it"
+		if t := servedView(targets[sg.Name], resource, cfg); t != nil && t.has(fallback) {
+			served = "the target serves it"
+		}
+		note(r, true, "%s: reading %s from the legacy path as backed up; %s", why, fallback, served)
+		return Choice{Group: sg.Name, Version: fallback, SourceVersion: fallback, Reason: r}, tried
+	}
 
 	tgt := servedView(targets[sg.Name], resource, cfg)
 	if tgt == nil || len(tgt.versions) == 0 {
@@ -354,8 +393,8 @@ func decide(key string, sg metav1.APIGroup, targets map[string]*group, cfg *conf
 		note(ReasonConversion, false, "no converter given")
 	}
 	if noPreferred != "" {
-		note(ReasonBestSourceVersion, true, "%s", noPreferred)
-		return choice(fallback, fallback, ReasonBestSourceVersion), tried
+		note(ReasonNoCommonVersion, true, "%s", noPreferred)
+		return choice(fallback, fallback, ReasonNoCommonVersion), tried
 	}
 	note(ReasonNoCommonVersion, true, "reading the source's preferred %s as is", fallback)
 	return choice(fallback, fallback, ReasonNoCommonVersion), tried

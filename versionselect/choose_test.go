@@ -200,7 +200,7 @@ func TestChooseEdgeCases(t *testing.T) {
 			name:   "source without preferred version: best backed-up version, no suffix",
 			source: apiGroup(music, "v1alpha1", "v1beta1"),
 			target: []metav1.APIGroup{apiGroup(music, "v2*")},
-			want:   choice("v1beta1", "v1beta1", vs.ReasonBestSourceVersion),
+			want:   choice("v1beta1", "v1beta1", vs.ReasonNoCommonVersion),
 		},
 		{
 			name:   "source without preferred version, target absent",
@@ -218,7 +218,7 @@ func TestChooseEdgeCases(t *testing.T) {
 			source: apiGroup(music, "v1alpha1", "v1beta1"),
 			target: []metav1.APIGroup{apiGroup(music, "v2*")},
 			opts:   []vs.Option{vs.WithVeleroCompat()},
-			want:   choice("v1beta1", "v1beta1", vs.ReasonBestSourceVersion),
+			want:   choice("v1beta1", "v1beta1", vs.ReasonNoCommonVersion),
 		},
 		{
 			name:   "source without any version",

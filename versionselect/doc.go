@@ -15,9 +15,9 @@
 //	P3 CommonVersion    the best version by Compare that both serve (the true intersection)
 //	P4 Conversion       with WithConverter: read a backed-up version, convert it to the
 //	                    target's preferred version
-//	NoCommonVersion     otherwise: the source's preferred version, as backed up
-//	BestSourceVersion   otherwise, when the backup has no preferred version: its best
-//	                    version by Compare, as backed up (never an empty version)
+//	NoCommonVersion     otherwise: the source's preferred version, as backed up; when the
+//	                    backup marks no preferred version, its best version by Compare
+//	                    (never an empty version; Explain says so)
 //	TargetGroupAbsent   the target lacks the group (e.g. the CRD is not installed yet)
 //	NoSourceVersion     the backup names the resource but holds no version of it
 //

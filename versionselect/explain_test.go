@@ -51,7 +51,7 @@ func TestExplainNoCommonVersionAndConversion(t *testing.T) {
 	target := []metav1.APIGroup{apiGroup(music, "v2*")}
 	got := vs.Explain(source, target, vs.WithConverter(converter{}))
 	require.Len(t, got, 1)
-	require.Equal(t, `rockbands.music.example.io: music.example.io/v1beta1 from v1beta1 (BestSourceVersion)
+	require.Equal(t, `rockbands.music.example.io: music.example.io/v1beta1 from v1beta1 (NoCommonVersion)
   backup: v1beta1, v1alpha1
   target: v2*
   user:   -
@@ -60,6 +60,6 @@ func TestExplainNoCommonVersionAndConversion(t *testing.T) {
   - SourcePreferred: the backup has no preferred version
   - CommonVersion: no version is served by both
   - Conversion: no backed-up version converts to the target's preferred v2
-  + BestSourceVersion: the backup has no preferred version; reading its best version v1beta1 as is
+  + NoCommonVersion: the backup has no preferred version; reading its best version v1beta1 as is
 `, got[0].String())
 }

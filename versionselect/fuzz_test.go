@@ -1,10 +1,13 @@
 package versionselect_test
 
 import (
+	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -63,6 +66,39 @@ func FuzzParsePriorities(f *testing.F) {
 				t.Fatalf("line %d out of order or range (prev %d, lines %d)", le.Line, prev, lines)
 			}
 			prev = le.Line
+		}
+	})
+}
+
+// FuzzReadPriorities: any bytes give priorities or an error, never a panic; a ConfigMap
+// written around a text reads as the text does.
+func FuzzReadPriorities(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		"pods=v1\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p, namespace: velero}\ndata:\n  restoreResourcesVersionPriority: |\n    pods=v1\n",
+		`{"apiVersion":"v1","kind":"ConfigMap","data":{"restoreResourcesVersionPriority":"pods=v1,v2"}}`,
+		"# c\n---\napiVersion: v1\nkind: ConfigMap\ndata: {restoreResourcesVersionPriority: 'a=b'}\n",
+		"apiVersion: v1\nkind: Secret\n",
+		"kind: ConfigMap\ndata: [\n",
+		"a: b\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := versionselect.ReadPriorities(data)
+		if err == nil && p == nil {
+			t.Fatal("nil Priorities without an error")
+		}
+		if !utf8.Valid(data) || bytes.ContainsAny(data, "\r") {
+			return
+		}
+		// Bare text that does not look like a manifest reads as ParsePriorities reads it.
+		if !bytes.Contains(data, []byte(":")) && !bytes.Contains(data, []byte("{")) && !bytes.Contains(data, []byte("[")) {
+			want, wantErr := versionselect.ParsePriorities(string(data))
+			if (err == nil) != (wantErr == nil) || (err == nil && !reflect.DeepEqual(p, want)) {
+				t.Fatalf("%q: ReadPriorities %v, %v; ParsePriorities %v, %v", data, p, err, want, wantErr)
+			}
 		}
 	})
 }

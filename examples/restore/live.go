@@ -1,12 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
+	"maps"
+	"slices"
+	"sync/atomic"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,10 +18,10 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/convert"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/readiness"
@@ -29,6 +31,7 @@ import (
 type liveCluster struct {
 	discovery discovery.DiscoveryInterface
 	dynamic   dynamic.Interface
+	core      corev1client.CoreV1Interface
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
 }
 
@@ -41,155 +44,199 @@ func newLiveCluster(cfg *rest.Config) (*liveCluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client: %w", err)
 	}
-	return &liveCluster{discovery: d, dynamic: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d))}, nil
+	core, err := corev1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("core client: %w", err)
+	}
+	return &liveCluster{discovery: d, dynamic: dyn, core: core, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d))}, nil
 }
 
-// outcome is what happened to one planned item.
-type outcome struct {
-	item   PlanItem
-	action string // "created", "exists", "failed", "not ready"
-	detail string
+// restorer is one restore into a live cluster.
+type restorer struct {
+	c           *liveCluster
+	reg         *convert.Registry
+	name        string // the restore's name, labelled on what it creates
+	policy      string // existing-resource policy
+	wait        bool
+	waitTimeout time.Duration
+
+	items     *itemStream
+	owners    *owners
+	restoring map[types.UID]bool // backed-up UIDs of the items this restore creates
+	requests  atomic.Int64       // API requests sent for items (creates, retries, GETs, PATCHes)
 }
 
-// restore creates the plan's items wave by wave: owners' UIDs remapped to the ones the
-// target assigned, metadata the target owns reset, conversions applied; after each wave
-// it waits for the wave's objects to be ready. It ends with a per-item report and an error
-// when anything failed.
-func (c *liveCluster) restore(ctx context.Context, plan *Plan, backup []byte, reg *convert.Registry, f *flags, stdout, stderr io.Writer) error {
-	wanted := map[string]bool{}
+// itemOutcome is what happened to one planned item; each is written by its own walk call.
+type itemOutcome struct {
+	action, detail string
+	uid            types.UID // in the target
+}
+
+// restore creates the plan's items on a dependency-gated walk: up to --parallel at a
+// time, each as soon as everything it depends on is created (and ready, where that
+// matters). It ends with a per-item report and an error when anything was not restored.
+func (c *liveCluster) restore(ctx context.Context, plan *Plan, open backupSource, reg *convert.Registry, f *flags, stdout, stderr io.Writer) error {
+	r := &restorer{c: c, reg: reg, name: f.restoreName, policy: f.existingPolicy, wait: f.wait, waitTimeout: f.waitTimeout,
+		owners: newOwners(), restoring: map[types.UID]bool{}}
+
+	// The walk runs over the items the plan restores, with their edges.
+	m := manifest.New()
+	m.Grow(plan.restorable())
+	byUID := make(map[types.UID]PlanItem, plan.restorable())
+	paths := make([]string, 0, plan.restorable())
 	for _, wave := range plan.Waves {
 		for _, it := range wave {
-			wanted[it.ReadPath] = true
+			src, ok := plan.manifest.Get(types.UID(it.UID))
+			if !ok {
+				return fmt.Errorf("%s is planned but not in the backup's manifest", it.Item)
+			}
+			if _, err := m.Add(src.Clone()); err != nil {
+				return fmt.Errorf("%s: %w", it.Item, err)
+			}
+			byUID[types.UID(it.UID)] = it
+			r.restoring[types.UID(it.UID)] = true
+			paths = append(paths, it.ReadPath)
 		}
 	}
-	data := map[string][]byte{}
-	_, err := archive.Scan(ctx, bytes.NewReader(backup), func(it *archive.Item) error {
-		if !wanted[it.Path] {
-			return nil
-		}
-		b, err := it.Bytes()
-		data[it.Path] = b
+	if err := r.ensureNamespaces(ctx, plan); err != nil {
+		return err
+	}
+
+	r.items = streamItems(ctx, open, paths)
+	defer r.items.close()
+	outcomes := make(map[types.UID]*itemOutcome, len(byUID))
+	for uid := range byUID {
+		outcomes[uid] = &itemOutcome{}
+	}
+	prog := startProgress(stderr, len(byUID), time.Now())
+	results, walkErr := m.Walk(ctx, f.parallel, func(ctx context.Context, mi *manifest.Item) error {
+		o := outcomes[mi.UID]
+		err := r.restoreItem(ctx, byUID[mi.UID], o)
+		prog.add(err)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("reading backup items: %w", err)
-	}
+	prog.stop()
+	r.items.close()
 
-	total := plan.restorable()
-	done := 0
-	newUIDs := map[types.UID]types.UID{}
-	var outcomes []outcome
-	failed := 0
-	for w, wave := range plan.Waves {
-		var refs []readiness.ObjectRef
-		var waiting []int // indexes into outcomes
-		for _, it := range wave {
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("cancelled in wave %d: %w", w+1, err)
+	rep := &report{RestoreName: r.name, Total: len(byUID), Unrestorable: len(plan.Skipped), Requests: r.requests.Load()}
+	for _, res := range results {
+		it := byUID[res.Item.UID]
+		o := outcomes[res.Item.UID]
+		line := reportItem{Item: it.Item, Version: it.Version, Result: o.action, Detail: o.detail, UID: string(o.uid)}
+		switch res.Outcome {
+		case manifest.WalkFailed:
+			line.Result, line.Detail = actionFailed, res.Err.Error()
+			var nr *notReadyError
+			if errors.As(res.Err, &nr) {
+				line.Result = actionNotReady
 			}
-			o := outcome{item: it}
-			created, err := c.create(ctx, it, data[it.ReadPath], reg, newUIDs)
-			switch {
-			case apierrors.IsAlreadyExists(err):
-				o.action, o.detail = "exists", "left as found"
-			case err != nil:
-				o.action, o.detail = "failed", err.Error()
-				failed++
-			default:
-				o.action = "created"
-				newUIDs[types.UID(it.UID)] = created.GetUID()
-				refs = append(refs, readiness.RefOf(created))
-				waiting = append(waiting, len(outcomes))
-			}
-			outcomes = append(outcomes, o)
-			done++
-			fmt.Fprintf(stderr, "wave %d/%d: %d of %d items done: %s %s\n", w+1, len(plan.Waves), done, total, o.action, it.Item)
+		case manifest.WalkSkipped:
+			line.Result, line.Detail = actionSkipped, res.Err.Error()
+		case manifest.WalkNotRun:
+			line.Result, line.Detail = actionNotRun, res.Err.Error()
 		}
-		c.mapper.Reset() // CRDs created in this wave serve resources from now on
-		if !f.wait || len(refs) == 0 {
-			continue
-		}
-		report, err := readiness.Wait(ctx, readiness.NewDynamicGetter(c.dynamic, c.mapper), refs,
-			readiness.WithTimeout(f.waitTimeout),
-			readiness.WithKeepGoing(),
-			readiness.WithProgress(func(e readiness.Event) {
-				fmt.Fprintf(stderr, "wave %d/%d: %d of %d ready; %s is %s %s\n", w+1, len(plan.Waves), e.Ready, e.Total, e.Ref, e.Result.Status, e.Result.Reason)
-			}))
-		if report == nil {
-			return fmt.Errorf("waiting for wave %d: %w", w+1, err)
-		}
-		for i, r := range report.Items {
-			if r.Err != nil {
-				o := &outcomes[waiting[i]]
-				o.action, o.detail = "not ready", fmt.Sprintf("%s %s: %v", r.Result.Status, r.Result.Reason, r.Err)
-				failed++
-			}
-		}
-		if ctx.Err() != nil {
-			break
-		}
+		rep.add(line)
 	}
-
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ITEM\tVERSION\tRESULT\tDETAIL")
-	for _, o := range outcomes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", o.item.Item, o.item.Version, o.action, o.detail)
-	}
-	if err := tw.Flush(); err != nil {
+	if err := rep.write(stdout, f.output); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nRestored %d of %d items; %d failed; %d could not be restored (see the plan).\n",
-		len(outcomes)-failed, total, failed, len(plan.Skipped))
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("cancelled: %w", err)
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d items failed", failed)
+	if walkErr != nil {
+		return fmt.Errorf("%d of %d items not restored: %w", rep.Total-rep.Restored, rep.Total, walkErr)
 	}
 	return nil
 }
 
-// create prepares one backed-up object for the target and creates it.
-func (c *liveCluster) create(ctx context.Context, it PlanItem, data []byte, reg *convert.Registry, newUIDs map[types.UID]types.UID) (*unstructured.Unstructured, error) {
-	u := &unstructured.Unstructured{}
-	if err := json.Unmarshal(data, &u.Object); err != nil {
-		return nil, fmt.Errorf("decoding %s: %w", it.ReadPath, err)
+// restoreItem creates one item and, where what follows needs it, waits for it to be ready.
+func (r *restorer) restoreItem(ctx context.Context, it PlanItem, o *itemOutcome) error {
+	data, err := r.items.take(ctx, it.ReadPath)
+	if err != nil {
+		return err
 	}
-	if it.SourceVersion != it.Version {
-		converted, err := reg.Convert(ctx, u, it.Version)
-		if err != nil {
-			return nil, err
-		}
-		u = converted
+	obj, action, detail, err := r.createItem(ctx, it, data)
+	if err != nil {
+		return err
 	}
-	prepare(u)
-	if _, err := manifest.RemapUnstructured(u, newUIDs); err != nil {
-		return nil, err
+	o.action, o.detail, o.uid = action, detail, obj.GetUID()
+	r.owners.record(types.UID(it.UID), obj.GetUID())
+	if !r.wait && !gatesOthers(it) {
+		return nil
 	}
-	gvr := schema.GroupVersionResource{Group: it.Group, Version: it.Version, Resource: it.Resource}
-	var ri dynamic.ResourceInterface = c.dynamic.Resource(gvr)
-	if it.Namespace != "" {
-		ri = c.dynamic.Resource(gvr).Namespace(it.Namespace)
+	if err := r.waitReady(ctx, obj); err != nil {
+		return err
 	}
-	return ri.Create(ctx, u, metav1.CreateOptions{})
+	if it.Kind == "CustomResourceDefinition" {
+		r.c.mapper.Reset() // it serves a resource from now on
+	}
+	return nil
 }
 
-// prepare resets what the target cluster owns, as Velero does: every metadata field but
-// name, namespace, labels, annotations and ownerReferences (remapped next), the status,
-// and a Service's cluster IPs.
-func prepare(u *unstructured.Unstructured) {
-	if md, ok := u.Object["metadata"].(map[string]any); ok {
-		for k := range md {
-			switch k {
-			case "name", "namespace", "labels", "annotations", "ownerReferences":
-			default:
-				delete(md, k)
+// waitReady returns once obj is ready: at once when the object as created or found is
+// (a Namespace is Active from its creation), else by polling it with the readiness package.
+func (r *restorer) waitReady(ctx context.Context, obj *unstructured.Unstructured) error {
+	if res := readiness.Compute(obj); res.Status == readiness.Current {
+		return nil
+	}
+	rep, err := readiness.Wait(ctx, readiness.NewDynamicGetter(r.c.dynamic, r.c.mapper), []readiness.ObjectRef{readiness.RefOf(obj)},
+		readiness.WithTimeout(r.waitTimeout))
+	if rep != nil {
+		r.requests.Add(int64(rep.Calls))
+	}
+	if err == nil {
+		return nil
+	}
+	detail := err.Error()
+	if rep != nil && len(rep.Items) == 1 {
+		res := rep.Items[0].Result
+		detail = fmt.Sprintf("%s %s: %v", res.Status, res.Reason, err)
+	}
+	return &notReadyError{detail: detail}
+}
+
+// gatesOthers reports whether what depends on the item needs it ready, not only created:
+// a CustomResourceDefinition must be Established before its custom resources, a
+// Namespace Active before what lives in it.
+func gatesOthers(it PlanItem) bool {
+	return (it.Group == "apiextensions.k8s.io" && it.Kind == "CustomResourceDefinition") ||
+		(it.Group == "" && it.Kind == "Namespace")
+}
+
+// notReadyError is an item created but not ready in time; what depends on it is skipped.
+type notReadyError struct{ detail string }
+
+func (e *notReadyError) Error() string { return "not ready: " + e.detail }
+
+// ensureNamespaces creates the namespaces that planned items live in and that neither
+// the plan nor the target holds, as Velero does.
+func (r *restorer) ensureNamespaces(ctx context.Context, plan *Plan) error {
+	inPlan := map[string]bool{}
+	needed := map[string]bool{}
+	for _, wave := range plan.Waves {
+		for _, it := range wave {
+			if it.Group == "" && it.Kind == "Namespace" {
+				inPlan[it.Name] = true
+			}
+			if it.Namespace != "" {
+				needed[it.Namespace] = true
 			}
 		}
 	}
-	delete(u.Object, "status")
-	if u.GetKind() == "Service" && u.GroupVersionKind().Group == "" {
-		unstructured.RemoveNestedField(u.Object, "spec", "clusterIP")
-		unstructured.RemoveNestedField(u.Object, "spec", "clusterIPs")
+	ri := r.c.dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
+	for _, ns := range slices.Sorted(maps.Keys(needed)) {
+		if inPlan[ns] {
+			continue
+		}
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+			"metadata": map[string]any{"name": ns, "labels": map[string]any{restoreNameLabel: r.name}}}}
+		if _, err := withRetry(ctx, func() error {
+			_, err := ri.Create(ctx, obj, metav1.CreateOptions{})
+			r.requests.Add(1)
+			return err
+		}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating namespace %s: %w", ns, err)
+		}
 	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/backupkit/backupkit/examples/internal/golden"
+	"github.com/backupkit/backupkit/examples/internal/sample"
 )
 
 func TestDryRunPlan(t *testing.T) {
@@ -54,6 +55,10 @@ func TestRunFlags(t *testing.T) {
 			stderr: `priorities line 2 "rockbands.music.example.io v2beta1": no '=' between resource and versions`},
 		{name: "bad output format", args: []string{"-o", "yaml"}, code: 2, stderr: `-o must be text or json, not "yaml"`},
 		{name: "stray argument", args: []string{"extra"}, code: 2, stderr: "unexpected arguments"},
+		{name: "bad policy", args: []string{"--existing-resource-policy", "replace"}, code: 2, stderr: `--existing-resource-policy must be none or update, not "replace"`},
+		{name: "no parallelism", args: []string{"--parallel", "0"}, code: 2, stderr: "--parallel must be at least 1, not 0"},
+		{name: "negative qps", args: []string{"--qps", "-5"}, code: 2, stderr: "--qps and --burst must not be negative"},
+		{name: "restore name not a label value", args: []string{"--restore-name", "has space"}, code: 2, stderr: `--restore-name "has space": a valid label must be`},
 		{name: "not a backup", args: []string{"--backup", notGzip}, code: 1, stderr: "bad format: not gzip"},
 		{name: "missing backup", args: []string{"--backup", filepath.Join(dir, "absent.tgz")}, code: 1, stderr: "no such file"},
 	}
@@ -75,4 +80,77 @@ func TestREADMEShowsThePlan(t *testing.T) {
 	plan, err := os.ReadFile(filepath.Join("testdata", "plan.txt"))
 	require.NoError(t, err)
 	require.Contains(t, string(readme), "```\n"+string(plan)+"```\n", "README.md shows a stale plan; paste testdata/plan.txt")
+}
+
+// writeLegacyBackup writes the sample shop as Velero before 1.4 wrote it.
+func writeLegacyBackup(t *testing.T) string {
+	t.Helper()
+	b, err := sample.BuildLegacy()
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), "legacy.tar.gz")
+	require.NoError(t, os.WriteFile(p, b, 0o600))
+	return p
+}
+
+// A backup of format "1" plans every item restorable, at the version it was backed up at,
+// read from its legacy path.
+func TestDryRunLegacyBackup(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run(t.Context(), []string{"--backup", writeLegacyBackup(t), "-o", "json"}, &stdout, &stderr), stderr.String())
+	var p Plan
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
+	require.Equal(t, "1", p.FormatVersion)
+	require.Empty(t, p.Skipped)
+	require.Empty(t, p.Problems)
+	require.Equal(t, p.Items, p.restorable())
+	for _, r := range p.Resources {
+		require.Equal(t, "FormatTooOld", r.Reason, r.Resource)
+		require.Empty(t, r.Dir, r.Resource)
+		require.Equal(t, r.BackupPreferred, r.Version, r.Resource)
+	}
+	for _, w := range p.Waves {
+		for _, it := range w {
+			require.Equal(t, it.Item, it.ReadPath, "read from the legacy path")
+		}
+	}
+}
+
+func TestGateAndPriorityFlags(t *testing.T) {
+	dir := t.TempDir()
+	configMap := filepath.Join(dir, "enableapigroupversions.yaml")
+	require.NoError(t, os.WriteFile(configMap, []byte(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: enableapigroupversions
+  namespace: velero
+data:
+  restoreResourcesVersionPriority: |
+    rockbands.music.example.io=v2beta1
+`), 0o600))
+	tests := []struct {
+		name   string
+		args   []string
+		stdout []string
+	}{
+		{"priorities from the ConfigMap file", []string{"--priorities", configMap},
+			[]string{"rockbands.music.example.io                      2      v1*,v2beta1  v2*,v2beta1  v2beta1     v2beta1              UserPriority"}},
+		{"feature off: the backed-up version from the legacy path", []string{"--enable-api-group-versions=false"},
+			[]string{
+				"horizontalpodautoscalers.autoscaling            1      v2*,v1       v2*,v1       v2          legacy path  FeatureDisabled",
+				"rockbands.music.example.io                      2      v1*,v2beta1  v2*,v2beta1  -           -            FeatureDisabled",
+				"resources/rockbands.music.example.io/namespaces/shop/queen.json: the target does not serve v1, and --enable-api-group-versions is off: it is restored only at the version it was backed up at",
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			require.Equal(t, 0, run(t.Context(), tt.args, &stdout, &stderr), stderr.String())
+			for _, want := range tt.stdout {
+				require.Contains(t, stdout.String(), want)
+			}
+		})
+	}
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 2, run(t.Context(), []string{"--priorities-configmap", "just-a-name"}, &stdout, &stderr))
+	require.Contains(t, stderr.String(), `--priorities-configmap must be <namespace>/<name>, not "just-a-name"`)
 }

@@ -26,6 +26,8 @@ type Plan struct {
 	Findings      []string       `json:"findings"`
 	Problems      []string       `json:"problems"`
 	Cycle         []string       `json:"cycle,omitempty"`
+
+	manifest *manifest.Manifest // the backup's items, for the restore's walk
 }
 
 // ResourcePlan is the decision for one backed-up resource.
@@ -76,7 +78,7 @@ type Skipped struct {
 // It is pure: everything it needs is in its arguments.
 func buildPlan(idx *archive.Index, target []metav1.APIGroup, opts ...versionselect.Option) *Plan {
 	m := idx.Manifest
-	plan := &Plan{FormatVersion: idx.FormatVersion, Items: m.Len()}
+	plan := &Plan{FormatVersion: idx.FormatVersion, Items: m.Len(), manifest: m}
 	for _, p := range idx.Problems {
 		plan.Problems = append(plan.Problems, fmt.Sprintf("%s: %s", p.Path, p.Reason))
 	}
@@ -115,9 +117,18 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, opts ...versionsele
 			if !crds.Has(e.Key) {
 				rp.Unrestorable = fmt.Sprintf("the target does not serve it and the backup holds no CustomResourceDefinition %s", e.Key)
 			}
-		case versionselect.ReasonNoCommonVersion, versionselect.ReasonBestSourceVersion:
+		case versionselect.ReasonNoCommonVersion:
 			rp.Unrestorable = fmt.Sprintf("the target serves %s, none of them backed up, and no conversion is registered",
 				strings.Join(e.TargetVersions, ", "))
+		case versionselect.ReasonFormatTooOld, versionselect.ReasonFeatureDisabled:
+			served := slices.Contains(e.TargetVersions, e.Choice.Version)
+			if !served && (len(e.TargetVersions) > 0 || !crds.Has(e.Key)) {
+				why := "the backup's format has no version directories"
+				if e.Choice.Reason == versionselect.ReasonFeatureDisabled {
+					why = "--enable-api-group-versions is off"
+				}
+				rp.Unrestorable = fmt.Sprintf("the target does not serve %s, and %s: it is restored only at the version it was backed up at", e.Choice.Version, why)
+			}
 		case versionselect.ReasonConversion:
 			plan.Conversions = append(plan.Conversions, Conversion{Resource: e.Key, From: e.Choice.SourceVersion, To: e.Choice.Version, Items: counts[e.Key]})
 		}

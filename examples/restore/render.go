@@ -18,6 +18,9 @@ func writeText(w io.Writer, p *Plan) error {
 	fmt.Fprintln(tw, "  RESOURCE\tITEMS\tIN BACKUP\tSERVED\tRESTORE AS\tREAD FROM\tWHY")
 	for _, r := range p.Resources {
 		restoreAs, readFrom := r.Version, r.Dir
+		if readFrom == "" {
+			readFrom = "legacy path"
+		}
 		if r.Unrestorable != "" {
 			restoreAs, readFrom = "-", "-"
 		}
@@ -104,8 +107,8 @@ func marked(versions []string, preferred string) string {
 	return strings.Join(out, ",")
 }
 
-// writeJSON renders the plan for tools.
-func writeJSON(w io.Writer, p *Plan) error {
+// writeJSON renders the plan or the report for tools.
+func writeJSON(w io.Writer, p any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(p)

@@ -72,9 +72,9 @@ type waitRun struct {
 	err    error
 }
 
-func startWait(ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.Option) *waitRun {
+func startWait(ctx context.Context, g readiness.Getter, refs []readiness.ObjectRef, opts ...readiness.WaitOption) *waitRun {
 	r := &waitRun{events: make(chan readiness.Event, 256), done: make(chan struct{})}
-	opts = append([]readiness.Option{fastPolling, readiness.WithTimeout(time.Minute), readiness.WithRegistry(widgetRules()),
+	opts = append([]readiness.WaitOption{fastPolling, readiness.WithTimeout(time.Minute), readiness.WithRegistry(widgetRules()),
 		readiness.WithProgress(func(e readiness.Event) { r.events <- e })}, opts...)
 	go func() {
 		defer close(r.done)
@@ -174,7 +174,7 @@ type walk struct {
 	steps []walkStep
 	// wantErr is nil when the walk ends Current, else the readiness sentinel.
 	wantErr    error
-	wantReason string
+	wantReason readiness.Reason
 }
 
 type walkStep struct {
@@ -231,10 +231,10 @@ func TestReadinessWalks(t *testing.T) {
 	// Each walk runs with GETs, and with LISTs (a threshold of one object).
 	modes := []struct {
 		name string
-		opts []readiness.Option
+		opts []readiness.WaitOption
 	}{
 		{name: "get", opts: nil},
-		{name: "list", opts: []readiness.Option{readiness.WithListThreshold(1)}},
+		{name: "list", opts: []readiness.WaitOption{readiness.WithListThreshold(1)}},
 	}
 	for _, mode := range modes {
 		for _, w := range walks {
@@ -304,7 +304,7 @@ func TestReadinessCRDs(t *testing.T) {
 		require.NoError(t, err)
 		res := readiness.Compute(got)
 		require.Equal(t, readiness.Current, res.Status, res.String())
-		require.Equal(t, "Established", res.Reason)
+		require.Equal(t, readiness.Reason("Established"), res.Reason)
 	})
 
 	t.Run("new CRD becomes Current", func(t *testing.T) {
@@ -315,7 +315,7 @@ func TestReadinessCRDs(t *testing.T) {
 		report, err := readiness.Wait(t.Context(), getter(t, c.RESTConfig()), []readiness.ObjectRef{readiness.RefOf(made)},
 			fastPolling, readiness.WithTimeout(time.Minute))
 		require.NoError(t, err)
-		require.Equal(t, "Established", report.Items[0].Result.Reason)
+		require.Equal(t, readiness.Reason("Established"), report.Items[0].Result.Reason)
 	})
 
 	t.Run("CRD whose kind clashes fails with NamesNotAccepted", func(t *testing.T) {
@@ -327,7 +327,7 @@ func TestReadinessCRDs(t *testing.T) {
 			fastPolling, readiness.WithTimeout(time.Minute))
 		require.ErrorIs(t, err, readiness.ErrFailed)
 		require.Equal(t, readiness.Failed, report.Items[0].Result.Status)
-		require.Equal(t, "NamesNotAccepted", report.Items[0].Result.Reason)
+		require.Equal(t, readiness.Reason("NamesNotAccepted"), report.Items[0].Result.Reason)
 	})
 }
 

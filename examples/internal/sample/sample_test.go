@@ -1,11 +1,14 @@
 package sample
 
 import (
+	"bytes"
 	"flag"
 	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/backupkit/backupkit/archive"
 )
 
 var update = flag.Bool("update", false, "rewrite backup.tar.gz from Build")
@@ -22,4 +25,27 @@ func TestEmbeddedBackupIsUpToDate(t *testing.T) {
 		return
 	}
 	require.Equal(t, built, Backup, "backup.tar.gz is stale: go test ./examples/internal/sample -update")
+}
+
+// The legacy sample is a format "1" backup with no version directory, every item at its
+// legacy path, deterministic.
+func TestBuildLegacy(t *testing.T) {
+	built, err := BuildLegacy()
+	require.NoError(t, err)
+	again, err := BuildLegacy()
+	require.NoError(t, err)
+	require.Equal(t, built, again, "the generator is not deterministic")
+	idx, err := archive.Scan(t.Context(), bytes.NewReader(built), nil, archive.WithManifest())
+	require.NoError(t, err)
+	require.Equal(t, "1", idx.FormatVersion)
+	require.Empty(t, idx.Problems)
+	require.Len(t, idx.GroupVersions, len(legacyResources))
+	for _, ref := range idx.Items {
+		require.Empty(t, ref.VersionDir, ref.Path)
+	}
+	for key, g := range idx.GroupVersions {
+		require.Len(t, g.Versions, 1, key)
+		require.Equal(t, samplePreferred[key], g.PreferredVersion.Version, key)
+	}
+	require.Equal(t, len(idx.Items), idx.Manifest.Len())
 }

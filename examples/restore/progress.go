@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// progressInterval is how often progress is printed: at most this many lines a second.
+const progressInterval = time.Second
+
+// progress prints, on stderr, how far the restore is: items done of the total, items per
+// second, and the time left at that rate.
+type progress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	total    int
+	done     int
+	failed   int
+	start    time.Time
+	quit     chan struct{}
+	finished chan struct{}
+}
+
+func startProgress(w io.Writer, total int, start time.Time) *progress {
+	p := &progress{w: w, total: total, start: start, quit: make(chan struct{}), finished: make(chan struct{})}
+	go p.run()
+	return p
+}
+
+func (p *progress) run() {
+	defer close(p.finished)
+	t := time.NewTicker(progressInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.quit:
+			p.print(time.Now())
+			return
+		case now := <-t.C:
+			p.print(now)
+		}
+	}
+}
+
+// add counts one item finished (created, found, or failed).
+func (p *progress) add(err error) {
+	p.mu.Lock()
+	p.done++
+	if err != nil {
+		p.failed++
+	}
+	p.mu.Unlock()
+}
+
+func (p *progress) print(now time.Time) {
+	p.mu.Lock()
+	done, failed := p.done, p.failed
+	p.mu.Unlock()
+	fmt.Fprintln(p.w, progressLine(done, failed, p.total, now.Sub(p.start)))
+}
+
+// progressLine renders one progress line, e.g.
+// "restore: 12000/31000 items, 0 failed, 860 items/s, 22s left".
+func progressLine(done, failed, total int, elapsed time.Duration) string {
+	rate := 0.0
+	if s := elapsed.Seconds(); s > 0 {
+		rate = float64(done) / s
+	}
+	left := "unknown time left"
+	switch {
+	case done >= total:
+		left = fmt.Sprintf("finished in %s", elapsed.Round(100*time.Millisecond))
+	case rate > 0:
+		left = fmt.Sprintf("%s left", time.Duration(float64(total-done)/rate*float64(time.Second)).Round(time.Second))
+	}
+	return fmt.Sprintf("restore: %d/%d items, %d failed, %.0f items/s, %s", done, total, failed, rate, left)
+}
+
+// stop prints the last line and ends the printer.
+func (p *progress) stop() {
+	close(p.quit)
+	<-p.finished
+}
