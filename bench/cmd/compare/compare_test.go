@@ -43,8 +43,9 @@ func TestSpliceRestore(t *testing.T) {
 			"# R\n\n## Order\n\nkept\n\n" + restoreHeading + "\n\nnew\n\n## What dominates\n\nnew notes\n"},
 		{"replaced", "# R\n\n" + restoreHeading + "\n\nold\n\n## Order\n\nkept\n\n## What dominates\n\nold notes\n", string(notes),
 			"# R\n\n" + restoreHeading + "\n\nnew\n\n## Order\n\nkept\n\n## What dominates\n\nnew notes\n"},
-		{"no notes file: the file's kept", "# R\n\n" + restoreHeading + "\n\nold\n", "",
-			"# R\n\n" + restoreHeading + "\n\nnew\n"},
+		{"no notes file: the file's kept", "# R\n\n" + restoreHeading + "\n\nold\n\n## What dominates\n\nold notes\n", "",
+			"# R\n\n" + restoreHeading + "\n\nnew\n\n## What dominates\n\nold notes\n"},
+		{"no notes anywhere", "# R\n", "", "# R\n\n" + restoreHeading + "\n\nnew\n"},
 		{"new file", "", string(notes), "\n\n" + restoreHeading + "\n\nnew\n\n## What dominates\n\nnew notes\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -345,18 +345,21 @@ func safeDiv(a, b float64) float64 {
 
 // spliceRestore replaces the restore section of the results file old with section (or
 // inserts it before the hand-written notes, or at the end), and the notes at the end with
-// notes (when not empty), leaving the rest as it was: what `-only restore` writes, so a
+// notes (when not empty; else the notes are found by NOTES.md's heading and kept), leaving the rest as it was: what `-only restore` writes, so a
 // restore run does not erase the other sections.
 func spliceRestore(old, section, notes []byte) []byte {
 	s := string(old)
 	sec := strings.TrimRight(string(section), "\n") + "\n"
-	notesAt := -1
-	if first, _, _ := strings.Cut(string(notes), "\n"); first != "" {
-		notesAt = strings.Index(s, "\n"+first)
+	first, _, _ := strings.Cut(string(notes), "\n")
+	if first == "" {
+		first = "## What dominates" // NOTES.md's heading
 	}
 	tail := ""
-	if notesAt >= 0 {
-		s, tail = s[:notesAt], "\n"+string(notes)
+	if at := strings.Index(s, "\n"+first); at >= 0 {
+		s, tail = s[:at], s[at:]
+		if len(notes) > 0 {
+			tail = "\n" + string(notes)
+		}
 	}
 	if i := strings.Index(s, "\n"+restoreHeading); i >= 0 {
 		end := len(s)
