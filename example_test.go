@@ -15,11 +15,11 @@ import (
 func Example() {
 	// A backup, as a backup tool writes it (and as tests build fixtures).
 	var tarball bytes.Buffer
-	w := archive.NewWriter(&tarball)
-	_ = w.Add("namespaces", "v1", "", "shop", []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop","uid":"u-ns"}}`))
-	_ = w.Add("deployments.apps", "v1", "shop", "web", []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","uid":"u-web"}}`))
+	w := archive.NewWriter(&tarball) // streams: each item is written as it is added
 	_ = w.SetPreferred("namespaces", "v1")
 	_ = w.SetPreferred("deployments.apps", "v1")
+	_ = w.Add("namespaces", "v1", "", "shop", []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop","uid":"u-ns"}}`))
+	_ = w.Add("deployments.apps", "v1", "shop", "web", []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","uid":"u-web"}}`))
 	if err := w.Close(); err != nil {
 		fmt.Println(err)
 		return

@@ -278,6 +278,9 @@ func BenchmarkScanMetadata(b *testing.B) { benchScan(b, archive.WithMetadata()) 
 // BenchmarkScanManifest builds the manifest in the same pass.
 func BenchmarkScanManifest(b *testing.B) { benchScan(b, archive.WithManifest()) }
 
+// BenchmarkScanStoredManifest: the manifest Writer stored, checked by path, no item decoded.
+func BenchmarkScanStoredManifest(b *testing.B) { benchScan(b, archive.WithStoredManifest()) }
+
 func BenchmarkExtract(b *testing.B) {
 	forSizes(b, func(b *testing.B, data []byte) {
 		parent := b.TempDir()

@@ -25,7 +25,8 @@
 // versionselect.Choose takes), every item with its parsed coordinates, and what it skipped.
 // A visit function sees each item and may read its bytes. WithMetadata adds each item's
 // uid, labels, annotations and owner references; WithManifest builds a manifest.Manifest
-// in the same pass. Memory grows with the number of items, never with their bytes.
+// in the same pass (or takes the one the backup stores, see below). Memory grows with the
+// number of items, never with their bytes.
 //
 // # Opening an extracted backup
 //
@@ -55,43 +56,32 @@
 //
 // # Writing
 //
-// Writer writes backups in the same layout, deterministic byte for byte: the same items give
-// the same bytes whatever the order they were added in.
+// Writer writes backups in the same layout as it goes: each item's bytes go to the
+// compressed tar stream when it is added, so its memory grows with the number of items
+// (their coordinates and metadata), never with their bytes. A resource's preferred version
+// must be set before its first item is added, since the item is written at once both at the
+// legacy path and under "<v>-preferredversion". The output is deterministic byte for byte for
+// the same sequence of calls; the same items added in another order give the same files
+// with the same contents, in another order.
 //
-// # Benchmarks
+// # The stored manifest
 //
-// Generated backups (bench_test.go: 40 resources, CRD groups with 2-3 versions, objects of
-// 1-4 KB of JSON; "items" counts item files; 7.2 MB and 71 MB compressed), measured on this
-// project's machine: 2 cores of an AMD EPYC, Linux ext4, go1.26.8, load average about 1, on
-// 2026-11-23, with
+// Writer builds, from each item's apiVersion, kind and metadata, the manifest.Manifest that
+// Scan with WithManifest would build, and on Close stores it as its last entry, at
+// ManifestFile ("metadata/manifest.json.gz": manifest.json, manifest format version 1,
+// gzip-compressed so that even a large backup's manifest stays far below
+// Limits.MaxEntryBytes). Writer.Manifest returns it. The backup is still format 1.1.0
+// (metadata/version says so): the manifest is one more file under metadata/, and Velero's
+// reader (v1.18.3 pkg/archive) only lists resources/ and reads metadata/version, so Velero
+// restores such a backup as any other.
 //
-//	go test -run '^$' -bench '^Benchmark(Floor|Scan|ScanMetadata|ScanManifest|Extract|Open)$' -benchmem -count 2 ./archive/
-//
-// Floor is compress/gzip and archive/tar reading every entry and discarding its bytes, on one
-// goroutine. Scan inflates on a goroutine of its own, up to eight chunks of 1 MB ahead of the
-// walk that parses the tar (pipe.go), so on two cores its wall time is about that of inflating
-// alone while its CPU time (cpu-ms/op, from getrusage) is about the floor's. MB/s is of
-// compressed input; ms/op is wall time, best of the runs. Retained is the heap the returned
-// Index keeps.
-//
-//	                      items   ms/op  cpu-ms/op   MB/s   allocs/op     B/op   retained
-//	Floor                 10000     128     130       56.2    133,953    5.0 MB      -
-//	Scan (index)          10000      92     127       78.6    130,928    9.2 MB   2.0 MB
-//	Scan + WithMetadata   10000     114     210       63.3    801,892   44.7 MB  12.4 MB
-//	Scan + WithManifest   10000     143     250       50.4    807,376   46.2 MB  13.5 MB
-//	Floor                100000    1243    1256       57.5  1,339,011   49.2 MB      -
-//	Scan (index)         100000     901    1272       79.3  1,306,200   81.8 MB  19.9 MB
-//	Scan + WithMetadata  100000    1417    2439       50.4  8,019,686  414.7 MB 123.8 MB
-//	Scan + WithManifest  100000    1306    2239       54.7  8,073,896  428.9 MB 134.6 MB
-//	Extract              10000    1280      -          5.6    242,312   14.0 MB      -
-//	Extract             100000    6897      -         10.4  1,874,570   86.6 MB      -
-//	Open (extracted)     10000      99      -         72.6     95,727   11.9 MB      -
-//	Open (extracted)    100000     604      -        118.3    652,761  116.3 MB      -
-//
-// The streaming index reads a backup in 0.69-0.74x the floor's wall time at about the same CPU
-// (the goal was within 1.3x of the floor); bench/RESULTS.md has it beside Velero (6.4x faster on
-// tmpfs, every item's bytes read). Decoding metadata adds 65-107% CPU; only apiVersion, kind
-// and metadata are decoded, and decoding stops there. Extract is bound by the filesystem here
-// (ext4 with online discard: runs of the same extract range from 1.3 to 2.6 s at 10,000 items
-// and from 6.9 to 15.7 s at 100,000); on tmpfs it takes 0.42x Velero's time (bench/RESULTS.md).
+// Scan with WithStoredManifest reads the stored manifest back instead of building one: no
+// item is decoded, and the manifest is checked against the item paths (each of its items,
+// at each of its versions, is in the backup). Backup.Manifest does the same on an extracted
+// backup; a stored manifest that fails is a Problem for Scan and an ErrFormat error for
+// Backup.Manifest. Scan with WithManifest decodes every item's metadata, builds the manifest,
+// and compares the stored one with it in full (identity, uid, versions, labels, annotations,
+// owners): one that disagrees is listed in Index.Problems. The path check cannot see an
+// item left out of the manifest or a uid that differs from its file; the full comparison
+// does.
 package archive

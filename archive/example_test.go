@@ -55,14 +55,23 @@ func Example() {
 		return
 	}
 	fmt.Println("read", u.GetAPIVersion(), u.GetNamespace()+"/"+u.GetName())
+	m, err := b.Manifest() // the one Writer stored, checked against the files
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, it := range m.Items() {
+		fmt.Println("stored manifest:", it.Namespace+"/"+it.Name, "at", it.Versions())
+	}
 	// Output:
 	// format 1.1.0
 	// preferred example.com/v2 of 2 versions
 	// namespaces/shop/w1.json ""
-	// v1/namespaces/shop/w1.json "v1"
 	// v2-preferredversion/namespaces/shop/w1.json "v2-preferredversion"
+	// v1/namespaces/shop/w1.json "v1"
 	// manifest items 1
 	// read example.com/v1 shop/w1
+	// stored manifest: shop/w1 at [v2 v1]
 }
 
 // ExampleItemPath shows which components are accepted: a truth table.

@@ -20,6 +20,10 @@ const (
 	VersionFile = "metadata/version"
 	// ResourcesDir is the directory holding one directory per backed-up resource.
 	ResourcesDir = "resources"
+	// ManifestFile is the path of the manifest Writer stores: manifest.json (manifest
+	// format version 1) compressed with gzip. It lies outside resources/, where Velero's
+	// reader never looks.
+	ManifestFile = "metadata/manifest.json.gz"
 	// PreferredSuffix marks the version directory of a resource's preferred version.
 	PreferredSuffix = "-preferredversion"
 

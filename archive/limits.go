@@ -27,6 +27,7 @@ type options struct {
 	limits   Limits
 	metadata bool
 	manifest bool
+	stored   bool
 }
 
 // WithLimits sets the limits for Extract and Scan. Zero fields take DefaultLimits' values.
@@ -47,9 +48,25 @@ func WithMetadata() Option {
 // from its metadata. The other versions each object was captured in (the same identity and
 // uid under a version directory) are recorded with Manifest.AddVersion, so Item.Versions
 // lists them. It implies WithMetadata. An item the manifest refuses (no uid, name or kind; a
-// repeated uid or identity) is listed in Index.Problems. Default: off.
+// repeated uid or identity) is listed in Index.Problems. A manifest the backup stores
+// (ManifestFile, as Writer writes it) is compared with the one built, in full; one that
+// disagrees is listed in Index.Problems. Default: off.
 func WithManifest() Option {
 	return func(o *options) { o.metadata, o.manifest = true, true }
+}
+
+// WithStoredManifest makes Scan return, in Index.Manifest, the manifest the backup stores
+// (ManifestFile, as Writer writes it) instead of building one: no item is decoded, so the
+// scan costs what a plain Scan costs. The stored manifest is checked against the item paths
+// as Backup.Manifest checks it: every manifest item has its file at the legacy path and one
+// under a version directory for each of its versions, and there are no more manifest items
+// than items at legacy paths; the check does not see an item missing from the manifest, nor
+// a uid, label or owner that differs from the item's file. A stored manifest that is absent,
+// cannot be read or fails the check leaves Index.Manifest nil and is listed in
+// Index.Problems; scan again with WithManifest to build one. With WithManifest, WithManifest
+// decides. Default: off.
+func WithStoredManifest() Option {
+	return func(o *options) { o.stored = true }
 }
 
 func resolve(opts []Option) (options, error) {

@@ -69,7 +69,12 @@ type Index struct {
 	// whose metadata could not be read or that the manifest refused, resources without a
 	// single preferred version.
 	Problems []Problem
-	// Manifest holds the legacy-path items, built in the same pass; nil without WithManifest.
+	// Manifest holds the legacy-path items, built in the same pass; nil without
+	// WithManifest or WithStoredManifest. With WithManifest it is built from the items, and
+	// a manifest the backup stores (ManifestFile, as Writer does) is compared with it: one
+	// that disagrees, or cannot be read, is listed in Problems. With WithStoredManifest alone,
+	// it is the stored manifest if it passes the path check, else nil (see
+	// WithStoredManifest).
 	Manifest *manifest.Manifest
 }
 
@@ -81,9 +86,9 @@ type Index struct {
 //
 // Every entry passes the same checks as in Extract, with the same errors: an archive Scan
 // accepts is one Extract accepts, and Index.GroupVersions and FormatVersion are what Open
-// reports once it is extracted. Options: WithLimits, WithMetadata, WithManifest. Cancelling
-// ctx stops the scan with an error that errors.Is ctx.Err(). Scan is safe to call
-// concurrently.
+// reports once it is extracted. Options: WithLimits, WithMetadata, WithManifest,
+// WithStoredManifest. Cancelling ctx stops the scan with an error that errors.Is ctx.Err().
+// Scan is safe to call concurrently.
 func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Option) (*Index, error) {
 	o, err := resolve(opts)
 	if err != nil {
@@ -98,9 +103,21 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 	legacy := legacyVersions{}
 	versionDirs := false // the format version read so far requires version directories
 	var scratch []byte   // item bytes read for metadata only, reused
+	var storedRaw []byte // ManifestFile as stored
 	err = walk(ctx, r, o.limits, "scan", func(e *entry) error {
 		noteDirs(dirs, e.name, e.kind == kindDir)
 		if e.kind == kindDir {
+			return nil
+		}
+		if e.name == ManifestFile {
+			if !o.manifest && !o.stored {
+				return nil
+			}
+			b, err := e.bytes()
+			if err != nil {
+				return err
+			}
+			storedRaw = b
 			return nil
 		}
 		if e.name == VersionFile {
@@ -163,8 +180,26 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 		return nil, err
 	}
 	idx.Items = items.slice()
+	limit := min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes)
 	if idx.Manifest != nil {
 		recordVersions(idx.Manifest, idx.Items)
+		if storedRaw != nil {
+			if p, ok := compareStored(storedRaw, idx.Manifest, limit); !ok {
+				idx.Problems = append(idx.Problems, p)
+			}
+		}
+	}
+	if o.stored && !o.manifest {
+		var stored *manifest.Manifest
+		if storedRaw != nil {
+			m, err := manifest.Read(bytes.NewReader(storedRaw), manifest.WithMaxBytes(limit))
+			if err != nil {
+				idx.Problems = append(idx.Problems, Problem{ManifestFile, err.Error()})
+			} else {
+				stored = m
+			}
+		}
+		idx.Manifest, idx.Problems = storedOnly(stored, idx.Items, idx.Problems)
 	}
 	gvs, problems := groupVersions(dirs, legacy, versionDirs)
 	idx.GroupVersions = gvs

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
@@ -39,10 +42,19 @@ func drawBackup(t *rapid.T) genBackup {
 		versions := rapid.SliceOfNDistinct(rapid.SampledFrom(genVersions), 1, 3, rapid.ID).Draw(t, "versions")
 		b.preferred[r] = rapid.SampledFrom(versions).Draw(t, "preferred")
 		names := rapid.SliceOfNDistinct(rapid.StringMatching(`[a-z0-9][a-z0-9:.-]{0,12}`), 1, 4, rapid.ID).Draw(t, "names")
+		_, group, _ := strings.Cut(r, ".")
 		for _, n := range names {
 			ns := rapid.SampledFrom([]string{"", "default", "kube-system"}).Draw(t, "ns")
+			md := map[string]any{"name": n, "namespace": ns, "uid": r + "/" + ns + "/" + n}
+			if rapid.Bool().Draw(t, "labelled") {
+				md["labels"] = map[string]any{"app": n}
+			}
 			for _, v := range versions {
-				data, _ := json.Marshal(map[string]any{"apiVersion": v, "kind": "K", "metadata": map[string]any{"name": n, "namespace": ns}})
+				apiVersion := v
+				if group != "" {
+					apiVersion = group + "/" + v
+				}
+				data, _ := json.Marshal(map[string]any{"apiVersion": apiVersion, "kind": "K", "metadata": md})
 				b.items = append(b.items, genItem{r, v, ns, n, data})
 			}
 		}
@@ -51,6 +63,12 @@ func drawBackup(t *rapid.T) genBackup {
 }
 
 func (b genBackup) write(t require.TestingT, order []int) []byte {
+	data, _ := b.writeManifest(t, order)
+	return data
+}
+
+// writeManifest writes the items in order and returns the bytes and Writer's manifest.
+func (b genBackup) writeManifest(t require.TestingT, order []int) ([]byte, *manifest.Manifest) {
 	var buf bytes.Buffer
 	w := archive.NewWriter(&buf)
 	for r, v := range b.preferred {
@@ -60,8 +78,17 @@ func (b genBackup) write(t require.TestingT, order []int) []byte {
 		it := b.items[i]
 		require.NoError(t, w.Add(it.resource, it.version, it.namespace, it.name, it.data))
 	}
+	require.Nil(t, w.Manifest(), "a manifest before Close")
 	require.NoError(t, w.Close())
-	return buf.Bytes()
+	require.Empty(t, w.Problems())
+	return buf.Bytes(), w.Manifest()
+}
+
+// manifestJSON renders m as manifest.json, to compare two manifests.
+func manifestJSON(t require.TestingT, m *manifest.Manifest) string {
+	var buf bytes.Buffer
+	require.NoError(t, manifest.Write(&buf, m))
+	return buf.String()
 }
 
 // want returns the expected path → bytes and group versions.
@@ -112,8 +139,9 @@ func gvFor(group, v string) metav1.GroupVersionForDiscovery {
 	return gvd(group+"/"+v, v)
 }
 
-// TestRoundTripScan: whatever Writer writes, Scan gives back every item, its bytes and the
-// group versions; and the bytes do not depend on the order of the calls.
+// TestRoundTripScan: whatever Writer writes, Scan gives back every item, its bytes, the
+// group versions and Writer's manifest; the same calls give the same bytes, and the same
+// items in another order the same files and manifest.
 func TestRoundTripScan(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		b := drawBackup(t)
@@ -121,9 +149,22 @@ func TestRoundTripScan(t *testing.T) {
 		for i := range order {
 			order[i] = i
 		}
-		data := b.write(t, order)
 		shuffled := rapid.Permutation(order).Draw(t, "order")
-		require.Equal(t, data, b.write(t, shuffled), "Writer output depends on call order")
+		data, written := b.writeManifest(t, shuffled)
+		require.Equal(t, data, b.write(t, shuffled), "Writer output differs for the same calls")
+		inOrder, writtenInOrder := b.writeManifest(t, order)
+		require.Equal(t, manifestJSON(t, writtenInOrder), manifestJSON(t, written), "manifest depends on call order")
+		filesOf := func(data []byte) map[string][]byte {
+			got := map[string][]byte{}
+			_, err := archive.Scan(context.Background(), bytes.NewReader(data), func(it *archive.Item) error {
+				bs, err := it.Bytes()
+				got[it.Path] = bs
+				return err
+			})
+			require.NoError(t, err)
+			return got
+		}
+		require.Equal(t, filesOf(inOrder), filesOf(data), "files depend on call order")
 
 		wantFiles, wantGVs := b.want(t)
 		got := map[string][]byte{}
@@ -131,8 +172,13 @@ func TestRoundTripScan(t *testing.T) {
 			bs, err := it.Bytes()
 			got[it.Path] = bs
 			return err
-		})
+		}, archive.WithManifest())
 		require.NoError(t, err)
+		require.Equal(t, manifestJSON(t, written), manifestJSON(t, idx.Manifest), "Scan's manifest is not Writer's")
+		fast, err := archive.Scan(context.Background(), bytes.NewReader(data), nil, archive.WithStoredManifest())
+		require.NoError(t, err)
+		require.Empty(t, fast.Problems)
+		require.Equal(t, manifestJSON(t, written), manifestJSON(t, fast.Manifest), "the stored manifest is not Writer's")
 		require.Equal(t, archive.CurrentFormat, idx.FormatVersion)
 		require.Equal(t, wantFiles, got)
 		require.Equal(t, wantGVs, idx.GroupVersions)
@@ -164,6 +210,9 @@ func TestRoundTripExtractOpen(t *testing.T) {
 		require.NoError(rt, err)
 		wantFiles, wantGVs := b.want(rt)
 		require.Equal(rt, archive.CurrentFormat, bk.FormatVersion())
+		stored, err := bk.Manifest()
+		require.NoError(rt, err)
+		require.Equal(rt, idxManifest(rt, data), manifestJSON(rt, stored))
 		require.Equal(rt, wantGVs, bk.GroupVersions())
 		require.Empty(rt, bk.Problems())
 		var gotPaths []string
@@ -189,6 +238,12 @@ func TestRoundTripExtractOpen(t *testing.T) {
 	})
 }
 
+func idxManifest(t require.TestingT, data []byte) string {
+	idx, err := archive.Scan(context.Background(), bytes.NewReader(data), nil, archive.WithManifest())
+	require.NoError(t, err)
+	return manifestJSON(t, idx.Manifest)
+}
+
 func versionDirs(g metav1.APIGroup) []string {
 	var out []string
 	for _, v := range g.Versions {
@@ -207,29 +262,68 @@ func TestWriterErrors(t *testing.T) {
 	require.ErrorIs(t, w.Add("pods", "v1", "ns", "../x", nil), archive.ErrInsecurePath)
 	require.ErrorIs(t, w.Add("pods", "", "ns", "x", nil), archive.ErrInsecurePath)
 	require.ErrorContains(t, w.Add("pods", "v1"+archive.PreferredSuffix, "ns", "x", nil), "ends in")
+	require.EqualError(t, w.Add("pods", "v1", "ns", "x", []byte("{}")),
+		"archive: write: pods v1 ns/x: no preferred version set for pods (call SetPreferred first)")
+	require.Zero(t, buf.Len(), "something was written despite the errors")
+	require.NoError(t, w.SetPreferred("pods", "v2"))
+	require.NoError(t, w.SetPreferred("pods", "v1"), "replacing the preferred version before any Add")
 	require.NoError(t, w.Add("pods", "v1", "ns", "x", []byte("{}")))
+	require.NoError(t, w.SetPreferred("pods", "v1"), "setting the same preferred version again")
+	require.EqualError(t, w.SetPreferred("pods", "v2"),
+		"archive: write: preferred version of pods set to v2 after items were added at preferred version v1")
 	require.EqualError(t, w.Add("pods", "v1", "ns", "x", []byte("{}")), "archive: write: pods v1 ns/x added twice")
-	require.EqualError(t, w.Close(), "archive: write: resource pods has items but no preferred version")
-	require.Zero(t, buf.Len(), "something was written despite the error")
+	require.NoError(t, w.Add("pods", "v1", "ns", "y", []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"y"}}`)))
+	require.Equal(t, []archive.Problem{
+		{Path: "resources/pods/namespaces/ns/x.json", Reason: "metadata: no metadata"},
+		{Path: "resources/pods/namespaces/ns/y.json", Reason: `manifest: manifest: invalid item: no uid (pods "y" uid "")`},
+	}, w.Problems())
+	require.NoError(t, w.Close())
+	require.NotNil(t, w.Manifest())
+	require.Zero(t, w.Manifest().Len())
 	require.Error(t, w.Close())
-	require.Error(t, w.Add("pods", "v1", "ns", "y", nil))
+	require.Error(t, w.Add("pods", "v1", "ns", "z", nil))
+}
+
+// failWriter fails every write after the first n bytes.
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		n := f.n
+		f.n = 0
+		return n, errors.New("disk full")
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestWriterWriteError: an error from the underlying writer is returned by the Add that
+// met it, and by every later call.
+func TestWriterWriteError(t *testing.T) {
+	w := archive.NewWriter(&failWriter{n: 0})
+	require.NoError(t, w.SetPreferred("pods", "v1"))
+	big := bytes.Repeat([]byte("x"), 1<<20) // more than gzip buffers
+	var err error
+	for i := 0; err == nil && i < 10; i++ {
+		err = w.Add("pods", "v1", "ns", fmt.Sprint("p", i), big)
+	}
+	require.ErrorContains(t, err, "disk full")
+	require.ErrorContains(t, w.Add("pods", "v1", "ns", "later", nil), "disk full")
+	require.ErrorContains(t, w.Close(), "disk full")
+	require.Nil(t, w.Manifest())
 }
 
 // TestWriterPreferredVersionWithoutItems: a resource none of whose items is at its
-// preferred version gets no "-preferredversion" directory, so the preferred version set
-// would not come back from Scan (nor Open); Close refuses such a backup instead.
+// preferred version would get no "-preferredversion" directory, so the preferred version set
+// would not come back from Scan (nor Open); Close refuses it and leaves the archive
+// unterminated, so no reader accepts it.
 func TestWriterPreferredVersionWithoutItems(t *testing.T) {
 	var buf bytes.Buffer
 	w := archive.NewWriter(&buf)
 	require.NoError(t, w.SetPreferred("widgets.example.com", "v2"))
 	require.NoError(t, w.Add("widgets.example.com", "v1", "ns", "a", []byte(`{}`)))
-	err := w.Close()
-	if err == nil {
-		idx, err := archive.Scan(context.Background(), bytes.NewReader(buf.Bytes()), nil)
-		require.NoError(t, err)
-		require.Equal(t, "widgets.example.com/v2", idx.GroupVersions["widgets.example.com"].PreferredVersion.GroupVersion,
-			"preferred version lost in the round trip; problems: %v", idx.Problems)
-	}
-	require.EqualError(t, err, "archive: write: resource widgets.example.com has no items at its preferred version v2")
-	require.Zero(t, buf.Len(), "something was written despite the error")
+	require.EqualError(t, w.Close(), "archive: write: resource widgets.example.com has no items at its preferred version v2")
+	require.Nil(t, w.Manifest())
+	_, err := archive.Scan(context.Background(), bytes.NewReader(buf.Bytes()), nil)
+	require.ErrorIs(t, err, archive.ErrFormat)
 }

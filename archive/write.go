@@ -2,6 +2,7 @@ package archive
 
 import (
 	"archive/tar"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,65 +11,228 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/backupkit/backupkit/manifest"
 )
 
 // entryTime is the modification time of every entry Writer writes.
 var entryTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Writer writes a backup in the Velero layout, format 1.1.0: metadata/version, then every
-// item at resources/<resource>/<v>/..., and each item of a resource's preferred version also
-// at the legacy unversioned path and under "<v>-preferredversion". The output is a
-// deterministic function of what was added, byte for byte: entries sorted by path, fixed
-// times, owner 0:0, mode 0o644, a fixed gzip header, whatever the order of the calls.
+// Writer writes a backup in the Velero layout, format 1.1.0, as it goes: metadata/version
+// first, then each item as it is added, and on Close the manifest (ManifestFile). An item
+// of a resource's preferred version is written twice at once, at the legacy unversioned
+// path and under "<v>-preferredversion"; an item of another version once, under "<v>".
 //
-// Writer holds every item's bytes until Close, so its memory grows with the backup. It is
-// not safe for concurrent use. The zero value is not usable; call NewWriter.
+// # Call order
+//
+// SetPreferred must be called for a resource before its first Add: the preferred version
+// decides where an item goes, and the item's bytes are not kept once written. What Writer
+// keeps until Close is what the layout and the manifest need: the preferred version of each
+// resource, the coordinates of every item added (to refuse duplicates), and the
+// manifest.Manifest being built (each item's metadata: identity, uid, labels, annotations,
+// owners). Its memory grows with the number of items and their metadata, not with their
+// bytes.
+//
+// # Determinism
+//
+// The output is a deterministic function of the sequence of calls, byte for byte: entries
+// in the order they were added (the legacy path before "<v>-preferredversion"), fixed times,
+// owner 0:0, mode 0o644, a fixed gzip header, and the manifest last. The same items added
+// in another order give the same files with the same contents, in another order, so other
+// bytes; the manifest is the same too, unless two items share a uid (the first added is
+// kept, the other listed by Problems).
+//
+// # The manifest
+//
+// Writer builds the manifest.Manifest a Scan with WithManifest would build from its output:
+// one manifest.Item per item at the preferred version, from the item's apiVersion, kind and
+// metadata, with the other versions it was added in (same identity and uid) recorded by
+// Manifest.AddVersion. An item whose metadata cannot be read, or that the manifest refuses
+// (no uid, name or kind; a uid or identity already there), is still written, and is listed by
+// Problems. Close stores the manifest at ManifestFile and Manifest returns it.
+//
+// A Writer is not safe for concurrent use. The zero value is not usable; call NewWriter.
 type Writer struct {
 	w         io.Writer
-	items     map[string]map[string][]byte // resource → "<version>/<ns>/<name>" key → data
-	preferred map[string]string
+	zw        *gzip.Writer
+	tw        *tar.Writer
+	resources map[string]*writerResource
+	seen      map[itemKey]struct{}
+	others    []otherVersion
+	m         *manifest.Manifest
+	problems  []Problem
+	err       error // sticky: the first error writing to w
 	closed    bool
+	done      bool // Close succeeded
 }
 
-// NewWriter returns a Writer that writes the compressed backup to w on Close.
+// writerResource is what Writer keeps of one resource.
+type writerResource struct {
+	preferred   string
+	added       bool // an item was added
+	atPreferred bool // an item was added at the preferred version
+}
+
+// itemKey identifies one item file added, version included.
+type itemKey struct{ resource, version, namespace, name string }
+
+// otherVersion is an item added at a version other than its resource's preferred one: the
+// manifest records it on Close, once every item at the preferred version is in.
+type otherVersion struct {
+	gr              schema.GroupResource
+	namespace, name string
+	uid             types.UID
+	version         string
+}
+
+// NewWriter returns a Writer that writes the compressed backup to w as items are added.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: w, items: map[string]map[string][]byte{}, preferred: map[string]string{}}
+	return &Writer{w: w, resources: map[string]*writerResource{}, seen: map[itemKey]struct{}{}, m: manifest.New()}
 }
 
-// SetPreferred sets the preferred version of a resource ("deployments.apps", "pods"). Every
-// resource with items needs one by Close, with items at it. Setting it again replaces it.
+// SetPreferred sets the preferred version of a resource ("deployments.apps", "pods"). It must
+// be called before the first Add of the resource; calling it again with the same version is a
+// no-op, with another version before any Add of the resource replaces it, and after one is
+// an error. Every resource with items needs items at its preferred version by Close.
 func (w *Writer) SetPreferred(resource, version string) error {
 	if err := checkVersion(resource, version); err != nil {
 		return err
 	}
-	w.preferred[resource] = version
+	r := w.resources[resource]
+	switch {
+	case r == nil:
+		w.resources[strings.Clone(resource)] = &writerResource{preferred: strings.Clone(version)}
+	case r.preferred == version:
+	case r.added:
+		return fmt.Errorf("archive: write: preferred version of %s set to %s after items were added at preferred version %s", resource, version, r.preferred)
+	default:
+		r.preferred = strings.Clone(version)
+	}
 	return nil
 }
 
-// Add records one item: its JSON bytes (copied) as stored for resource at version, in
-// namespace ("" for a cluster-scoped item) under name. The components are checked as by
-// ItemPath; adding the same resource, version, namespace and name twice is an error.
+// Add writes one item: its JSON bytes as stored for resource at version, in namespace (""
+// for a cluster-scoped item) under name. The components are checked as by ItemPath; a
+// resource without a preferred version (see SetPreferred), adding the same resource,
+// version, namespace and name twice, or a Writer that is closed or failed is an error, and
+// nothing is written. data is not kept: the caller may reuse it once Add returns.
 func (w *Writer) Add(resource, version, namespace, name string, data []byte) error {
 	if w.closed {
 		return errors.New("archive: write: Writer is closed")
 	}
+	if w.err != nil {
+		return w.err
+	}
 	if err := checkVersion(resource, version); err != nil {
 		return err
 	}
-	if _, err := ItemPath(resource, version, namespace, name); err != nil {
+	legacy, err := ItemPath(resource, "", namespace, name)
+	if err != nil {
 		return err
 	}
-	key := version + "/" + namespace + "/" + name
-	m := w.items[resource]
-	if m == nil {
-		m = map[string][]byte{}
-		w.items[resource] = m
+	r := w.resources[resource]
+	if r == nil {
+		return fmt.Errorf("archive: write: %s %s %s/%s: no preferred version set for %s (call SetPreferred first)", resource, version, namespace, name, resource)
 	}
-	if _, ok := m[key]; ok {
+	key := itemKey{resource, version, namespace, name}
+	if _, ok := w.seen[key]; ok {
 		return fmt.Errorf("archive: write: %s %s %s/%s added twice", resource, version, namespace, name)
 	}
-	m[key] = append([]byte(nil), data...)
+	if err := w.start(); err != nil {
+		return err
+	}
+	if version == r.preferred {
+		pref, err := ItemPath(resource, version+PreferredSuffix, namespace, name)
+		if err != nil {
+			return err
+		}
+		if err := w.entry(legacy, data); err != nil {
+			return err
+		}
+		if err := w.entry(pref, data); err != nil {
+			return err
+		}
+		r.atPreferred = true
+	} else {
+		p, err := ItemPath(resource, version, namespace, name)
+		if err != nil {
+			return err
+		}
+		if err := w.entry(p, data); err != nil {
+			return err
+		}
+	}
+	r.added = true
+	key = itemKey{strings.Clone(resource), strings.Clone(version), strings.Clone(namespace), strings.Clone(name)}
+	w.seen[key] = struct{}{}
+	if version == r.preferred {
+		w.record(key, true, legacy, data)
+	} else {
+		w.record(key, false, "", data)
+	}
 	return nil
+}
+
+// record adds the item just written to the manifest being built, as Scan would. p is the
+// item's legacy path for an item at the preferred version, else "".
+func (w *Writer) record(key itemKey, preferred bool, p string, data []byte) {
+	md, err := decodeMetadata(data)
+	if err != nil {
+		if !preferred {
+			p, _ = ItemPath(key.resource, key.version, key.namespace, key.name) // checked by Add
+		}
+		w.problems = append(w.problems, Problem{p, "metadata: " + err.Error()})
+		return
+	}
+	res, group, _ := strings.Cut(key.resource, ".")
+	if !preferred {
+		w.others = append(w.others, otherVersion{schema.GroupResource{Group: group, Resource: res}, key.namespace, key.name, md.UID, key.version})
+		return
+	}
+	ref := ItemRef{Resource: res, Meta: md}
+	if err := addToManifest(w.m, ref); err != nil {
+		w.problems = append(w.problems, Problem{p, "manifest: " + err.Error()})
+	}
+}
+
+// start writes metadata/version, once.
+func (w *Writer) start() error {
+	if w.tw != nil {
+		return nil
+	}
+	zw, err := gzip.NewWriterLevel(w.w, gzip.DefaultCompression)
+	if err != nil {
+		return w.fail(fmt.Errorf("archive: write: %w", err))
+	}
+	w.zw, w.tw = zw, tar.NewWriter(zw)
+	return w.entry(VersionFile, []byte(CurrentFormat))
+}
+
+// entry writes one file.
+func (w *Writer) entry(p string, data []byte) error {
+	hdr := &tar.Header{
+		Typeflag: tar.TypeReg,
+		Name:     p,
+		Size:     int64(len(data)),
+		Mode:     0o644,
+		ModTime:  entryTime,
+	}
+	if err := w.tw.WriteHeader(hdr); err != nil {
+		return w.fail(fmt.Errorf("archive: write %q: %w", p, err))
+	}
+	if _, err := w.tw.Write(data); err != nil {
+		return w.fail(fmt.Errorf("archive: write %q: %w", p, err))
+	}
+	return nil
+}
+
+func (w *Writer) fail(err error) error {
+	if w.err == nil {
+		w.err = err
+	}
+	return err
 }
 
 func checkVersion(resource, version string) error {
@@ -84,78 +248,73 @@ func checkVersion(resource, version string) error {
 	return nil
 }
 
-// Close writes the backup and closes the compressed stream (not the underlying io.Writer).
-// A resource with items and no preferred version, or none of whose items is at its
-// preferred version, is an error, and nothing is written.
+// Close writes the manifest (ManifestFile) and the end of the archive, and closes the
+// compressed stream (not the underlying io.Writer). A resource with items none of which is
+// at its preferred version is an error (readers would find no preferred version, and nothing
+// at the legacy path); the archive is then left unterminated, so no reader accepts it. An
+// error writing to w is returned by the Add that met it and by Close. Calling Close again is
+// an error.
 func (w *Writer) Close() error {
 	if w.closed {
 		return errors.New("archive: write: Writer is closed")
 	}
 	w.closed = true
-	files := map[string][]byte{VersionFile: []byte(CurrentFormat)}
-	for resource, m := range w.items {
-		pref, ok := w.preferred[resource]
-		if !ok {
-			return fmt.Errorf("archive: write: resource %s has items but no preferred version", resource)
-		}
-		atPref := false
-		for key, data := range m {
-			parts := strings.SplitN(key, "/", 3)
-			version, ns, name := parts[0], parts[1], parts[2]
-			dirs := []string{version}
-			if version == pref {
-				dirs = []string{"", version + PreferredSuffix}
-				atPref = true
-			}
-			for _, d := range dirs {
-				p, err := ItemPath(resource, d, ns, name)
-				if err != nil {
-					return err
-				}
-				files[p] = data
-			}
-		}
-		if !atPref {
-			// No "-preferredversion" directory would be written: readers would find
-			// no preferred version, and nothing at the legacy path.
-			return fmt.Errorf("archive: write: resource %s has no items at its preferred version %s", resource, pref)
+	if w.err != nil {
+		return w.err
+	}
+	for _, res := range sortedKeys(w.resources) {
+		if r := w.resources[res]; r.added && !r.atPreferred {
+			return w.fail(fmt.Errorf("archive: write: resource %s has no items at its preferred version %s", res, r.preferred))
 		}
 	}
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		if p != VersionFile {
-			paths = append(paths, p)
+	if err := w.start(); err != nil {
+		return err
+	}
+	for _, o := range w.others {
+		if it, ok := w.m.Lookup(o.gr, o.namespace, o.name); ok && it.UID == o.uid {
+			_, _ = w.m.AddVersion(it.UID, o.version) // the item is in m: cannot fail
 		}
 	}
-	sort.Strings(paths)
-	paths = append([]string{VersionFile}, paths...)
-
-	zw, err := gzip.NewWriterLevel(w.w, gzip.DefaultCompression)
-	if err != nil {
-		return fmt.Errorf("archive: write: %w", err)
+	w.others = nil
+	var buf bytes.Buffer
+	if err := manifest.Write(&buf, w.m, manifest.WithGzip()); err != nil {
+		return w.fail(fmt.Errorf("archive: write %q: %w", ManifestFile, err))
 	}
-	tw := tar.NewWriter(zw)
-	for _, p := range paths {
-		data := files[p]
-		hdr := &tar.Header{
-			Typeflag: tar.TypeReg,
-			Name:     p,
-			Size:     int64(len(data)),
-			Mode:     0o644,
-			ModTime:  entryTime,
-		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return fmt.Errorf("archive: write %q: %w", p, err)
-		}
-		if _, err := tw.Write(data); err != nil {
-			return fmt.Errorf("archive: write %q: %w", p, err)
-		}
+	if err := w.entry(ManifestFile, buf.Bytes()); err != nil {
+		return err
 	}
-	if err := tw.Close(); err != nil {
-		return fmt.Errorf("archive: write: %w", err)
+	if err := w.tw.Close(); err != nil {
+		return w.fail(fmt.Errorf("archive: write: %w", err))
 	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("archive: write: %w", err)
+	if err := w.zw.Close(); err != nil {
+		return w.fail(fmt.Errorf("archive: write: %w", err))
 	}
+	w.done = true
 	return nil
+}
+
+// Manifest returns the manifest of what was written, the one stored at ManifestFile: nil
+// before Close has succeeded. It is the Writer's own: the caller may keep it, and should not
+// Add to it.
+func (w *Writer) Manifest() *manifest.Manifest {
+	if !w.done {
+		return nil
+	}
+	return w.m
+}
+
+// Problems lists the items written but left out of the manifest, in the order they were
+// added: an item whose metadata could not be read (named by its legacy path at the preferred
+// version, else by its "<v>" path) and an item at the preferred version the manifest refused
+// (named by its legacy path). Scan with WithManifest lists the same items among its
+// Problems.
+func (w *Writer) Problems() []Problem { return append([]Problem(nil), w.problems...) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -48,7 +48,7 @@
 // # Sets, selection, validation
 //
 // [Manifest.Set] is the sets.Set[string] of identities; [Manifest.Overlap],
-// [Manifest.Overlaps], [Manifest.Intersection], [Manifest.Union] and
+// [Manifest.HasAny], [Manifest.Intersection], [Manifest.Union] and
 // [Manifest.Difference] compare two manifests by identity, so two concurrent backups or
 // restores can prove they touch different objects. [Manifest.Select] chooses by label
 // selector, namespace and group/resource, optionally with everything the chosen items
@@ -67,50 +67,4 @@
 //
 // Every method of [Manifest] is safe for concurrent use. An [Item]'s fields must not
 // change once it is added; its methods are then safe for concurrent use too.
-//
-// # Benchmarks
-//
-// Build (Add of every item) and order (Waves) realistic manifests: namespaces of 1,000
-// objects, Deployment → ReplicaSet → Pod chains with controller references, Services,
-// ConfigMaps (some with depends-on), 100 CRDs with custom resources spread over the
-// namespaces. Measured on this project's build machine (2 vCPU AMD EPYC, shared with
-// other jobs: load average 2.6 to 3.1 during the run), go1.26.8, single core, three runs
-// per size (ranges are the lowest and highest of the three):
-//
-//	GOMAXPROCS=1 go test -run '^$' -bench BuildAndOrder -benchmem -count=3 ./manifest/
-//
-//	items       wall ns/item  cpu ns/item  B/item  allocs/op
-//	10,000        643-720       625-683      221        468
-//	100,000       942-1,312     739-847      197        581
-//	1,000,000   1,289-1,738     885-1,332    170      1,369
-//
-// cpu ns/item is the process's CPU time (getrusage) per item: what the work costs
-// without the other jobs' contention, which inflates wall time on this shared machine.
-// B/item is everything the manifest allocates (indexes, graph, order, waves and transient
-// buffers); the caller's Item structs (176 bytes each), their strings, maps and
-// ownerReferences come on top. Indexes are open-addressing tables of 8-byte slots
-// holding no pointers, the graph is int32 compressed-sparse rows built at the first
-// query after a change, and the order is two counting sorts plus a name sort inside
-// each group/resource and namespace, most comparisons decided by 16-byte name prefixes
-// gathered in one pass over the items.
-//
-// From *unstructured.Unstructured objects, [NewItem] and Add for every object then
-// Waves (bench/order, objects with one label each and, for three in five, an
-// ownerReference and a depends-on annotation; same machine, load average 2.2 to 3.0,
-// two rounds of three runs alternating with the previous version of this package):
-//
-//	go run . -tool backupkit -n 1000000 -runs 3    (in bench/order)
-//
-//	objects     median   min      build / Waves (medians)  B/object  allocs/object
-//	1,000,000   3.42 s   2.94 s   2.58 s / 0.87 s              953        5.4
-//
-// The previous version took 7.31 s (min 5.51 s), 1,525 B and 14.1 allocations per object
-// in the same rounds. On the quieter machine of the side-by-side run (bench/RESULTS.md, load
-// average about 1) the same work took 3.16 s (min 2.50 s; Waves 0.70 s). Most of the bytes are the Items, and their size is set by the Item
-// type: with Go 1.26 a map[string]string of one to eight entries costs 336 bytes (a
-// 48-byte header and one 8-slot group of 288), so an object with labels and annotations
-// needs 176 (Item) + 2 × 336 = 848 bytes before any index, and these objects average
-// about 765 (Item, 1.6 maps, 0.6 ownerReference); the manifest's own structures add
-// about 190. Reading the objects' maps, which are spread over a heap of gigabytes,
-// and allocating those Items is most of the build time.
 package manifest

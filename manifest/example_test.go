@@ -99,7 +99,7 @@ func ExampleManifest_Overlap() {
 		return m
 	}
 	first, second := mk("a", "b"), mk("b", "c")
-	fmt.Println(first.Overlaps(second), sortedList(first.Overlap(second)))
+	fmt.Println(first.HasAny(second), sortedList(first.Overlap(second)))
 	// Output: true [resources/configmaps/namespaces/n/b.json]
 }
 

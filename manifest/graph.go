@@ -269,7 +269,7 @@ func (b *builder) dependsOnEdges(v string, buf *edgeBuf) {
 	})
 }
 
-// children builds the ownership CSR: for each item, the items whose ownerReferences
+// ownership builds the ownership CSR: for each item, the items whose ownerReferences
 // name it (any owner in the manifest, valid or not), sources ascending.
 func (m *Manifest) ownership() ([]int32, []int32) {
 	off := make([]int32, len(m.items)+1)

@@ -311,13 +311,13 @@ func TestPropertySetLaws(t *testing.T) {
 		require.Equal(t, sa.Intersection(sb), a.Intersection(b).Set())
 		require.Equal(t, sa.Difference(sb), a.Difference(b).Set())
 		require.Equal(t, sa.Intersection(sb), a.Overlap(b))
-		require.Equal(t, sa.Intersection(sb).Len() > 0, a.Overlaps(b))
+		require.Equal(t, sa.Intersection(sb).Len() > 0, a.HasAny(b))
 		// Laws: A∪B = (A−B) ∪ (A∩B) ∪ (B−A), the three disjoint; A∩B = B∩A.
 		d1, i, d2 := a.Difference(b).Set(), a.Intersection(b).Set(), b.Difference(a).Set()
 		require.Equal(t, u.Set(), d1.Union(i).Union(d2))
 		require.Equal(t, u.Len(), d1.Len()+i.Len()+d2.Len())
 		require.Equal(t, i, b.Intersection(a).Set())
-		require.False(t, a.Difference(b).Overlaps(b))
+		require.False(t, a.Difference(b).HasAny(b))
 		// Operands unchanged.
 		require.Equal(t, sa, a.Set())
 		require.Equal(t, sb, b.Set())

@@ -117,6 +117,7 @@ func TestUnionConflict(t *testing.T) {
 	require.ErrorIs(t, err, manifest.ErrItemAlreadyExists)
 	require.EqualError(t, err, `item already exists in manifest: configmaps "n/b" uid "uid-configmaps--n-a"`)
 	require.True(t, a.Overlap(b).Len() == 0)
-	require.False(t, a.Overlaps(b))
-	require.True(t, a.Overlaps(a), "a manifest overlaps itself")
+	require.False(t, a.HasAny(b))
+	require.True(t, a.HasAny(a), "a manifest overlaps itself")
+	require.Equal(t, a.HasAny(b), a.Overlaps(b), "the deprecated name answers the same")
 }

@@ -221,7 +221,7 @@ func Read(r io.Reader, opts ...ReadOption) (*Manifest, error) {
 
 func decode(data []byte) (*Manifest, error) {
 	var h header
-	if err := strictUnmarshal(data, &h, false); err != nil {
+	if err := decodeOne(data, &h, false); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	switch {
@@ -234,7 +234,7 @@ func decode(data []byte) (*Manifest, error) {
 	}
 	var items []itemJSON
 	if len(h.Items) > 0 {
-		if err := strictUnmarshal(h.Items, &items, true); err != nil {
+		if err := decodeOne(h.Items, &items, true); err != nil {
 			return nil, fmt.Errorf("%w: items: %v", ErrFormat, err)
 		}
 	}
@@ -250,7 +250,11 @@ func decode(data []byte) (*Manifest, error) {
 			return nil, fmt.Errorf("%w: item %d: %w", ErrFormat, k, err)
 		}
 		for _, v := range j.OtherVersions {
-			if added, err := m.AddVersion(it.UID, v); err != nil || !added {
+			added, err := m.AddVersion(it.UID, v)
+			switch {
+			case err != nil:
+				return nil, fmt.Errorf("%w: item %d (%s): otherVersions %q: %w", ErrFormat, k, it, v, err)
+			case !added:
 				return nil, fmt.Errorf("%w: item %d (%s): otherVersions: repeated or empty version %q", ErrFormat, k, it, v)
 			}
 		}
@@ -258,11 +262,11 @@ func decode(data []byte) (*Manifest, error) {
 	return m, nil
 }
 
-// strictUnmarshal decodes exactly one JSON value, refusing trailing data and, if
-// strict, unknown fields.
-func strictUnmarshal(data []byte, v any, strict bool) error {
+// decodeOne decodes exactly one JSON value, always refusing trailing data, and refusing
+// unknown fields when disallowUnknown.
+func decodeOne(data []byte, v any, disallowUnknown bool) error {
 	d := json.NewDecoder(bytes.NewReader(data))
-	if strict {
+	if disallowUnknown {
 		d.DisallowUnknownFields()
 	}
 	if err := d.Decode(v); err != nil {

@@ -115,6 +115,10 @@ func TestReadErrors(t *testing.T) {
 			in: head + `[` + strings.Replace(pod, `"version":"v1"`, `"version":"v1","otherVersions":["v1"]`, 1) + `]}`, wantErr: manifest.ErrFormat,
 			msg: `manifest: malformed manifest.json: item 0 (resources/pods/namespaces/n/p.json): otherVersions: repeated or empty version "v1"`,
 		},
+		"other versions of an item without a uid": {
+			in: head + `[` + strings.Replace(strings.Replace(pod, `,"uid":"u"`, ``, 1), `"version":"v1"`, `"version":"v1","otherVersions":["v2"]`, 1) + `]}`, wantErr: manifest.ErrItemNotFound,
+			msg: `manifest: malformed manifest.json: item 0 (resources/pods/namespaces/n/p.json): otherVersions "v2": manifest: item not found: uid ""`,
+		},
 		"items not a list": {in: head + `{}}`, wantErr: manifest.ErrFormat},
 		"bad gzip":         {in: "\x1f\x8b\x08garbage", wantErr: manifest.ErrFormat},
 	}

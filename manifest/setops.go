@@ -12,11 +12,17 @@ import (
 // Each operand is read under its own lock, one after the other, so the operations are
 // safe for concurrent use and a manifest may be combined with itself.
 
-// Overlaps reports whether an item of m has the identity of an item of other: two
-// backups or restores touch the same object.
-func (m *Manifest) Overlaps(other *Manifest) bool {
+// HasAny reports whether an item of m has the identity of an item of other: two backups
+// or restores touch the same object. It is the question apimachinery's sets ask with
+// HasAny; [Manifest.Overlap] returns the identities themselves.
+func (m *Manifest) HasAny(other *Manifest) bool {
 	return m.Overlap(other).Len() > 0
 }
+
+// Overlaps is [Manifest.HasAny].
+//
+// Deprecated: use HasAny, whose name does not differ by one letter from Overlap's.
+func (m *Manifest) Overlaps(other *Manifest) bool { return m.HasAny(other) }
 
 // Overlap returns the identities present in both m and other, empty if none:
 // m.Set() ∩ other.Set(). For example {a, b} and {b, c} overlap in {b}.

@@ -168,38 +168,8 @@
 // Compute takes ComputeOptions and Wait takes WaitOptions; WithLenient, WithRegistry and
 // WithUnschedulableWindow are both (type Option), WithNow is Compute's only, and WithTimeout,
 // WithClock and the other waiting options are Wait's only, so that passing one where it would
-// be ignored does not compile. A Result's Reason is of type Reason, and every reason the
-// package gives is one of its constants (reasons.go), the waiter's (NotFound,
+// be ignored does not compile. A Result's Reason is a string (Reason is an alias naming
+// it), and every reason the package gives is one of the Reason constants (reasons.go), the waiter's (NotFound,
 // TransientError, PermanentError, Replaced, NotChecked) included, except the two it passes on:
 // a Pod's waiting container's reason and an APIService's Available reason.
-//
-// # Benchmarks
-//
-// Measured on 2026-11-23 with go1.26.8 on 2 cores (AMD EPYC; `nproc` 2; L2 1 MiB per core,
-// L3 32 MiB), a virtual machine with no other job of ours running, whose wall times still
-// drift between runs (see the ranges below); cpu-* figures are the process's user+system CPU
-// time over the timed loop, which is what contention inflates least. Command:
-//
-//	go test -run XXX -bench . -benchmem -count 6 ./readiness/
-//
-// BenchmarkCompute, one pass over 100,000 mixed objects (Deployment, Pod, StatefulSet,
-// LoadBalancer Service, ConfigMap, Job, CRD, PVC, a custom resource with conditions,
-// DaemonSet; decoded from JSON as a client decodes them): 754-808 cpu-ns/object
-// (753-803 wall ns/object), 0 allocs/object (messages with counts under ten are rendered
-// once and shared; only larger counts and messages with names in them allocate). At this
-// size the maps do not fit in cache and the time is mostly waiting for memory (about 20
-// cache lines per object, placed by Go's maps, which any reader of those fields touches), so
-// it moves with the machine's load more than with the code. Over 1,000 objects that fit in
-// cache: 238-251 cpu-ns/object.
-//
-// Against kstatus (bench/internal/suite, `go test -run '^$' -bench Status -benchmem -count 6
-// ./internal/suite/` from bench/, 10,000 mixed objects per op, both tools in one run):
-// backupkit 4.97-6.24 ms/op (median 5.7), 256 B/op, 2 allocs/op (the benchmark's own counting
-// map); kstatus 24.0-26.6 ms/op (median 24.9), 5.55 MB/op, 165,586 allocs/op: about 0.23x
-// the time and under 0.001x the allocations.
-//
-// BenchmarkWaitTick, one polling round over 10,000 pending objects (Deployments and Pods, 250
-// of each in each of 20 namespaces) through a Lister: 40 API calls per round (one LIST per
-// kind and namespace, where GETs would make 10,000), 6.3-7.3 cpu-ms per round
-// (about 0.7 µs per object, Compute included), 568 allocations per round.
 package readiness

@@ -243,6 +243,9 @@ func sortedVersions(gvs []metav1.GroupVersionForDiscovery, extra string) []strin
 func indexTargets(target []metav1.APIGroup) map[string]*group {
 	idx := make(map[string]*group, len(target))
 	for _, tg := range target {
+		if len(tg.Versions) == 0 {
+			continue // no versions: absent, whatever PreferredVersion says
+		}
 		g := idx[tg.Name]
 		if g == nil {
 			g = &group{name: tg.Name}
@@ -268,153 +271,6 @@ type Attempt struct {
 	Reason Reason // the rule tried
 	Chosen bool   // whether it decided the Choice
 	Detail string // why it applied or not, for people
-}
-
-// decide applies the rules to one key. With trace, it also returns the attempts made.
-func decide(key string, sg metav1.APIGroup, targets map[string]*group, cfg *config, trace bool) (Choice, []Attempt) {
-	var tried []Attempt
-	note := func(r Reason, chosen bool, format string, args ...any) {
-		if trace {
-			tried = append(tried, Attempt{Reason: r, Chosen: chosen, Detail: fmt.Sprintf(format, args...)})
-		}
-	}
-	src := &group{name: sg.Name, versions: sortedVersions(sg.Versions, sg.PreferredVersion.Version), preferred: sg.PreferredVersion.Version}
-	resource, _, _ := strings.Cut(key, ".")
-	choice := func(v, read string, r Reason) Choice {
-		dir := read
-		if read != "" && read == src.preferred {
-			dir += PreferredVersionDirSuffix
-		}
-		return Choice{Group: sg.Name, Version: v, Dir: dir, SourceVersion: read, Reason: r}
-	}
-	// fallback is the version read when nothing better applies: the source's preferred
-	// version, else its best (noPreferred then says so, for Explain).
-	fallback, noPreferred := src.preferred, ""
-	if fallback == "" {
-		fallback = src.best()
-		noPreferred = "the backup has no preferred version; reading its best version " + fallback + " as is"
-	}
-	if fallback == "" {
-		note(ReasonNoSourceVersion, true, "the backup holds no version of %s", key)
-		return Choice{Group: sg.Name, Reason: ReasonNoSourceVersion}, tried
-	}
-	if g := cfg.gate; g != nil && (!g.VersionDirs || !g.FeatureEnabled) {
-		r, why := ReasonFeatureDisabled, "the EnableAPIGroupVersions feature is off"
-		if !g.VersionDirs {
-			r, why = ReasonFormatTooOld, "the backup's format has no version directories (below 1.1.0)"
-		}
-		served := "the target does not serve it"
-		if t := servedView(targets[sg.Name], resource, cfg); t != nil && t.has(fallback) {
-			served = "the target serves it"
-		}
-		note(r, true, "%s: reading %s from the legacy path as backed up; %s", why, fallback, served)
-		return Choice{Group: sg.Name, Version: fallback, SourceVersion: fallback, Reason: r}, tried
-	}
-
-	tgt := servedView(targets[sg.Name], resource, cfg)
-	if tgt == nil || len(tgt.versions) == 0 {
-		what := "group " + displayGroup(sg.Name)
-		if targets[sg.Name] != nil && len(targets[sg.Name].versions) > 0 {
-			what = "resource " + key
-		}
-		if noPreferred != "" {
-			note(ReasonTargetGroupAbsent, true, "the target does not serve %s; %s", what, noPreferred)
-		} else {
-			note(ReasonTargetGroupAbsent, true, "the target does not serve %s; reading %s as backed up", what, fallback)
-		}
-		return choice(fallback, fallback, ReasonTargetGroupAbsent), tried
-	}
-	srcOrder, tgtOrder := src.versions, tgt.versions
-	tgtPreferred := tgt.preferred
-	if cfg.compat {
-		srcOrder, tgtOrder = kubeAwareSorted(src.versions), kubeAwareSorted(tgt.versions)
-	} else if tgtPreferred == "" {
-		tgtPreferred = tgt.best()
-	}
-
-	// P0
-	if users, ok := cfg.priorities[key]; ok {
-		found := ""
-		for _, v := range users {
-			if src.has(v) && tgt.has(v) {
-				found = v
-				break
-			}
-		}
-		if found != "" {
-			note(ReasonUserPriority, true, "%s is the first of the user's %s that both serve", found, strings.Join(users, ","))
-			return choice(found, found, ReasonUserPriority), tried
-		}
-		note(ReasonUserPriority, false, "none of the user's %s is served by both", strings.Join(users, ","))
-	} else {
-		note(ReasonUserPriority, false, "no user priority for %s", key)
-	}
-	// P1
-	if src.has(tgtPreferred) {
-		note(ReasonTargetPreferred, true, "the target's preferred %s is in the backup", tgtPreferred)
-		return choice(tgtPreferred, tgtPreferred, ReasonTargetPreferred), tried
-	}
-	note(ReasonTargetPreferred, false, "the target's preferred %q is not in the backup", tgtPreferred)
-	// P2
-	switch {
-	case src.preferred == "":
-		note(ReasonSourcePreferred, false, "the backup has no preferred version")
-	case tgt.has(src.preferred):
-		note(ReasonSourcePreferred, true, "the target serves the source's preferred %s", src.preferred)
-		return choice(src.preferred, src.preferred, ReasonSourcePreferred), tried
-	default:
-		note(ReasonSourcePreferred, false, "the target does not serve the source's preferred %s", src.preferred)
-	}
-	// P3
-	if common := commonVersion(srcOrder, tgtOrder, cfg.compat); common != "" {
-		note(ReasonCommonVersion, true, "%s is the best version both serve", common)
-		return choice(common, common, ReasonCommonVersion), tried
-	}
-	note(ReasonCommonVersion, false, "no version is served by both")
-	// P4
-	if cfg.converter != nil && tgtPreferred != "" {
-		candidates := make([]string, 0, len(src.versions))
-		if src.preferred != "" {
-			candidates = append(candidates, src.preferred)
-		}
-		for _, v := range src.versions {
-			if v != src.preferred {
-				candidates = append(candidates, v)
-			}
-		}
-		for _, from := range candidates {
-			if cfg.converter.CanConvert(sg.Name, resource, from, tgtPreferred) {
-				note(ReasonConversion, true, "%s converts to the target's preferred %s", from, tgtPreferred)
-				return choice(tgtPreferred, from, ReasonConversion), tried
-			}
-		}
-		note(ReasonConversion, false, "no backed-up version converts to the target's preferred %s", tgtPreferred)
-	} else if cfg.converter == nil {
-		note(ReasonConversion, false, "no converter given")
-	}
-	if noPreferred != "" {
-		note(ReasonNoCommonVersion, true, "%s", noPreferred)
-		return choice(fallback, fallback, ReasonNoCommonVersion), tried
-	}
-	note(ReasonNoCommonVersion, true, "reading the source's preferred %s as is", fallback)
-	return choice(fallback, fallback, ReasonNoCommonVersion), tried
-}
-
-// commonVersion returns the first version of tgtOrder that srcOrder holds. In Velero
-// compatibility mode it skips the head of both lists, as Velero does.
-func commonVersion(srcOrder, tgtOrder []string, compat bool) string {
-	if compat {
-		if len(srcOrder) == 0 || len(tgtOrder) == 0 {
-			return ""
-		}
-		srcOrder, tgtOrder = srcOrder[1:], tgtOrder[1:]
-	}
-	for _, v := range tgtOrder {
-		if slices.Contains(srcOrder, v) {
-			return v
-		}
-	}
-	return ""
 }
 
 // servedView narrows a target group to the versions that serve resource, when the caller

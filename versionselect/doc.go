@@ -30,16 +30,10 @@
 //
 // # Pure core, thin edge
 //
-// Compare, Sort, ParsePriorities, Choose and Explain are pure functions, safe for
-// concurrent use. Only TargetGroups talks to a cluster, through the one-method
-// discovery.ServerGroupsInterface. Choose returns a Choice with its Reason; Explain adds
-// the versions seen and every rule tried, for logs and dry runs.
-//
-// # Performance
-//
-// Choose over 5,000 resources (500 groups mixing every rule, user priorities on one
-// resource in seven) takes 0.95-1.02 µs and 5.4 allocations (309 bytes) per resource over
-// three runs, measured while other jobs shared the machine (2 cores, AMD EPYC, Go 1.26.8) with
-//
-//	go test -run='^$' -bench=Choose -benchmem -count 3 ./versionselect
+// Compare, ParsePriorities, Choose and Explain are pure functions, safe for concurrent
+// use; Sort sorts the slice it is given, in place, and touches nothing else. Only
+// TargetGroups and PrioritiesFromCluster talk to a cluster, through one-method interfaces
+// (discovery.ServerGroupsInterface, a ConfigMapsGetter). Choose returns a Choice with its
+// Reason; Explain adds the versions seen and every rule tried, for logs and dry runs.
+// Choose's cost is linear in the number of backed-up resources and their versions.
 package versionselect

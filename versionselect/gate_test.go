@@ -54,3 +54,14 @@ func TestExplainGate(t *testing.T) {
 		})
 	}
 }
+
+// A target group with no versions counts as absent, even when it names a preferred version.
+func TestTargetGroupWithoutVersionsIsAbsent(t *testing.T) {
+	noVersions := metav1.APIGroup{Name: music, PreferredVersion: gv(music, "v1")}
+	runChooseCases(t, []chooseCase{
+		{name: "preferred but no versions", source: apiGroup(music, "v1*"), target: []metav1.APIGroup{noVersions},
+			want: choice("v1", "v1-preferredversion", vs.ReasonTargetGroupAbsent)},
+		{name: "merged with a group that has them", source: apiGroup(music, "v1*"), target: []metav1.APIGroup{noVersions, apiGroup(music, "v1*")},
+			want: choice("v1", "v1-preferredversion", vs.ReasonTargetPreferred)},
+	})
+}

@@ -20,3 +20,24 @@ func kubeAwareSorted(versions []string) []string {
 	})
 	return out
 }
+
+// Everything WithVeleroCompat changes, in one place:
+//   - both sides' versions are ordered by apimachinery's kube-aware comparator
+//     (veleroOrders), not by Compare;
+//   - the target's preferred version stays empty when the target's group has none
+//     (servedView), where Choose otherwise takes its best version;
+//   - P3 skips the first version of both ordered lists (veleroCommonCandidates), assuming
+//     index 0 is the preferred one.
+
+// veleroOrders orders both sides' versions as Velero does, for P3.
+func (d *decision) veleroOrders() {
+	d.srcOrder, d.tgtOrder = kubeAwareSorted(d.src.versions), kubeAwareSorted(d.tgt.versions)
+}
+
+// veleroCommonCandidates drops the head of both lists, as Velero's P3 does.
+func veleroCommonCandidates(srcOrder, tgtOrder []string) ([]string, []string) {
+	if len(srcOrder) == 0 || len(tgtOrder) == 0 {
+		return nil, nil
+	}
+	return srcOrder[1:], tgtOrder[1:]
+}

@@ -54,7 +54,7 @@ func TestLiveAPIGroupVersions(t *testing.T) {
 			source: []string{"v1", "v2beta2", "v2beta1"}, target: []string{"v2", "v2beta2", "v2beta1"},
 			priorities: "rockbands.user.example.io=v2beta1", wantReason: versionselect.ReasonUserPriority, wantAt: "v2beta1"},
 		{name: "the CRD is absent from the target", group: "absent.example.io",
-			source: []string{"v1", "v1beta1"},
+			source:     []string{"v1", "v1beta1"},
 			wantReason: versionselect.ReasonTargetGroupAbsent, wantAt: "v1"},
 	}
 	client, err := dynamic.NewForConfig(c.RESTConfig())

@@ -38,6 +38,7 @@ import (
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/convert"
+	"github.com/backupkit/backupkit/convert/removedapis"
 	"github.com/backupkit/backupkit/examples/externaljob"
 	"github.com/backupkit/backupkit/examples/internal/sample"
 	"github.com/backupkit/backupkit/versionselect"
@@ -58,6 +59,7 @@ type flags struct {
 	burst                                          int
 	existingPolicy, restoreName                    string
 	enableAPIGroupVersions                         bool
+	builtinConversions                             bool
 	prioritiesConfigMap                            string
 }
 
@@ -78,6 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.prioritiesConfigMap, "priorities-configmap", versionselect.DefaultPrioritiesNamespace+"/"+versionselect.DefaultPrioritiesConfigMap,
 		"with --kubeconfig and no --priorities: the <namespace>/<name> of the priorities ConfigMap in the target cluster (absent: no priorities); empty: do not read it")
 	fs.BoolVar(&f.enableAPIGroupVersions, "enable-api-group-versions", true, "Velero's EnableAPIGroupVersions feature: choose each resource's version by the priority rules (for backups of format 1.1.0 or later); off: restore every resource at the version it was backed up at, from its legacy path")
+	fs.BoolVar(&f.builtinConversions, "builtin-conversions", true, "convert Kubernetes' own kinds backed up only at API versions Kubernetes removed (Ingress networking.k8s.io/v1beta1, HorizontalPodAutoscaler autoscaling/v2beta1, CronJob batch/v1beta1, ...) to the versions the target serves; off: such resources cannot be restored")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "only print the plan, even with --kubeconfig")
 	fs.StringVar(&f.output, "o", "text", "plan output: text or json")
 	fs.BoolVar(&f.wait, "wait", false, "wait for every item to be ready before what depends on it starts (CustomResourceDefinitions and Namespaces are always waited for)")
@@ -175,7 +178,7 @@ func restore(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	registry, err := conversions()
+	registry, err := conversions(f.builtinConversions)
 	if err != nil {
 		return err
 	}
@@ -264,14 +267,20 @@ func setRateLimit(cfg *rest.Config, qps float64, burst int) {
 }
 
 // conversions returns the registry of the conversions this program knows: the ExternalJob
-// example kind, v1 and v2 to the v3 hub and back.
-func conversions() (*convert.Registry, error) {
+// example kind, v1 and v2 to the v3 hub and back, and with builtin the conversions of
+// Kubernetes' own kinds from the API versions Kubernetes removed (removedapis.Register).
+func conversions(builtin bool) (*convert.Registry, error) {
 	r, err := externaljob.Registry()
 	if err != nil {
 		return nil, err
 	}
 	if err := r.AddResource(schema.GroupResource{Group: externaljob.Group, Resource: "externaljobs"}, externaljob.Kind); err != nil {
 		return nil, err
+	}
+	if builtin {
+		if err := removedapis.Register(r); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/convert/removedapis"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -110,16 +111,24 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, opts ...versionsele
 			Version: e.Choice.Version, SourceVersion: e.Choice.SourceVersion, Dir: e.Choice.Dir,
 			Reason: string(e.Choice.Reason),
 		}
+		resource, _, _ := strings.Cut(e.Key, ".")
+		removal, removed := removedapis.Removed(e.Choice.Group, resource, e.Choice.SourceVersion)
+		regroup, moved := removedapis.RegroupResource(e.Choice.Group, e.Choice.SourceVersion, resource)
 		switch e.Choice.Reason {
-		case versionselect.ReasonNoSourceVersion:
-			rp.Unrestorable = "the backup holds no version of it"
-		case versionselect.ReasonTargetGroupAbsent:
-			if !crds.Has(e.Key) {
+		case versionselect.ReasonTargetGroupAbsent, versionselect.ReasonNoCommonVersion:
+			switch {
+			case removed:
+				rp.Unrestorable = removal.String()
+			case moved:
+				rp.Unrestorable = fmt.Sprintf("its kind moved to %s with the same fields, but this restore converts within a group only; Velero backs it up from there too", regroup)
+			case e.Choice.Reason == versionselect.ReasonNoCommonVersion:
+				rp.Unrestorable = fmt.Sprintf("the target serves %s, none of them backed up, and no conversion is registered",
+					strings.Join(e.TargetVersions, ", "))
+			case !crds.Has(e.Key):
 				rp.Unrestorable = fmt.Sprintf("the target does not serve it and the backup holds no CustomResourceDefinition %s", e.Key)
 			}
-		case versionselect.ReasonNoCommonVersion:
-			rp.Unrestorable = fmt.Sprintf("the target serves %s, none of them backed up, and no conversion is registered",
-				strings.Join(e.TargetVersions, ", "))
+		case versionselect.ReasonNoSourceVersion:
+			rp.Unrestorable = "the backup holds no version of it"
 		case versionselect.ReasonFormatTooOld, versionselect.ReasonFeatureDisabled:
 			served := slices.Contains(e.TargetVersions, e.Choice.Version)
 			if !served && (len(e.TargetVersions) > 0 || !crds.Has(e.Key)) {

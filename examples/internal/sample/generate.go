@@ -141,6 +141,11 @@ var samplePreferred = map[string]string{
 func Build() ([]byte, error) {
 	var buf bytes.Buffer
 	w := archive.NewWriter(&buf)
+	for resource, v := range samplePreferred { // before any Add: the Writer streams
+		if err := w.SetPreferred(resource, v); err != nil {
+			return nil, err
+		}
+	}
 	for _, it := range sampleItems() {
 		data, err := json.Marshal(it.obj)
 		if err != nil {
@@ -148,11 +153,6 @@ func Build() ([]byte, error) {
 		}
 		if err := w.Add(it.resource, it.version, it.namespace, it.name, data); err != nil {
 			return nil, fmt.Errorf("sample %s/%s: %w", it.resource, it.name, err)
-		}
-	}
-	for resource, v := range samplePreferred {
-		if err := w.SetPreferred(resource, v); err != nil {
-			return nil, err
 		}
 	}
 	if err := w.Close(); err != nil {

@@ -49,3 +49,26 @@ func TestBuildLegacy(t *testing.T) {
 	}
 	require.Equal(t, len(idx.Items), idx.Manifest.Len())
 }
+
+// The 1.20 sample holds each resource at one version, marked preferred, and its items
+// only there and at their legacy paths; the same bytes on every call.
+func TestBuildKube120(t *testing.T) {
+	built, err := BuildKube120()
+	require.NoError(t, err)
+	again, err := BuildKube120()
+	require.NoError(t, err)
+	require.Equal(t, built, again, "the generator is not deterministic")
+	idx, err := archive.Scan(t.Context(), bytes.NewReader(built), nil, archive.WithManifest())
+	require.NoError(t, err)
+	require.Empty(t, idx.Problems)
+	require.Equal(t, len(kube120Items()), idx.Manifest.Len())
+	want := map[string]string{}
+	for _, it := range kube120Items() {
+		want[it.resource] = it.version
+	}
+	require.Len(t, idx.GroupVersions, len(want))
+	for key, g := range idx.GroupVersions {
+		require.Len(t, g.Versions, 1, key)
+		require.Equal(t, want[key], g.PreferredVersion.Version, key)
+	}
+}

@@ -1,0 +1,296 @@
+// Command backup backs up a cluster into a Velero-layout backup tarball (format 1.1.0, with
+// the backupkit manifest beside the items) that Velero and examples/restore can restore:
+//
+//	go run ./examples/backup --kubeconfig ~/.kube/config --output backup.tar.gz
+//	go run ./examples/backup --kubeconfig kc --include-namespaces shop --output - | go run ./examples/inspect --backup /dev/stdin
+//
+// It discovers every served resource that supports list and lists each at every version
+// the cluster serves it at, as Velero's EnableAPIGroupVersions backup does, the preferred
+// version first; in pages (--page-size), several resources at once (--parallel). Each
+// object is written to the tarball as its page arrives (archive.Writer streams), so memory
+// holds a few pages and the manifest, not the backup.
+//
+// Velero's names select what is backed up: --include-namespaces, --exclude-namespaces,
+// --include-resources, --exclude-resources, --selector. Cluster-scoped resources are backed
+// up when every namespace is included, as in Velero; otherwise only the Namespace objects of
+// the included namespaces and the CustomResourceDefinitions of the custom resources backed
+// up (when --include-resources includes them, as in Velero). Some resources are left out by
+// default (see defaultExcluded and --help). Objects are written in the order their pages
+// arrive from resources listed in parallel, so two backups of the same cluster hold the same
+// files but not the same bytes.
+//
+// A listing the server refuses (Forbidden, NotFound, not listable) is reported and skipped;
+// a page that fails because the connection broke or the server is overloaded is retried
+// with exponential backoff. Progress goes to stderr at most once a second; a summary of what
+// was written and what could not be read ends the run (on stdout, or stderr with --output -).
+// The exit code is 0 when everything selected was read or refused, 1 when a listing failed
+// after its retries (the tarball holds the rest) or the backup could not be written, 2 for
+// bad flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/backupkit/backupkit/archive"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type flags struct {
+	kubeconfig, output, selector string
+	filter                       filter
+	pageSize                     int64
+	parallel, retries            int
+}
+
+func parseFlags(args []string, stderr io.Writer) (*flags, error) {
+	f := &flags{}
+	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var incNS, excNS, incRes, excRes string
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to back up (required)")
+	fs.StringVar(&f.output, "output", "", `the backup tarball to write (.tar.gz); "-" for stdout (required)`)
+	fs.StringVar(&incNS, "include-namespaces", "*", `comma-separated namespaces to back up; "*": all (then cluster-scoped resources are backed up too)`)
+	fs.StringVar(&excNS, "exclude-namespaces", "", "comma-separated namespaces not to back up")
+	fs.StringVar(&incRes, "include-resources", "*", `comma-separated resources to back up, as "<resource>" (any group) or "<resource>.<group>"; "*": all. Naming a resource excluded by default backs it up`)
+	fs.StringVar(&excRes, "exclude-resources", "", "comma-separated resources not to back up, named as for --include-resources")
+	fs.StringVar(&f.selector, "selector", "", "back up only objects matching this label selector")
+	fs.Int64Var(&f.pageSize, "page-size", 500, "objects per list request")
+	fs.IntVar(&f.parallel, "parallel", 4, "how many resources to list at once")
+	fs.IntVar(&f.retries, "retries", 6, "attempts per page when the connection breaks or the server is overloaded, with exponential backoff from 200ms")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: backup --kubeconfig FILE --output FILE|- [flags]
+
+Backs up a cluster into a Velero-layout tarball: every served resource that supports list,
+at every version the cluster serves it (Velero's EnableAPIGroupVersions), with the backupkit
+manifest at %s.
+
+Left out by default, as Velero's restore never restores them: %s.
+Nodes, CSINodes and VolumeAttachments describe the machines of this cluster; Events are a
+large, short-lived log; Velero's own backups, restores and repositories come back from object
+storage. Name one in --include-resources to back it up anyway.
+
+Flags:
+`, archive.ManifestFile, strings.Join(defaultExcluded, ", "))
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	case f.kubeconfig == "":
+		return nil, errors.New("--kubeconfig is required")
+	case f.output == "":
+		return nil, errors.New("--output is required")
+	case f.pageSize < 1:
+		return nil, fmt.Errorf("--page-size must be at least 1, not %d", f.pageSize)
+	case f.parallel < 1:
+		return nil, fmt.Errorf("--parallel must be at least 1, not %d", f.parallel)
+	case f.retries < 1:
+		return nil, fmt.Errorf("--retries must be at least 1, not %d", f.retries)
+	}
+	if _, err := labels.Parse(f.selector); err != nil {
+		return nil, fmt.Errorf("--selector: %w", err)
+	}
+	f.filter = filter{includeNamespaces: splitList(incNS), excludeNamespaces: splitList(excNS),
+		includeResources: splitList(incRes), excludeResources: splitList(excRes)}
+	if len(f.filter.includeNamespaces) == 0 || len(f.filter.includeResources) == 0 {
+		return nil, errors.New("--include-namespaces and --include-resources must not be empty")
+	}
+	return f, nil
+}
+
+// run is the whole program; it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "backup:", err)
+		return 2
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
+	if err != nil {
+		fmt.Fprintln(stderr, "backup:", err)
+		return 1
+	}
+	cfg.QPS, cfg.Burst = -1, 0 // no client-side rate limit: the API server's priority and fairness protects it
+	cfg.WarningHandler = rest.NoWarnings{}
+	res, err := backup(ctx, cfg, f, stdout, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "backup:", err)
+		return 1
+	}
+	if res.failed() {
+		return 1
+	}
+	return 0
+}
+
+// backup backs up the cluster at cfg as f says, writes the summary, and returns the result.
+func backup(ctx context.Context, cfg *rest.Config, f *flags, stdout, stderr io.Writer) (*result, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("discovery client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
+	groups, lists, err := dc.ServerGroupsAndResources()
+	var partial []unread
+	if err != nil {
+		// Groups whose discovery failed (an aggregated API server down) are reported; the
+		// rest is backed up.
+		var gdf *discovery.ErrGroupDiscoveryFailed
+		if !errors.As(err, &gdf) {
+			return nil, fmt.Errorf("discovery: %w", err)
+		}
+		for gv, e := range gdf.Groups {
+			partial = append(partial, unread{Dir: gv.String(), Reason: "discovery: " + e.Error()})
+		}
+	}
+	plans, skipped := planResources(groups, lists, f.filter)
+
+	out, closeOut, summaryTo, err := openOutput(f.output, stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	total := 0
+	for _, p := range plans {
+		total += len(p.Versions)
+	}
+	cw := &countingWriter{w: out}
+	b := &backupper{
+		dyn: dyn, filter: f.filter, selector: f.selector, pageSize: f.pageSize,
+		backoff: wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: f.retries, Cap: 10 * time.Second},
+		sleep:   sleepCtx,
+		w:       archive.NewWriter(cw),
+		counts:  map[string]int{}, versFor: map[string]map[string]int{},
+		unread: partial,
+	}
+	b.prog = startProgress(stderr, total, start)
+	err = b.run(ctx, plans, f.parallel)
+	if err == nil {
+		err = b.w.Close()
+	}
+	b.prog.stop()
+	if cerr := closeOut(err); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &result{plans: plans, skipped: skipped, counts: b.counts, versions: b.versFor, unread: b.unread,
+		problems: b.w.Problems(), bytes: cw.n, elapsed: time.Since(start), output: f.output, manifestItems: b.w.Manifest().Len()}
+	res.write(summaryTo)
+	return res, nil
+}
+
+// run sets every resource's preferred version, then lists the resources, up to parallel
+// at a time; the CustomResourceDefinitions, when only those of the custom resources backed
+// up are wanted, come last, once those are known.
+func (b *backupper) run(ctx context.Context, plans []resourcePlan, parallel int) error {
+	var crds *resourcePlan
+	for i, p := range plans {
+		b.versFor[p.Dir] = map[string]int{}
+		if err := b.w.SetPreferred(p.Dir, p.Preferred()); err != nil {
+			return err
+		}
+		if p.Dir == crdResource && p.Names != nil {
+			crds = &plans[i]
+		}
+	}
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+		slots = make(chan struct{}, parallel)
+	)
+	for _, p := range plans {
+		if crds != nil && p.Dir == crds.Dir {
+			continue
+		}
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if err := b.backupResource(gctx, p); err != nil {
+				once.Do(func() { first = err; cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if crds == nil {
+		return nil
+	}
+	for _, p := range plans {
+		if b.counts[p.Dir] > 0 && p.Group != "" {
+			crds.Names[p.Dir] = true // a CRD is named <resource>.<group>
+		}
+	}
+	return b.backupResource(ctx, *crds)
+}
+
+// openOutput opens the tarball's destination. closeOut closes it; given an error (the
+// backup failed), it removes a file it created. The summary goes to stdout, or to stderr
+// when the tarball does.
+func openOutput(path string, stdout, stderr io.Writer) (out io.Writer, closeOut func(error) error, summaryTo io.Writer, err error) {
+	if path == "-" {
+		return stdout, func(error) error { return nil }, stderr, nil
+	}
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return file, func(failed error) error {
+		err := file.Close()
+		if failed != nil {
+			_ = os.Remove(path)
+		}
+		return err
+	}, stdout, nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

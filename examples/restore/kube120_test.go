@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/examples/internal/sample"
+)
+
+// writeKube120Backup writes the sample backup of a Kubernetes 1.20 cluster.
+func writeKube120Backup(t *testing.T) string {
+	t.Helper()
+	b, err := sample.BuildKube120()
+	require.NoError(t, err)
+	again, err := sample.BuildKube120()
+	require.NoError(t, err)
+	require.Equal(t, b, again, "the generator is not deterministic")
+	p := filepath.Join(t.TempDir(), "kube120.tar.gz")
+	require.NoError(t, os.WriteFile(p, b, 0o600))
+	return p
+}
+
+const pspRemoved = "podsecuritypolicies.policy/v1beta1: removed in Kubernetes 1.25; the API is gone with no replacement (Pod Security Admission replaced it, configured by namespace labels)"
+
+// A backup of a 1.20 cluster plans its removed versions as conversions into the 1.36
+// target, PodSecurityPolicy as not restorable with the release that removed it; without
+// the built-in conversions the removed versions cannot be restored.
+func TestDryRunKube120Plan(t *testing.T) {
+	backup := writeKube120Backup(t)
+	plan := func(t *testing.T, args ...string) Plan {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, 0, run(t.Context(), append([]string{"--backup", backup, "-o", "json"}, args...), &stdout, &stderr), stderr.String())
+		var p Plan
+		require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
+		return p
+	}
+	byResource := func(p Plan) map[string]ResourcePlan {
+		out := map[string]ResourcePlan{}
+		for _, r := range p.Resources {
+			out[r.Resource] = r
+		}
+		return out
+	}
+
+	p := plan(t)
+	got := byResource(p)
+	for _, key := range []string{"cronjobs.batch", "poddisruptionbudgets.policy", "endpointslices.discovery.k8s.io"} {
+		require.Equal(t, "Conversion", got[key].Reason, key)
+		require.Equal(t, "v1beta1", got[key].SourceVersion, key)
+		require.Equal(t, "v1", got[key].Version, key)
+		require.Empty(t, got[key].Unrestorable, key)
+	}
+	require.ElementsMatch(t, []Conversion{
+		{Resource: "cronjobs.batch", From: "v1beta1", To: "v1", Items: 1},
+		{Resource: "poddisruptionbudgets.policy", From: "v1beta1", To: "v1", Items: 1},
+		{Resource: "endpointslices.discovery.k8s.io", From: "v1beta1", To: "v1", Items: 1},
+	}, p.Conversions)
+	require.Equal(t, pspRemoved, got["podsecuritypolicies.policy"].Unrestorable)
+	require.Equal(t, []Skipped{{"resources/podsecuritypolicies.policy/cluster/restricted.json", pspRemoved}}, p.Skipped)
+
+	off := byResource(plan(t, "--builtin-conversions=false"))
+	require.Equal(t, "NoCommonVersion", off["cronjobs.batch"].Reason)
+	require.Equal(t, "the target serves v1, none of them backed up, and no conversion is registered", off["cronjobs.batch"].Unrestorable)
+}
+
+// The 1.20 backup restores into the 1.36 test cluster: every item but the
+// PodSecurityPolicy is created, the converted ones at v1.
+func TestLiveRestoreKube120(t *testing.T) {
+	c := env.Cluster(t)
+	ctx := t.Context()
+	backup := writeKube120Backup(t)
+	code, rep, stderr := restoreJSON(t, "--kubeconfig", writeKubeconfig(t, c.RESTConfig()), "--backup", backup, "--restore-name", "kube120")
+	require.Equal(t, 0, code, stderr)
+	b, err := sample.BuildKube120()
+	require.NoError(t, err)
+	idx, err := archive.Scan(ctx, bytes.NewReader(b), nil, archive.WithManifest())
+	require.NoError(t, err)
+	objects := idx.Manifest.Len()
+	require.Equal(t, 8, objects)
+	require.Equal(t, objects-1, rep.Total)
+	require.Equal(t, 1, rep.Unrestorable)
+	require.Equal(t, countsByKind{actionCreated: objects - 1}, rep.Counts, stderr)
+	client, err := dynamic.NewForConfig(c.RESTConfig())
+	require.NoError(t, err)
+	versions := map[string]string{}
+	for _, it := range rep.Items {
+		ref, ok := findRef(idx.Items, it.Item)
+		require.True(t, ok, it.Item)
+		versions[ref.GroupResource] = it.Version
+		gvr := schema.GroupVersionResource{Group: ref.Group, Version: it.Version, Resource: ref.Resource}
+		var ri dynamic.ResourceInterface = client.Resource(gvr)
+		if ref.Namespace != "" {
+			ri = client.Resource(gvr).Namespace(ref.Namespace)
+		}
+		u, err := ri.Get(ctx, ref.Name, metav1.GetOptions{})
+		require.NoError(t, err, it.Item)
+		require.Equal(t, it.UID, string(u.GetUID()), it.Item)
+	}
+	require.Equal(t, "v1", versions["cronjobs.batch"])
+	require.Equal(t, "v1", versions["poddisruptionbudgets.policy"])
+	require.Equal(t, "v1", versions["endpointslices.discovery.k8s.io"])
+
+	eps, err := client.Resource(schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}).
+		Namespace("legacy").Get(ctx, "web-x7k2p", metav1.GetOptions{})
+	require.NoError(t, err)
+	ep := eps.Object["endpoints"].([]any)[0].(map[string]any)
+	require.Equal(t, "zone-1", ep["zone"])
+	require.Equal(t, "node-a", ep["nodeName"])
+	require.Contains(t, eps.GetAnnotations()["convert.backupkit.io/stash"], "region-1", "the topology v1 dropped is stashed")
+}
+
+// A backup of a cluster older than 1.14 holds Ingresses only in extensions/v1beta1: the
+// plan says where their fields went instead of "the target does not serve it".
+func TestDryRunExtensionsIngress(t *testing.T) {
+	var buf bytes.Buffer
+	w := archive.NewWriter(&buf)
+	ing := []byte(`{"apiVersion":"extensions/v1beta1","kind":"Ingress","metadata":{"name":"web","namespace":"old","uid":"u1"},"spec":{"backend":{"serviceName":"web","servicePort":80}}}`)
+	require.NoError(t, w.Add("ingresses.extensions", "v1beta1", "old", "web", ing))
+	require.NoError(t, w.SetPreferred("ingresses.extensions", "v1beta1"))
+	psp := []byte(`{"apiVersion":"extensions/v1beta1","kind":"PodSecurityPolicy","metadata":{"name":"p","uid":"u2"},"spec":{}}`)
+	require.NoError(t, w.Add("podsecuritypolicies.extensions", "v1beta1", "", "p", psp))
+	require.NoError(t, w.SetPreferred("podsecuritypolicies.extensions", "v1beta1"))
+	require.NoError(t, w.Close())
+	backup := filepath.Join(t.TempDir(), "old.tar.gz")
+	require.NoError(t, os.WriteFile(backup, buf.Bytes(), 0o600))
+
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run(t.Context(), []string{"--backup", backup, "-o", "json"}, &stdout, &stderr), stderr.String())
+	var p Plan
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
+	require.ElementsMatch(t, []Skipped{
+		{"resources/ingresses.extensions/namespaces/old/web.json", "its kind moved to networking.k8s.io/v1beta1 with the same fields, but this restore converts within a group only; Velero backs it up from there too"},
+		{"resources/podsecuritypolicies.extensions/cluster/p.json", "podsecuritypolicies.extensions/v1beta1: removed in Kubernetes 1.16; the API is gone with no replacement (Pod Security Admission replaced it, configured by namespace labels)"},
+	}, p.Skipped)
+}
