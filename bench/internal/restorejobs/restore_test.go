@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -215,17 +216,27 @@ func TestProcessCPU(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("no /proc on this system")
 	}
+	rusage := func() time.Duration {
+		var ru syscall.Rusage
+		require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
 	before, err := processCPU(os.Getpid())
 	require.NoError(t, err)
-	deadline := time.Now().Add(300 * time.Millisecond)
+	ruBefore := rusage()
+	// Spin until the kernel has counted 300 ms of CPU (on a loaded machine that takes longer
+	// than 300 ms of wall time), or give up after 20 s.
 	x := 0
-	for time.Now().Before(deadline) {
+	for deadline := time.Now().Add(20 * time.Second); rusage()-ruBefore < 300*time.Millisecond && time.Now().Before(deadline); {
 		x++
 	}
 	after, err := processCPU(os.Getpid())
 	require.NoError(t, err)
+	ruDelta := rusage() - ruBefore
 	require.Positive(t, x)
-	require.GreaterOrEqual(t, after-before, int64(200*time.Millisecond), "300 ms of spinning is at least 200 ms of CPU")
+	require.GreaterOrEqual(t, ruDelta, 300*time.Millisecond, "the spin did not get 300 ms of CPU in 20 s")
+	require.InDelta(t, float64(ruDelta), float64(after-before), float64(100*time.Millisecond),
+		"/proc/<pid>/stat and getrusage count the same CPU time (to the 10 ms tick, and the test's other goroutines)")
 	_, err = processCPU(-1)
 	require.Error(t, err)
 }
