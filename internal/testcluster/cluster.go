@@ -252,6 +252,11 @@ func (c *Cluster) restConfig(token string) *rest.Config {
 	}
 }
 
+// APIServerPID returns the process ID of the cluster's kube-apiserver, for measurements
+// such as its CPU time in /proc/<pid>/stat. After Stop the process is gone and the ID may be
+// reused.
+func (c *Cluster) APIServerPID() int { return c.kapi.cmd.Process.Pid }
+
 // Stop kills kube-apiserver, then etcd, waits for both to exit and removes the working
 // directory. It is safe to call more than once and concurrently; every call returns the
 // first call's result.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -257,4 +258,20 @@ func TestStartFailures(t *testing.T) {
 			requireCleanedUp(t, tt.opts.TempDir)
 		})
 	}
+}
+
+func TestAPIServerPID(t *testing.T) {
+	c := env.Cluster(t)
+	pid := c.APIServerPID()
+	require.Positive(t, pid)
+	if runtime.GOOS != "linux" {
+		return
+	}
+	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	require.NoError(t, err)
+	args := strings.Split(string(cmdline), "\x00")
+	require.Equal(t, testcluster.APIServerBinary, filepath.Base(args[0]), "the PID is kube-apiserver's")
+	_, port, ok := strings.Cut(strings.TrimPrefix(c.RESTConfig().Host, "https://127.0.0.1"), ":")
+	require.True(t, ok, "host %s", c.RESTConfig().Host)
+	require.Contains(t, args, "--secure-port="+port, "and it is this cluster's")
 }

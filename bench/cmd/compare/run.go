@@ -70,17 +70,24 @@ func run(c config) error {
 	defer os.RemoveAll(bin)
 	archiveJob := filepath.Join(bin, "archivejob")
 	orderJob := filepath.Join(bin, "orderjob")
-	if err := goBuild(".", archiveJob, "./cmd/archivejob"); err != nil {
-		return err
+	if c.wants("archive") {
+		if err := goBuild(".", archiveJob, "./cmd/archivejob"); err != nil {
+			return err
+		}
 	}
-	if err := goBuild(c.orderDir, orderJob, "."); err != nil {
-		return err
+	if c.wants("order") {
+		if err := goBuild(c.orderDir, orderJob, "."); err != nil {
+			return err
+		}
 	}
 
 	// Archives: generate each backup once per filesystem, then interleave the tools run by run.
 	// Disk first: it is the longest and the least sensitive to other processes' CPU use.
 	for _, fsys := range []struct{ name, dir string }{{"disk", c.disk}, {"tmpfs", c.tmpfs}} {
 		for _, n := range sz.backups {
+			if !c.wants("archive") {
+				break
+			}
 			res, err := archiveRuns(c, archiveJob, fsys.name, fsys.dir, n)
 			if err != nil {
 				return err
@@ -92,7 +99,31 @@ func run(c config) error {
 		}
 	}
 
-	// Status.
+	if c.wants("status") {
+		if err := statusSection(c, rep, sz); err != nil {
+			return err
+		}
+	}
+	if c.wants("webhook") {
+		if err := webhookSection(c, rep, sz); err != nil {
+			return err
+		}
+	}
+	if c.wants("order") {
+		if err := orderSection(c, rep, sz, orderJob); err != nil {
+			return err
+		}
+	}
+	if c.wants("restore") {
+		if err := restoreSection(c, rep, bin); err != nil {
+			return err
+		}
+	}
+	rep.done = true
+	return rep.flush()
+}
+
+func statusSection(c config, rep *report, sz sizes) error {
 	objs := workload.StatusObjects(sz.status, seed)
 	st := statusResult{n: sz.status, runs: map[string][]measure.Run{}}
 	for range c.runs {
@@ -104,13 +135,11 @@ func run(c config) error {
 			st.runs[tool] = append(st.runs[tool], r)
 		}
 	}
-	objs = nil
 	rep.status = &st
-	if err := rep.flush(); err != nil {
-		return err
-	}
+	return rep.flush()
+}
 
-	// ConversionReviews.
+func webhookSection(c config, rep *report, sz sizes) error {
 	for _, n := range sz.reviews {
 		body, err := workload.Review(n, seed)
 		if err != nil {
@@ -132,8 +161,11 @@ func run(c config) error {
 			return err
 		}
 	}
+	return nil
+}
 
-	// Ordering, one child process per tool and size.
+// orderSection runs the ordering, one child process per tool and size.
+func orderSection(c config, rep *report, sz sizes, orderJob string) error {
 	for _, o := range []struct {
 		tool  string
 		sizes []int
@@ -149,8 +181,7 @@ func run(c config) error {
 			}
 		}
 	}
-	rep.done = true
-	return rep.flush()
+	return nil
 }
 
 func goBuild(dir, out, pkg string) error {

@@ -46,10 +46,11 @@ func TestSmokeJobs(t *testing.T) {
 			}
 		})
 	}
-	require.Equal(t, info.Entries+1, runs[archivejobs.Floor], "items and metadata/version")
+	// Besides the items: metadata/version and the stored manifest, metadata/manifest.json.gz.
+	require.Equal(t, info.Entries+2, runs[archivejobs.Floor], "items and the two metadata files")
 	require.Equal(t, info.Entries, runs[archivejobs.BackupkitScan])
 	require.Equal(t, info.Entries, runs[archivejobs.BackupkitMeta])
-	require.Equal(t, info.Entries+1, runs[archivejobs.BackupkitXtrct])
+	require.Equal(t, info.Entries+2, runs[archivejobs.BackupkitXtrct], "items and the two metadata files")
 	require.Equal(t, info.Objects, runs[archivejobs.VeleroRead], "Velero lists the legacy path only")
 	require.Len(t, checks, 3)
 	require.Equal(t, checks[archivejobs.VeleroRead], checks[archivejobs.BackupkitScan], "same group versions")
