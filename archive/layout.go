@@ -191,9 +191,9 @@ func groupVersions(dirs map[string]map[string]bool, legacy map[string]map[string
 		}
 		if len(versions) == 0 {
 			if versionDirs || len(legacy[key]) == 0 {
+				// A format with version directories, or nothing readable: left out. (Scan may
+				// have noted legacy versions before it met a late metadata/version.)
 				problems = append(problems, Problem{where, "no version directory"})
-			}
-			if len(legacy[key]) == 0 {
 				continue
 			}
 			for v := range legacy[key] {
