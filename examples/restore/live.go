@@ -102,7 +102,7 @@ func (c *liveCluster) restore(ctx context.Context, plan *Plan, open backupSource
 		return err
 	}
 
-	r.items = streamItems(ctx, open, paths)
+	r.items = streamItems(ctx, open, paths, maxReadAhead)
 	defer r.items.close()
 	outcomes := make(map[types.UID]*itemOutcome, len(byUID))
 	for uid := range byUID {

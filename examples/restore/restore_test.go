@@ -108,7 +108,7 @@ func TestItemStream(t *testing.T) {
 	for p := range want {
 		paths = append(paths, p)
 	}
-	s := streamItems(t.Context(), sourceOf(""), paths)
+	s := streamItems(t.Context(), sourceOf(""), paths, maxReadAhead)
 	defer s.close()
 	for _, p := range paths {
 		got, err := s.take(t.Context(), p)
@@ -122,7 +122,7 @@ func TestItemStream(t *testing.T) {
 
 	// A backup cut short: the items it no longer holds fail, naming the item and the cause.
 	cut := sample.Backup[:len(sample.Backup)/2]
-	s2 := streamItems(t.Context(), func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(cut)), nil }, paths)
+	s2 := streamItems(t.Context(), func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(cut)), nil }, paths, maxReadAhead)
 	defer s2.close()
 	failed := 0
 	for _, p := range paths {
@@ -155,4 +155,45 @@ func TestSetRateLimit(t *testing.T) {
 			require.Equal(t, tt.wantBurst, cfg.Burst)
 		})
 	}
+}
+
+// The pass reads ahead at most its budget while the walk takes items in archive order, and
+// reads on past it for an item the walk waits for: taking in reverse order does not hang.
+func TestItemStreamReadAhead(t *testing.T) {
+	var paths []string
+	largest := 0
+	_, err := archive.Scan(t.Context(), bytes.NewReader(sample.Backup), func(it *archive.Item) error {
+		b, err := it.Bytes()
+		largest = max(largest, len(b))
+		paths = append(paths, it.Path)
+		return err
+	})
+	require.NoError(t, err)
+
+	s := streamItems(t.Context(), sourceOf(""), paths, 1)
+	for _, p := range paths {
+		_, err := s.take(t.Context(), p)
+		require.NoError(t, err, p)
+		s.mu.Lock()
+		held := s.held
+		s.mu.Unlock()
+		require.LessOrEqual(t, held, int64(largest), "read ahead past the budget after %s", p)
+	}
+	s.close()
+
+	s = streamItems(t.Context(), sourceOf(""), paths, 1)
+	defer s.close()
+	for i := len(paths) - 1; i >= 0; i-- {
+		_, err := s.take(t.Context(), paths[i])
+		require.NoError(t, err, paths[i])
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	require.Zero(t, s.held, "everything taken")
+
+	// Cancelled while the pass waits on its budget: close returns.
+	ctx, cancel := context.WithCancel(t.Context())
+	s3 := streamItems(ctx, sourceOf(""), paths, 1)
+	cancel()
+	s3.close()
 }
