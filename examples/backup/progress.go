@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/backupkit/backupkit/examples/internal/tick"
 )
 
 // progressInterval is how often progress is printed: at most one line a second.
@@ -12,12 +14,11 @@ const progressInterval = time.Second
 
 // progress prints, on stderr, how far the backup is. It is safe for concurrent use.
 type progress struct {
-	mu       sync.Mutex
-	w        io.Writer
-	c        counts
-	start    time.Time
-	quit     chan struct{}
-	finished chan struct{}
+	mu     sync.Mutex
+	w      io.Writer
+	c      counts
+	start  time.Time
+	ticker *tick.Ticker
 }
 
 // counts is what a progress line is made of.
@@ -30,24 +31,9 @@ type counts struct {
 }
 
 func startProgress(w io.Writer, totalListings int, start time.Time) *progress {
-	p := &progress{w: w, c: counts{total: totalListings}, start: start, quit: make(chan struct{}), finished: make(chan struct{})}
-	go p.run()
+	p := &progress{w: w, c: counts{total: totalListings}, start: start}
+	p.ticker = tick.Start(progressInterval, p.print)
 	return p
-}
-
-func (p *progress) run() {
-	defer close(p.finished)
-	t := time.NewTicker(progressInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.quit:
-			p.print(time.Now())
-			return
-		case now := <-t.C:
-			p.print(now)
-		}
-	}
 }
 
 func (p *progress) item(preferred bool) {
@@ -79,10 +65,7 @@ func (p *progress) print(now time.Time) {
 }
 
 // stop prints the last line and ends the printer.
-func (p *progress) stop() {
-	close(p.quit)
-	<-p.finished
-}
+func (p *progress) stop() { p.ticker.Stop() }
 
 // progressLine renders one progress line, e.g.
 // "backup: 12000 objects of ~31000 seen so far, 24000 files, 24/130 listings, 860 objects/s, ~22s left".

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/backupkit/backupkit/examples/internal/tick"
 )
 
 // progressInterval is how often progress is printed: at most this many lines a second.
@@ -13,35 +15,19 @@ const progressInterval = time.Second
 // progress prints, on stderr, how far the restore is: items done of the total, items per
 // second, and the time left at that rate.
 type progress struct {
-	mu       sync.Mutex
-	w        io.Writer
-	total    int
-	done     int
-	failed   int
-	start    time.Time
-	quit     chan struct{}
-	finished chan struct{}
+	mu     sync.Mutex
+	w      io.Writer
+	total  int
+	done   int
+	failed int
+	start  time.Time
+	ticker *tick.Ticker
 }
 
 func startProgress(w io.Writer, total int, start time.Time) *progress {
-	p := &progress{w: w, total: total, start: start, quit: make(chan struct{}), finished: make(chan struct{})}
-	go p.run()
+	p := &progress{w: w, total: total, start: start}
+	p.ticker = tick.Start(progressInterval, p.print)
 	return p
-}
-
-func (p *progress) run() {
-	defer close(p.finished)
-	t := time.NewTicker(progressInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.quit:
-			p.print(time.Now())
-			return
-		case now := <-t.C:
-			p.print(now)
-		}
-	}
 }
 
 // add counts one item finished (created, found, or failed).
@@ -79,7 +65,4 @@ func progressLine(done, failed, total int, elapsed time.Duration) string {
 }
 
 // stop prints the last line and ends the printer.
-func (p *progress) stop() {
-	close(p.quit)
-	<-p.finished
-}
+func (p *progress) stop() { p.ticker.Stop() }
