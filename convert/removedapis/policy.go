@@ -23,12 +23,19 @@ func pdbSelector(op string) map[string]any {
 	return map[string]any{"matchExpressions": []any{map[string]any{"key": pdbLabel, "operator": op}}}
 }
 
-func pdbToV1(obj map[string]any) error {
-	spec, ok, err := mapAt(obj, "spec", "")
+// pdbSpecSelector returns a PodDisruptionBudget's spec and spec.selector; ok is false when
+// either is absent.
+func pdbSpecSelector(obj map[string]any) (spec, sel map[string]any, ok bool, err error) {
+	spec, ok, err = mapAt(obj, "spec", "")
 	if err != nil || !ok {
-		return err
+		return nil, nil, ok, err
 	}
-	sel, ok, err := mapAt(spec, "selector", ".spec")
+	sel, ok, err = mapAt(spec, "selector", ".spec")
+	return spec, sel, ok, err
+}
+
+func pdbToV1(obj map[string]any) error {
+	spec, sel, ok, err := pdbSpecSelector(obj)
 	if err != nil || !ok {
 		return err
 	}
@@ -62,11 +69,7 @@ func pdbToV1(obj map[string]any) error {
 }
 
 func pdbFromV1(obj map[string]any) error {
-	spec, ok, err := mapAt(obj, "spec", "")
-	if err != nil || !ok {
-		return err
-	}
-	sel, ok, err := mapAt(spec, "selector", ".spec")
+	spec, sel, ok, err := pdbSpecSelector(obj)
 	if err != nil || !ok {
 		return err
 	}
