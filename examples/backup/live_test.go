@@ -19,8 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/internal/faultproxy"
@@ -59,13 +57,8 @@ func gadgetCRD() *unstructured.Unstructured {
 // writeKubeconfig writes cfg as a kubeconfig file for --kubeconfig.
 func writeKubeconfig(t *testing.T, cfg *rest.Config) string {
 	t.Helper()
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["test"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["test"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
-	kc.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "test"}
-	kc.CurrentContext = "test"
 	path := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, clientcmd.WriteToFile(*kc, path))
+	require.NoError(t, testcluster.WriteKubeconfig(cfg, path))
 	return path
 }
 

@@ -17,8 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/backupkit/backupkit/internal/testcluster"
 )
@@ -58,13 +56,8 @@ func targetCRD(group, plural, kind string, versions ...string) *unstructured.Uns
 // writeKubeconfig writes cfg as a kubeconfig file for the program's --kubeconfig.
 func writeKubeconfig(t *testing.T, cfg *rest.Config) string {
 	t.Helper()
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["test"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["test"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
-	kc.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "test"}
-	kc.CurrentContext = "test"
 	path := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, clientcmd.WriteToFile(*kc, path))
+	require.NoError(t, testcluster.WriteKubeconfig(cfg, path))
 	return path
 }
 

@@ -20,7 +20,6 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/backupkit/backupkit/bench/internal/workload"
 	"github.com/backupkit/backupkit/internal/testcluster"
@@ -104,7 +103,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	defer c.Stop()
 	cfg := c.RESTConfig()
 	kubeconfig := filepath.Join(spec.WorkDir, "kubeconfig")
-	if err := writeKubeconfig(cfg, kubeconfig); err != nil {
+	if err := testcluster.WriteKubeconfig(cfg, kubeconfig); err != nil {
 		return res, err
 	}
 	defer os.Remove(kubeconfig)
@@ -235,15 +234,6 @@ func RunJob(ctx context.Context, tool, kubeconfig, backup string) (any, error) {
 		return nil, err
 	}
 	return jobOutput{Restored: n, MaxRSSKB: peakRSSKB(os.Getpid())}, nil
-}
-
-func writeKubeconfig(cfg *rest.Config, path string) error {
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["bench"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["bench"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
-	kc.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "bench"}
-	kc.CurrentContext = "bench"
-	return clientcmd.WriteToFile(*kc, path)
 }
 
 // scrapeRequestsSeen is how many GET requests one scrape of /metrics adds to
