@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"pgregory.net/rapid"
 )
 
 // With every key hashing alike, the index must still be exact: lookups confirm against
@@ -49,4 +50,59 @@ func TestIndexExactUnderCollisions(t *testing.T) {
 			require.ErrorIs(t, err, ErrItemAlreadyExists)
 		})
 	}
+}
+
+// The index agrees with a Go map, whatever the hash: random adds (refused exactly when
+// the UID or the identity is taken), then every Get and Lookup, present or not.
+func TestPropertyIndexMatchesMap(t *testing.T) {
+	hashes := []func(string) uint64{nil, func(string) uint64 { return 0 }, func(s string) uint64 { return uint64(len(s)) << 40 }}
+	type ident struct{ gr, ns, name string }
+	rapid.Check(t, func(t *rapid.T) {
+		m := New()
+		m.hashFn = hashes[rapid.IntRange(0, len(hashes)-1).Draw(t, "hash")]
+		byUID, byIdent := map[types.UID]*Item{}, map[ident]*Item{}
+		uids := rapid.SampledFrom([]types.UID{"", "u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9"})
+		names := rapid.SampledFrom([]string{"a", "b", "c", "d", "e", "f"})
+		nss := rapid.SampledFrom([]string{"", "x", "y"})
+		grs := rapid.SampledFrom([]string{"pods", "secrets"})
+		for range rapid.IntRange(0, 80).Draw(t, "adds") {
+			it := &Item{Resource: grs.Draw(t, "gr"), Kind: "K", Namespace: nss.Draw(t, "ns"), Name: names.Draw(t, "name"), UID: uids.Draw(t, "uid")}
+			key := ident{it.Resource, it.Namespace, it.Name}
+			_, uidTaken := byUID[it.UID]
+			_, identTaken := byIdent[key]
+			want := !identTaken && (it.UID == "" || !uidTaken)
+			ok, err := m.Add(it)
+			require.Equal(t, want, ok, "add %v", it)
+			if !want {
+				require.ErrorIs(t, err, ErrItemAlreadyExists)
+				continue
+			}
+			require.NoError(t, err)
+			if it.UID != "" {
+				byUID[it.UID] = it
+			}
+			byIdent[key] = it
+		}
+		for _, uid := range []types.UID{"", "u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9", "absent"} {
+			got, ok := m.Get(uid)
+			want, wok := byUID[uid]
+			require.Equal(t, wok && uid != "", ok, "get %q", uid)
+			if ok {
+				require.Same(t, want, got)
+			}
+		}
+		for _, gr := range []string{"pods", "secrets", "absent"} {
+			for _, ns := range []string{"", "x", "y", "absent"} {
+				for _, name := range []string{"a", "b", "c", "d", "e", "f", "absent"} {
+					got, ok := m.Lookup(schema.GroupResource{Resource: gr}, ns, name)
+					want, wok := byIdent[ident{gr, ns, name}]
+					require.Equal(t, wok, ok, "lookup %s %q %s", gr, ns, name)
+					if ok {
+						require.Same(t, want, got)
+					}
+				}
+			}
+		}
+		require.Equal(t, len(byIdent), m.Len())
+	})
 }
