@@ -53,8 +53,16 @@
 // restores can prove they touch different objects. [Manifest.Select] chooses by label
 // selector, namespace and group/resource, optionally with everything the chosen items
 // need; [Manifest.Closure] is "this item and everything it needs". [Manifest.Validate]
-// checks ownerReferences and returns typed findings ([Finding]). [RemapOwnerReferences] and
-// [RemapUnstructured] rewrite ownerReferences to the UIDs a target cluster assigned.
+// checks ownerReferences and returns typed findings ([Finding]).
+//
+// # Owner edges in the target
+//
+// An ownerReference is an edge of this graph named by the owner's UID, and a restore gives
+// every owner a new UID. [RemapOwnerReferences] and [RemapUnstructured] carry the edges
+// over: given the UIDs the target assigned, keyed by the backed-up UIDs the graph indexes,
+// they rewrite an object's references and say which edges have no owner in the target.
+// They live here, not in a restore package, because they are the graph's owner relation
+// moved onto new keys; they make no request (the caller records the UIDs it learns).
 //
 // # manifest.json and DOT
 //
