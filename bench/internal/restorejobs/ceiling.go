@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/bench/internal/listceiling"
 	"github.com/backupkit/backupkit/manifest"
 )
 
@@ -168,44 +169,9 @@ func Ceiling(ctx context.Context, cfg *rest.Config, path string, workers int) (i
 		return nil
 	}
 	for _, phase := range [][]backedUp{namespaces, free, owned} {
-		if err := parallel(ctx, workers, phase, create); err != nil {
+		if err := listceiling.Parallel(ctx, workers, phase, create); err != nil {
 			return created, err
 		}
 	}
 	return created, nil
-}
-
-// parallel calls f for every item on workers goroutines and returns the first error; after
-// an error, or once ctx is done, no new call starts.
-func parallel[T any](ctx context.Context, workers int, items []T, f func(T) error) error {
-	var once sync.Once
-	var first error
-	failed := make(chan struct{})
-	work := make(chan T)
-	var wg sync.WaitGroup
-	for range max(1, workers) {
-		wg.Go(func() {
-			for it := range work {
-				if err := f(it); err != nil {
-					once.Do(func() { first = err; close(failed) })
-				}
-			}
-		})
-	}
-feed:
-	for _, it := range items {
-		select {
-		case work <- it:
-		case <-failed:
-			break feed
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(work)
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return ctx.Err()
 }

@@ -2,7 +2,7 @@ package restorejobs
 
 import (
 	"bufio"
-	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/backupkit/backupkit/bench/internal/listceiling"
 	"github.com/backupkit/backupkit/bench/internal/workload"
 	"github.com/backupkit/backupkit/internal/testcluster"
 )
@@ -241,24 +242,77 @@ func TestProcessCPU(t *testing.T) {
 	require.Error(t, err)
 }
 
-func TestParallel(t *testing.T) {
-	ctx := context.Background()
-	var sum int64
-	seen := make(chan int, 100)
-	require.NoError(t, parallel(ctx, 4, []int{1, 2, 3, 4, 5}, func(i int) error { seen <- i; return nil }))
-	close(seen)
-	for i := range seen {
-		sum += int64(i)
-	}
-	require.Equal(t, int64(15), sum)
-	err := parallel(ctx, 2, []int{1, 2, 3}, func(i int) error {
-		if i == 2 {
-			return os.ErrNotExist
+// TestSmokeBackup backs up both workloads at the smallest size with examples/backup and
+// lists them with the ceiling, each in a fresh cluster: every run must hold every workload
+// object at every version the cluster serves it at, and the two must agree on what the
+// backup holds.
+func TestSmokeBackup(t *testing.T) {
+	binDir := clusterBinaries(t)
+	dir := t.TempDir()
+	bins, err := Build("../..", dir)
+	require.NoError(t, err)
+	for _, wl := range workload.RestoreWorkloads {
+		path, info := writeWorkload(t, dir, wl, smokeSize)
+		runs := map[string]BackupResult{}
+		for _, tool := range BackupTools {
+			res, err := RunBackup(t.Context(), BackupSpec{Tool: tool, Workload: path, BackupBin: bins.Backup, ListBin: bins.List,
+				ClusterBinDir: binDir, WorkDir: dir, Timeout: 5 * time.Minute})
+			require.NoError(t, err)
+			t.Logf("%s %s: %d items in %s, %.0f items/s, client CPU %s, server CPU %s, requests %v, peak RSS %d KiB, %d bytes",
+				wl, tool, res.Items, time.Duration(res.Wall), res.ItemsPerSecond(), time.Duration(res.Client), time.Duration(res.Server),
+				res.Requests, res.MaxRSSKB, res.Bytes)
+			require.Empty(t, res.Failure)
+			require.Equal(t, info.Objects, res.Workload)
+			require.GreaterOrEqual(t, res.Items, info.Objects)
+			require.Positive(t, res.Wall)
+			require.Positive(t, res.MaxRSSKB)
+			require.Positive(t, res.Requests["LIST"])
+			runs[tool] = res
 		}
-		return nil
-	})
-	require.ErrorIs(t, err, os.ErrNotExist)
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	require.ErrorIs(t, parallel(cancelled, 2, []int{1}, func(int) error { return nil }), context.Canceled)
+		require.Positive(t, runs[ToolBackup].Bytes)
+		for dv, n := range runs[ToolBackup].Listed {
+			require.Equal(t, runs[ToolListCeiling].Listed[dv], n, "%s: the backup and the ceiling differ", dv)
+		}
+	}
+}
+
+// The check behind every backup run: a listing without a workload object, or short of
+// one, is named.
+func TestMissingWorkload(t *testing.T) {
+	binDir := clusterBinaries(t)
+	dir := t.TempDir()
+	path, info := writeWorkload(t, dir, workload.SecretsWorkload, 3)
+	c, err := testcluster.Start(t.Context(), testcluster.Options{BinDir: binDir})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Stop() })
+	items, err := readBackup(t.Context(), path)
+	require.NoError(t, err)
+	listed, have := map[string]int{}, map[string]bool{}
+	for _, it := range items {
+		dv := listceiling.DirVersion(it.gvr)
+		listed[dv]++
+		have[itemKey(dv, it.obj.GetNamespace(), it.obj.GetName())] = true
+	}
+	require.Len(t, items, info.Objects)
+	missing, err := missingWorkload(t.Context(), path, listed, have, c.RESTConfig())
+	require.NoError(t, err)
+	require.Empty(t, missing)
+
+	short := maps.Clone(listed)
+	short["secrets/v1"]--
+	missing, err = missingWorkload(t.Context(), path, short, nil, c.RESTConfig())
+	require.NoError(t, err)
+	require.Contains(t, missing, "secrets/v1: 2 of the workload's 3")
+
+	lost := maps.Clone(have)
+	for k := range lost {
+		if strings.HasPrefix(k, "secrets/v1/") {
+			delete(lost, k)
+			lost["secrets/v1/other/name"] = true
+			break
+		}
+	}
+	missing, err = missingWorkload(t.Context(), path, listed, lost, c.RESTConfig())
+	require.NoError(t, err)
+	require.Contains(t, missing, "secrets/v1: no Secret ")
 }

@@ -15,10 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/backupkit/backupkit/bench/internal/workload"
@@ -136,51 +134,12 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	stderr := &tail{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 
-	httpc, err := rest.HTTPClientFor(cfg)
+	m, err := measureChild(ctx, cfg, c.APIServerPID(), cmd)
 	if err != nil {
 		return res, err
 	}
-	defer httpc.CloseIdleConnections()
-	before, err := settle(ctx, httpc, cfg.Host)
-	if err != nil {
-		return res, err
-	}
-	pid := c.APIServerPID()
-	cpuBefore, err := processCPU(pid)
-	if err != nil {
-		return res, err
-	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return res, err
-	}
-	peak := watchPeakRSS(cmd.Process.Pid)
-	runErr := cmd.Wait()
-	res.Wall = time.Since(start).Nanoseconds()
-	res.MaxRSSKB = peak()
-	cpuAfter, err := processCPU(pid)
-	if err != nil {
-		return res, err
-	}
-	res.Server = cpuAfter - cpuBefore
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		res.Client = ru.Utime.Nano() + ru.Stime.Nano()
-	}
-	time.Sleep(100 * time.Millisecond) // the child's watches end as it exits; let the server count them
-	after, err := scrapeRequests(ctx, httpc, cfg.Host)
-	if err != nil {
-		return res, err
-	}
-	res.Requests = Verbs{}
-	for verb, n := range after {
-		if d := n - before[verb]; d > 0 {
-			res.Requests[verb] = d
-		}
-	}
-	res.Requests["GET"] -= scrapeRequestsSeen // the scrape before the run
-	if res.Requests["GET"] <= 0 {
-		delete(res.Requests, "GET")
-	}
+	runErr := m.err
+	res.Wall, res.MaxRSSKB, res.Server, res.Client, res.Requests = m.wall, m.maxRSSKB, m.server, m.client, m.requests
 
 	if runErr != nil {
 		res.Failure = fmt.Sprintf("%s: %v: %s", spec.Tool, runErr, strings.TrimSpace(stderr.String()))
