@@ -3,6 +3,8 @@ package archive
 import (
 	"fmt"
 	"strings"
+
+	"github.com/backupkit/backupkit/internal/decimal"
 )
 
 // CompareFormatVersions compares two backup format versions as semantic versions
@@ -22,7 +24,7 @@ func CompareFormatVersions(a, b string) (int, error) {
 		return 0, err
 	}
 	for i := range 3 {
-		if c := compareNumeric(va.core[i], vb.core[i]); c != 0 {
+		if c := decimal.Compare(va.core[i], vb.core[i]); c != 0 {
 			return c, nil
 		}
 	}
@@ -99,14 +101,6 @@ func isNumeric(s string) bool {
 	return true
 }
 
-// compareNumeric compares digit strings without leading zeros, of any length.
-func compareNumeric(a, b string) int {
-	if len(a) != len(b) {
-		return len(a) - len(b)
-	}
-	return strings.Compare(a, b)
-}
-
 func comparePre(a, b []string) int {
 	switch {
 	case len(a) == 0 && len(b) == 0:
@@ -121,7 +115,7 @@ func comparePre(a, b []string) int {
 		var c int
 		switch {
 		case na && nb:
-			c = compareNumeric(a[i], b[i])
+			c = decimal.Compare(a[i], b[i])
 		case na:
 			c = -1
 		case nb:

@@ -3,6 +3,8 @@ package versionselect
 import (
 	"slices"
 	"strings"
+
+	"github.com/backupkit/backupkit/internal/decimal"
 )
 
 // versionKind orders the three kinds of Kubernetes-like versions; higher ranks first.
@@ -68,17 +70,6 @@ func trimZeros(digits string) string {
 	return t
 }
 
-// compareDigits compares two digit strings without leading zeros as numbers.
-func compareDigits(a, b string) int {
-	if len(a) != len(b) {
-		if len(a) < len(b) {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(a, b)
-}
-
 // Compare orders API version strings by Kubernetes version priority. It returns a positive
 // number when a ranks before b, a negative number when b ranks before a, and 0 only when
 // a == b.
@@ -117,10 +108,10 @@ func Compare(a, b string) int {
 		}
 		return -1
 	}
-	if c := compareDigits(ka.major, kb.major); c != 0 {
+	if c := decimal.Compare(ka.major, kb.major); c != 0 {
 		return c
 	}
-	if c := compareDigits(ka.minor, kb.minor); c != 0 {
+	if c := decimal.Compare(ka.minor, kb.minor); c != 0 {
 		return c
 	}
 	// Same numbers, different spelling: the shorter (fewer leading zeros) ranks first,
