@@ -2,7 +2,6 @@ package archive
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"path"
 	"sort"
@@ -28,7 +27,8 @@ type Backup struct {
 // fstest.MapFS...). A missing resources/ is an empty backup. What does not fit the layout is
 // ignored and listed by Problems, never fatal: a file where a directory belongs, a file that
 // is not "<name>.json", a resource with no "-preferredversion" directory or several. Only an
-// error reading the fs.FS itself (other than "does not exist") fails Open.
+// error reading the fs.FS itself (other than "does not exist") fails Open: an *Error with Op
+// "open" naming the path it could not read.
 func Open(fsys fs.FS) (*Backup, error) {
 	b := &Backup{fsys: fsys, items: map[string][]ItemRef{}}
 	v, err := fs.ReadFile(fsys, VersionFile)
@@ -37,7 +37,7 @@ func Open(fsys fs.FS) (*Backup, error) {
 		b.format = strings.TrimSpace(string(v))
 	case errors.Is(err, fs.ErrNotExist):
 	default:
-		return nil, fmt.Errorf("archive: open: %w", err)
+		return nil, &Error{Op: "open", Entry: VersionFile, Err: err}
 	}
 	resources, err := b.readDir(ResourcesDir)
 	if err != nil {
@@ -120,7 +120,7 @@ func (b *Backup) readLegacyVersions(dirs map[string]map[string]bool, legacy lega
 			}
 			data, err := fs.ReadFile(b.fsys, ref.Path)
 			if err != nil {
-				return fmt.Errorf("archive: open: %w", err)
+				return &Error{Op: "open", Entry: ref.Path, Err: err}
 			}
 			m, err := decodeMetadata(data)
 			if err != nil {
@@ -192,7 +192,7 @@ func (b *Backup) readDir(p string) ([]fs.DirEntry, error) {
 			b.problem(p, "not a directory")
 			return nil, nil
 		}
-		return nil, fmt.Errorf("archive: open %q: %w", p, err)
+		return nil, &Error{Op: "open", Entry: p, Err: err}
 	}
 	return ents, nil
 }
@@ -233,8 +233,8 @@ func (b *Backup) Items(resource, versionDir string) []ItemRef {
 func (b *Backup) Problems() []Problem { return append([]Problem(nil), b.problems...) }
 
 // ReadItem reads one item. resource, versionDir, namespace and name are as for ItemPath,
-// whose errors it returns; a missing item is an error wrapping fs.ErrNotExist; bad JSON is
-// an error naming the path.
+// whose errors it returns; a file that cannot be read (missing: errors.Is fs.ErrNotExist)
+// or holds bad JSON is an *Error with Op "read" naming its path.
 func (b *Backup) ReadItem(resource, versionDir, namespace, name string) (*unstructured.Unstructured, error) {
 	p, err := ItemPath(resource, versionDir, namespace, name)
 	if err != nil {
@@ -242,11 +242,11 @@ func (b *Backup) ReadItem(resource, versionDir, namespace, name string) (*unstru
 	}
 	data, err := fs.ReadFile(b.fsys, p)
 	if err != nil {
-		return nil, fmt.Errorf("archive: read item: %w", err)
+		return nil, &Error{Op: "read", Entry: p, Err: err}
 	}
 	u := &unstructured.Unstructured{}
 	if err := u.UnmarshalJSON(data); err != nil {
-		return nil, fmt.Errorf("archive: read item %q: %w", p, err)
+		return nil, &Error{Op: "read", Entry: p, Err: err}
 	}
 	return u, nil
 }

@@ -118,3 +118,62 @@ func TestOpen(t *testing.T) {
 	require.Equal(t, "v1", b.GroupVersions()["pods"].Versions[0].Version)
 	require.Contains(t, b.GroupVersions(), "widgets.example.com")
 }
+
+// deniedFS refuses to open one path with fs.ErrPermission and serves the rest from MapFS.
+type deniedFS struct {
+	fstest.MapFS
+	denied string
+}
+
+func (d deniedFS) Open(name string) (fs.File, error) {
+	if name == d.denied {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return d.MapFS.Open(name)
+}
+
+func (d deniedFS) ReadFile(name string) ([]byte, error) {
+	if name == d.denied {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return d.MapFS.ReadFile(name)
+}
+
+func (d deniedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name == d.denied {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return d.MapFS.ReadDir(name)
+}
+
+// What Open cannot read fails it with an *archive.Error naming the path, Op "open"; what
+// ReadItem cannot read or decode, with Op "read".
+func TestOpenAndReadItemErrors(t *testing.T) {
+	files := fstest.MapFS{
+		"metadata/version":                         mf("1\n"),
+		"resources/pods/namespaces/ns/a.json":      mf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ns"}}`),
+		"resources/pods/namespaces/ns/broken.json": mf(`{"apiVersion":`),
+	}
+	for _, denied := range []string{"metadata/version", "resources", "resources/pods", "resources/pods/namespaces/ns/a.json"} {
+		t.Run(denied, func(t *testing.T) {
+			_, err := archive.Open(deniedFS{files, denied})
+			var ae *archive.Error
+			require.ErrorAs(t, err, &ae)
+			require.Equal(t, "open", ae.Op)
+			require.Equal(t, denied, ae.Entry)
+			require.ErrorIs(t, err, fs.ErrPermission)
+		})
+	}
+	b, err := archive.Open(files)
+	require.NoError(t, err)
+	for name, want := range map[string]error{"absent": fs.ErrNotExist, "broken": nil} {
+		_, err := b.ReadItem("pods", "", "ns", name)
+		var ae *archive.Error
+		require.ErrorAs(t, err, &ae, name)
+		require.Equal(t, "read", ae.Op)
+		require.Equal(t, "resources/pods/namespaces/ns/"+name+".json", ae.Entry)
+		if want != nil {
+			require.ErrorIs(t, err, want)
+		}
+	}
+}
