@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"math"
 	"path"
 	"strings"
@@ -31,16 +32,9 @@ type entry struct {
 	s    *stream
 }
 
-// bytes reads the whole entry; read errors are classified (ErrFormat, context, source I/O).
-func (e *entry) bytes() ([]byte, error) {
-	buf := make([]byte, e.hdr.Size)
-	if _, err := io.ReadFull(e.s.tr, buf); err != nil {
-		return nil, e.s.classify(err)
-	}
-	return buf, nil
-}
-
-// readInto reads the whole entry into buf, grown as needed, and returns it.
+// readInto reads the whole entry into buf's memory when it is large enough, else into a new
+// slice, and returns it; readInto(nil) gives the caller a slice of its own. Read errors are
+// classified (ErrFormat, context, source I/O).
 func (e *entry) readInto(buf []byte) ([]byte, error) {
 	if int64(cap(buf)) < e.hdr.Size {
 		buf = make([]byte, e.hdr.Size)
@@ -303,24 +297,10 @@ func cleanName(name string, dir bool) (string, error) {
 	if n == "" || n == "." {
 		return ".", nil
 	}
-	if !fsValid(n) {
+	if !fs.ValidPath(n) {
 		return "", insecure("not a clean relative path")
 	}
 	return n, nil
-}
-
-// fsValid is fs.ValidPath without the allowance for "." (handled by the caller).
-func fsValid(n string) bool {
-	for {
-		c, rest, more := strings.Cut(n, "/")
-		if c == "" || c == "." || c == ".." {
-			return false
-		}
-		if !more {
-			return true
-		}
-		n = rest
-	}
 }
 
 // hasComponent reports whether the slash path p has a component equal to c.
