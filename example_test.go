@@ -26,7 +26,7 @@ func Example() {
 	}
 
 	ctx := context.Background()
-	idx, err := archive.Scan(ctx, &tarball, nil, archive.WithManifest()) // one streaming pass, no disk
+	idx, err := archive.Scan(ctx, &tarball, archive.WithManifest()) // one streaming pass, no disk
 	if err != nil {
 		fmt.Println(err)
 		return

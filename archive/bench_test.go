@@ -257,7 +257,7 @@ func retainedMB(fn func() any) float64 {
 func benchScan(b *testing.B, opts ...archive.Option) {
 	forSizes(b, func(b *testing.B, data []byte) {
 		scan := func() any {
-			idx, err := archive.Scan(context.Background(), bytes.NewReader(data), nil, opts...)
+			idx, err := archive.Scan(context.Background(), bytes.NewReader(data), opts...)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -113,7 +113,7 @@ var hostileCases = []hostileCase{
 func TestHostileScan(t *testing.T) {
 	for _, tc := range hostileCases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := archive.Scan(context.Background(), bytes.NewReader(tc.build(t, "dest")), nil, tc.opts...)
+			_, err := archive.Scan(context.Background(), bytes.NewReader(tc.build(t, "dest")), tc.opts...)
 			checkRefusal(t, tc, err, "scan")
 		})
 	}

@@ -23,7 +23,7 @@
 // Scan reads the .tar.gz once, without touching disk, and returns an Index: the format
 // version, the group versions keyed "<resource>.<group>" (exactly what
 // versionselect.Choose takes), every item with its parsed coordinates, and what it skipped.
-// A visit function sees each item and may read its bytes. WithMetadata adds each item's
+// A visitor (WithVisitor) sees each item and may read its bytes. WithMetadata adds each item's
 // uid, labels, annotations and owner references; WithManifest builds a manifest.Manifest
 // in the same pass (or takes the one the backup stores, see below). Memory grows with the
 // number of items, never with their bytes.

@@ -21,7 +21,7 @@ func Example() {
 		return
 	}
 
-	idx, err := archive.Scan(context.Background(), bytes.NewReader(buf.Bytes()), nil, archive.WithManifest())
+	idx, err := archive.Scan(context.Background(), bytes.NewReader(buf.Bytes()), archive.WithManifest())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -142,7 +142,7 @@ func TestAcceptedShapes(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tc.want, got)
 
-			idx, err := archive.Scan(context.Background(), bytes.NewReader(data), nil)
+			idx, err := archive.Scan(context.Background(), bytes.NewReader(data))
 			require.NoError(t, err)
 			var paths []string
 			for _, it := range idx.Items {
@@ -226,7 +226,7 @@ func TestExtractDestination(t *testing.T) {
 		err := archive.Extract(context.Background(), r, dest, archive.WithLimits(archive.Limits{MaxEntries: -1}))
 		require.ErrorContains(t, err, "negative limit")
 		require.Zero(t, r.n, "read before the limits were checked")
-		_, err = archive.Scan(context.Background(), r, nil, archive.WithLimits(archive.Limits{MaxPathLen: -1}))
+		_, err = archive.Scan(context.Background(), r, archive.WithLimits(archive.Limits{MaxPathLen: -1}))
 		require.ErrorContains(t, err, "negative limit")
 		require.Zero(t, r.n)
 	})
@@ -282,18 +282,18 @@ func TestCancellation(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		visited := 0
-		_, err := archive.Scan(ctx, bytes.NewReader(data), func(*archive.Item) error {
+		_, err := archive.Scan(ctx, bytes.NewReader(data), archive.WithVisitor(func(*archive.Item) error {
 			visited++
 			cancel()
 			return nil
-		})
+		}))
 		require.ErrorIs(t, err, context.Canceled)
 		require.Equal(t, 1, visited)
 	})
 	t.Run("deadline", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 0)
 		defer cancel()
-		_, err := archive.Scan(ctx, bytes.NewReader(data), nil)
+		_, err := archive.Scan(ctx, bytes.NewReader(data))
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 	})
 }
@@ -324,7 +324,7 @@ func TestDefaultLimits(t *testing.T) {
 			[]archive.Option{archive.WithLimits(archive.Limits{MaxEntries: 10})}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, tc.ent)), nil, tc.opts...)
+			_, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, tc.ent)), tc.opts...)
 			if tc.want == nil {
 				require.NoError(t, err)
 				return
@@ -363,7 +363,7 @@ func TestSourceError(t *testing.T) {
 			require.ErrorIs(t, err, boom)
 			require.NotErrorIs(t, err, archive.ErrFormat)
 			requireEmptyDir(t, dest)
-			_, err = archive.Scan(context.Background(), &failingReader{bytes.NewReader(data), after, boom}, nil)
+			_, err = archive.Scan(context.Background(), &failingReader{bytes.NewReader(data), after, boom})
 			require.ErrorIs(t, err, boom)
 			require.NotErrorIs(t, err, archive.ErrFormat)
 		})

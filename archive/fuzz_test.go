@@ -62,7 +62,7 @@ func FuzzScan(f *testing.F) {
 		f.Add(tc.build(f, "dest"))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		idx, scanErr := archive.Scan(context.Background(), bytes.NewReader(data), nil, fuzzLimits, archive.WithManifest())
+		idx, scanErr := archive.Scan(context.Background(), bytes.NewReader(data), fuzzLimits, archive.WithManifest())
 		parent, dest := emptyDest(t)
 		before := snapshot(t, parent)
 		extractErr := archive.Extract(context.Background(), bytes.NewReader(data), dest, fuzzLimits)

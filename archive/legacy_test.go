@@ -95,7 +95,7 @@ func TestLegacyLayout(t *testing.T) {
 				ents = append(ents, file(p, body))
 				mapfs[p] = &fstest.MapFile{Data: []byte(body)}
 			}
-			idx, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), nil)
+			idx, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)))
 			require.NoError(t, err)
 			require.Equal(t, tc.want, idx.GroupVersions, "Scan")
 			require.Equal(t, tc.problems, idx.Problems, "Scan")
@@ -106,7 +106,7 @@ func TestLegacyLayout(t *testing.T) {
 			require.Equal(t, tc.problems, b.Problems(), "Open")
 
 			// With the manifest: every legacy item is in it.
-			idx, err = archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), nil, archive.WithManifest())
+			idx, err = archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), archive.WithManifest())
 			require.NoError(t, err)
 			require.Equal(t, tc.want, idx.GroupVersions, "Scan with the manifest")
 			require.Equal(t, len(tc.files)-btoi(tc.files["metadata/version"] != ""), idx.Manifest.Len())

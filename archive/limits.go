@@ -19,15 +19,22 @@ type Limits struct {
 // by this package.
 var DefaultLimits = Limits{MaxEntries: 1_000_000, MaxEntryBytes: 64 << 20, MaxTotalBytes: 16 << 30, MaxPathLen: 4096}
 
-// Option configures Extract and Scan. The zero configuration is DefaultLimits, no metadata and
-// no manifest.
+// Option configures Extract and Scan. The zero configuration is DefaultLimits, no visitor, no
+// metadata and no manifest. A nil Option is ignored.
 type Option func(*options)
 
 type options struct {
+	visit    func(*Item) error
 	limits   Limits
 	metadata bool
 	manifest bool
 	stored   bool
+}
+
+// WithVisitor makes Scan call visit for every item, in archive order, as it meets it (see
+// Scan). The last WithVisitor given wins; a nil visit is none. Extract ignores it.
+func WithVisitor(visit func(*Item) error) Option {
+	return func(o *options) { o.visit = visit }
 }
 
 // WithLimits sets the limits for Extract and Scan. Zero fields take DefaultLimits' values.

@@ -137,7 +137,7 @@ func TestStoredManifest(t *testing.T) {
 				ents = append(ents, file(archive.ManifestFile, tc.manifest))
 				mapfs[archive.ManifestFile] = &fstest.MapFile{Data: []byte(tc.manifest)}
 			}
-			idx, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), nil, archive.WithManifest())
+			idx, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), archive.WithManifest())
 			require.NoError(t, err)
 			var problems []string
 			for _, p := range idx.Problems {
@@ -152,7 +152,7 @@ func TestStoredManifest(t *testing.T) {
 			require.Equal(t, 3, idx.Manifest.Len(), "Scan keeps the manifest of the items")
 
 			// Without decoding the items: the stored manifest, checked by path.
-			fast, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), nil, archive.WithStoredManifest())
+			fast, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), archive.WithStoredManifest())
 			require.NoError(t, err)
 			for _, ref := range fast.Items {
 				require.Nil(t, ref.Meta, "an item was decoded")
@@ -167,7 +167,7 @@ func TestStoredManifest(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, manifestJSON(t, stored), manifestJSON(t, fast.Manifest))
 			}
-			both, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), nil, archive.WithStoredManifest(), archive.WithManifest())
+			both, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), archive.WithStoredManifest(), archive.WithManifest())
 			require.NoError(t, err)
 			require.Equal(t, idx.Problems, both.Problems, "WithManifest decides")
 

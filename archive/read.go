@@ -30,8 +30,8 @@ type Metadata struct {
 	OwnerReferences []metav1.OwnerReference
 }
 
-// Item is an item met by Scan, handed to the visit function. It is valid only during that
-// call; keep its ItemRef, not the *Item.
+// Item is an item met by Scan, handed to the function given with WithVisitor. It is valid
+// only during that call; keep its ItemRef, not the *Item.
 type Item struct {
 	ItemRef
 	e    *entry
@@ -45,7 +45,7 @@ type Item struct {
 func (it *Item) Bytes() ([]byte, error) {
 	if !it.read {
 		it.read = true
-		it.data, it.err = it.e.bytes()
+		it.data, it.err = it.e.readInto(nil)
 	}
 	return it.data, it.err
 }
@@ -79,21 +79,24 @@ type Index struct {
 }
 
 // Scan reads a gzip-compressed tar backup from r in one pass, without touching disk, and
-// returns its Index. visit, if not nil, is called for every item in archive order and may
-// read the item's bytes with Item.Bytes; an error from visit stops the scan and is returned
-// wrapped in an *Error naming the entry. Memory grows with the number of items, not with
-// their size (unless visit keeps the bytes).
+// returns its Index. A function given with WithVisitor is called for every item in archive
+// order and may read the item's bytes with Item.Bytes; an error from it stops the scan and is
+// returned wrapped in an *Error naming the entry. Memory grows with the number of items, not
+// with their size (unless the visitor keeps the bytes).
 //
 // Every entry passes the same checks as in Extract, with the same errors: an archive Scan
 // accepts is one Extract accepts, and Index.GroupVersions and FormatVersion are what Open
-// reports once it is extracted. Options: WithLimits, WithMetadata, WithManifest,
-// WithStoredManifest. Cancelling ctx stops the scan with an error that errors.Is ctx.Err().
+// reports once it is extracted. Options: WithVisitor, WithLimits, WithMetadata,
+// WithManifest, WithStoredManifest. A nil Option is ignored, so a call to the earlier
+// Scan(ctx, r, visit, opts...) with a nil visit and options listed one by one still compiles
+// and means the same; one that passes a visit function wraps it in WithVisitor. Cancelling ctx stops the scan with an error that errors.Is ctx.Err().
 // Scan is safe to call concurrently.
-func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Option) (*Index, error) {
+func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	o, err := resolve(opts)
 	if err != nil {
 		return nil, err
 	}
+	visit := o.visit
 	idx := &Index{}
 	var items refList
 	if o.manifest {
@@ -113,7 +116,7 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 			if !o.manifest && !o.stored {
 				return nil
 			}
-			b, err := e.bytes()
+			b, err := e.readInto(nil)
 			if err != nil {
 				return err
 			}
@@ -121,7 +124,7 @@ func Scan(ctx context.Context, r io.Reader, visit func(*Item) error, opts ...Opt
 			return nil
 		}
 		if e.name == VersionFile {
-			b, err := e.bytes()
+			b, err := e.readInto(nil)
 			if err != nil {
 				return err
 			}

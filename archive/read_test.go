@@ -36,7 +36,7 @@ func TestScanMetadataAndManifest(t *testing.T) {
 		[5]string{"secrets", "v1", "ns", "same-uid", `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"same-uid","namespace":"ns","uid":"d-1"}}`}, // after web in path order
 		[5]string{"configmaps", "v1", "ns", "broken", `{"metadata":`},
 	)
-	idx, err := archive.Scan(context.Background(), bytes.NewReader(data), nil, archive.WithManifest())
+	idx, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithManifest())
 	require.NoError(t, err)
 	require.NotNil(t, idx.Manifest)
 	require.Equal(t, 2, idx.Manifest.Len())
@@ -71,7 +71,7 @@ func TestScanMetadataAndManifest(t *testing.T) {
 		"resources/secrets/namespaces/ns/same-uid.json",
 	}, reasons)
 
-	plain, err := archive.Scan(context.Background(), bytes.NewReader(data), nil)
+	plain, err := archive.Scan(context.Background(), bytes.NewReader(data))
 	require.NoError(t, err)
 	require.Nil(t, plain.Manifest)
 	for _, ref := range plain.Items {
@@ -86,7 +86,7 @@ func TestScanVisit(t *testing.T) {
 	data := writeBackup(t, map[string]string{"pods": "v1"},
 		[5]string{"pods", "v1", "ns", "a", `{"a":1}`}, [5]string{"pods", "v1", "ns", "b", `{"b":2}`})
 	t.Run("bytes-twice-same", func(t *testing.T) {
-		_, err := archive.Scan(context.Background(), bytes.NewReader(data), func(it *archive.Item) error {
+		_, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithVisitor(func(it *archive.Item) error {
 			b1, err := it.Bytes()
 			require.NoError(t, err)
 			b2, err := it.Bytes()
@@ -94,23 +94,41 @@ func TestScanVisit(t *testing.T) {
 			require.Equal(t, b1, b2)
 			require.Equal(t, int64(len(b1)), it.Size)
 			return nil
-		}, archive.WithMetadata())
+		}), archive.WithMetadata())
 		require.NoError(t, err)
 	})
 	t.Run("visit-error-names-entry", func(t *testing.T) {
 		stop := errors.New("stop here")
-		_, err := archive.Scan(context.Background(), bytes.NewReader(data), func(it *archive.Item) error {
+		_, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithVisitor(func(it *archive.Item) error {
 			if it.Name == "b" {
 				return stop
 			}
 			return nil
-		})
+		}))
 		require.ErrorIs(t, err, stop)
 		require.EqualError(t, err, `archive: scan "resources/pods/namespaces/ns/b.json": stop here`)
 	})
+	t.Run("nil-option-as-the-old-nil-visitor", func(t *testing.T) {
+		// Scan(ctx, r, nil, opts...) was the call without a visitor; a nil Option keeps it compiling.
+		old, err := archive.Scan(context.Background(), bytes.NewReader(data), nil, archive.WithManifest())
+		require.NoError(t, err)
+		now, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithManifest())
+		require.NoError(t, err)
+		require.Equal(t, now.Items, old.Items)
+		require.Equal(t, now.Manifest.Len(), old.Manifest.Len())
+	})
+	t.Run("last-visitor-wins", func(t *testing.T) {
+		var first, last []string
+		_, err := archive.Scan(context.Background(), bytes.NewReader(data),
+			archive.WithVisitor(func(it *archive.Item) error { first = append(first, it.Name); return nil }),
+			archive.WithVisitor(func(it *archive.Item) error { last = append(last, it.Name); return nil }))
+		require.NoError(t, err)
+		require.Empty(t, first)
+		require.Equal(t, []string{"a", "a", "b", "b"}, last, "each item at its legacy path and under its version directory")
+	})
 	t.Run("stray-files-are-problems", func(t *testing.T) {
 		idx, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t,
-			file("velero-backup.json", "{}"), file("resources/pods/x.yaml", "y"), file("resources/pods/cluster/p.json", "{}"))), nil)
+			file("velero-backup.json", "{}"), file("resources/pods/x.yaml", "y"), file("resources/pods/cluster/p.json", "{}"))))
 		require.NoError(t, err)
 		// No format version: the legacy item is read for its apiVersion, and has none.
 		require.Equal(t, []archive.Problem{
@@ -133,7 +151,7 @@ func TestScanManifestRecordsCapturedVersions(t *testing.T) {
 		[5]string{"rockbands.music.example.io", "v2beta1", "ns", "queen", obj("music.example.io/v2beta1")},
 		[5]string{"rockbands.music.example.io", "v1alpha1", "ns", "queen", `{"apiVersion":"music.example.io/v1alpha1","kind":"RockBand","metadata":{"name":"queen","namespace":"ns","uid":"other"}}`},
 	)
-	idx, err := archive.Scan(context.Background(), bytes.NewReader(data), nil, archive.WithManifest())
+	idx, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithManifest())
 	require.NoError(t, err)
 	require.Equal(t, 1, idx.Manifest.Len())
 	band, ok := idx.Manifest.Get("b-1")
@@ -154,7 +172,7 @@ func TestScanLeavesNoGoroutine(t *testing.T) {
 	before := runtime.NumGoroutine()
 	stopErr := errors.New("enough")
 	for range 20 {
-		_, err := archive.Scan(context.Background(), bytes.NewReader(data), func(*archive.Item) error { return stopErr })
+		_, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithVisitor(func(*archive.Item) error { return stopErr }))
 		require.ErrorIs(t, err, stopErr)
 	}
 	archive.RequireGoroutinesBackTo(t, before)

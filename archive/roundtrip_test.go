@@ -156,11 +156,11 @@ func TestRoundTripScan(t *testing.T) {
 		require.Equal(t, manifestJSON(t, writtenInOrder), manifestJSON(t, written), "manifest depends on call order")
 		filesOf := func(data []byte) map[string][]byte {
 			got := map[string][]byte{}
-			_, err := archive.Scan(context.Background(), bytes.NewReader(data), func(it *archive.Item) error {
+			_, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithVisitor(func(it *archive.Item) error {
 				bs, err := it.Bytes()
 				got[it.Path] = bs
 				return err
-			})
+			}))
 			require.NoError(t, err)
 			return got
 		}
@@ -168,14 +168,14 @@ func TestRoundTripScan(t *testing.T) {
 
 		wantFiles, wantGVs := b.want(t)
 		got := map[string][]byte{}
-		idx, err := archive.Scan(context.Background(), bytes.NewReader(data), func(it *archive.Item) error {
+		idx, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithVisitor(func(it *archive.Item) error {
 			bs, err := it.Bytes()
 			got[it.Path] = bs
 			return err
-		}, archive.WithManifest())
+		}), archive.WithManifest())
 		require.NoError(t, err)
 		require.Equal(t, manifestJSON(t, written), manifestJSON(t, idx.Manifest), "Scan's manifest is not Writer's")
-		fast, err := archive.Scan(context.Background(), bytes.NewReader(data), nil, archive.WithStoredManifest())
+		fast, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithStoredManifest())
 		require.NoError(t, err)
 		require.Empty(t, fast.Problems)
 		require.Equal(t, manifestJSON(t, written), manifestJSON(t, fast.Manifest), "the stored manifest is not Writer's")
@@ -239,7 +239,7 @@ func TestRoundTripExtractOpen(t *testing.T) {
 }
 
 func idxManifest(t require.TestingT, data []byte) string {
-	idx, err := archive.Scan(context.Background(), bytes.NewReader(data), nil, archive.WithManifest())
+	idx, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithManifest())
 	require.NoError(t, err)
 	return manifestJSON(t, idx.Manifest)
 }
@@ -324,6 +324,6 @@ func TestWriterPreferredVersionWithoutItems(t *testing.T) {
 	require.NoError(t, w.Add("widgets.example.com", "v1", "ns", "a", []byte(`{}`)))
 	require.EqualError(t, w.Close(), "archive: write: resource widgets.example.com has no items at its preferred version v2")
 	require.Nil(t, w.Manifest())
-	_, err := archive.Scan(context.Background(), bytes.NewReader(buf.Bytes()), nil)
+	_, err := archive.Scan(context.Background(), bytes.NewReader(buf.Bytes()))
 	require.ErrorIs(t, err, archive.ErrFormat)
 }

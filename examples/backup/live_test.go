@@ -161,7 +161,7 @@ func TestRoundTrip(t *testing.T) {
 	// The tarball: every object at each version served, the manifest stored and agreeing.
 	f, err := os.Open(tarball)
 	require.NoError(t, err)
-	idx, err := archive.Scan(t.Context(), f, nil, archive.WithManifest())
+	idx, err := archive.Scan(t.Context(), f, archive.WithManifest())
 	require.NoError(t, f.Close())
 	require.NoError(t, err)
 	require.Empty(t, idx.Problems)
@@ -263,7 +263,7 @@ func TestForbiddenIsSkipped(t *testing.T) {
 	f, err := os.Open(tarball)
 	require.NoError(t, err)
 	defer f.Close()
-	idx, err := archive.Scan(t.Context(), f, nil, archive.WithManifest())
+	idx, err := archive.Scan(t.Context(), f, archive.WithManifest())
 	require.NoError(t, err)
 	require.Empty(t, idx.Items)
 }
@@ -293,7 +293,7 @@ func TestFaultsAreRetried(t *testing.T) {
 		f, err := os.Open(tarball)
 		require.NoError(t, err)
 		defer f.Close()
-		idx, err := archive.Scan(t.Context(), f, nil, archive.WithManifest())
+		idx, err := archive.Scan(t.Context(), f, archive.WithManifest())
 		require.NoError(t, err)
 		require.Empty(t, idx.Problems)
 		for _, ref := range idx.Items {
@@ -337,7 +337,7 @@ func TestStdoutAndSelector(t *testing.T) {
 	require.Equal(t, 0, code, stderr.String())
 	// As in Velero, the CRD of a custom resource is backed up only if CRDs are included.
 	require.Contains(t, stderr.String(), "backup: wrote 5 objects (12 item files, manifest of 5 items) to -: ")
-	idx, err := archive.Scan(t.Context(), &stdout, nil, archive.WithManifest())
+	idx, err := archive.Scan(t.Context(), &stdout, archive.WithManifest())
 	require.NoError(t, err)
 	require.Empty(t, idx.Problems)
 	var names []string

@@ -61,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		in = f
 	}
-	idx, err := archive.Scan(ctx, in, nil, archive.WithManifest())
+	idx, err := archive.Scan(ctx, in, archive.WithManifest())
 	if err != nil {
 		fmt.Fprintln(stderr, "inspect:", err)
 		return 1

@@ -71,7 +71,7 @@ func (s *itemStream) run(ctx context.Context, open backupSource) {
 			return err
 		}
 		defer r.Close()
-		_, err = archive.Scan(ctx, r, func(it *archive.Item) error {
+		_, err = archive.Scan(ctx, r, archive.WithVisitor(func(it *archive.Item) error {
 			slot := s.slots[it.Path]
 			if slot == nil {
 				return nil
@@ -100,7 +100,7 @@ func (s *itemStream) run(ctx context.Context, open backupSource) {
 				return errAllRead
 			}
 			return nil
-		})
+		}))
 		return err
 	}()
 	if filled == len(s.slots) {

@@ -82,7 +82,7 @@ func TestLiveRestoreKube120(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	b, err := sample.BuildKube120()
 	require.NoError(t, err)
-	idx, err := archive.Scan(ctx, bytes.NewReader(b), nil, archive.WithManifest())
+	idx, err := archive.Scan(ctx, bytes.NewReader(b), archive.WithManifest())
 	require.NoError(t, err)
 	objects := idx.Manifest.Len()
 	require.Equal(t, 8, objects)

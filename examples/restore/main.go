@@ -164,7 +164,7 @@ func scanBackup(ctx context.Context, open backupSource) (*archive.Index, error) 
 		return nil, err
 	}
 	defer r.Close()
-	idx, err := archive.Scan(ctx, r, nil, archive.WithManifest())
+	idx, err := archive.Scan(ctx, r, archive.WithManifest())
 	if err != nil {
 		return nil, fmt.Errorf("reading backup: %w", err)
 	}

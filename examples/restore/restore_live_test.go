@@ -293,7 +293,7 @@ func TestLiveRestoreLegacyBackup(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	b, err := sample.BuildLegacy()
 	require.NoError(t, err)
-	idx, err := archive.Scan(ctx, bytes.NewReader(b), nil)
+	idx, err := archive.Scan(ctx, bytes.NewReader(b))
 	require.NoError(t, err)
 	require.Equal(t, len(idx.Items), rep.Total)
 	require.Equal(t, countsByKind{actionCreated: len(idx.Items)}, rep.Counts, stderr)

@@ -98,11 +98,11 @@ func TestWithRetry(t *testing.T) {
 // The second pass hands each planned item's bytes over once, exactly as a Scan reads them.
 func TestItemStream(t *testing.T) {
 	want := map[string][]byte{}
-	_, err := archive.Scan(t.Context(), bytes.NewReader(sample.Backup), func(it *archive.Item) error {
+	_, err := archive.Scan(t.Context(), bytes.NewReader(sample.Backup), archive.WithVisitor(func(it *archive.Item) error {
 		b, err := it.Bytes()
 		want[it.Path] = b
 		return err
-	})
+	}))
 	require.NoError(t, err)
 	var paths []string
 	for p := range want {
@@ -162,12 +162,12 @@ func TestSetRateLimit(t *testing.T) {
 func TestItemStreamReadAhead(t *testing.T) {
 	var paths []string
 	largest := 0
-	_, err := archive.Scan(t.Context(), bytes.NewReader(sample.Backup), func(it *archive.Item) error {
+	_, err := archive.Scan(t.Context(), bytes.NewReader(sample.Backup), archive.WithVisitor(func(it *archive.Item) error {
 		b, err := it.Bytes()
 		largest = max(largest, len(b))
 		paths = append(paths, it.Path)
 		return err
-	})
+	}))
 	require.NoError(t, err)
 
 	s := streamItems(t.Context(), sourceOf(""), paths, 1)

@@ -63,15 +63,15 @@ func Run(ctx context.Context, job, path, dir string) (measure.Run, error) {
 		case Inflate:
 			return inflate(f)
 		case BackupkitScan, BackupkitMeta:
-			var opts []archive.Option
-			if job == BackupkitMeta {
-				opts = append(opts, archive.WithMetadata())
-			}
-			idx, err := archive.Scan(ctx, f, func(it *archive.Item) error {
+			opts := []archive.Option{archive.WithVisitor(func(it *archive.Item) error {
 				_, err := it.Bytes()
 				items++
 				return err
-			}, opts...)
+			})}
+			if job == BackupkitMeta {
+				opts = append(opts, archive.WithMetadata())
+			}
+			idx, err := archive.Scan(ctx, f, opts...)
 			if err != nil {
 				return err
 			}

@@ -156,7 +156,7 @@ func readWritten(ctx context.Context, path string) (counts map[string]int, have 
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	idx, err := archive.Scan(ctx, f, nil)
+	idx, err := archive.Scan(ctx, f)
 	if err != nil {
 		return nil, nil, 0, err
 	}

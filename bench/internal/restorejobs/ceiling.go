@@ -57,7 +57,7 @@ func readBackup(ctx context.Context, path string) ([]backedUp, error) {
 		obj *unstructured.Unstructured
 	}
 	var raws []raw
-	idx, err := archive.Scan(ctx, bytes.NewReader(data), func(it *archive.Item) error {
+	idx, err := archive.Scan(ctx, bytes.NewReader(data), archive.WithVisitor(func(it *archive.Item) error {
 		if it.VersionDir != "" {
 			return nil
 		}
@@ -71,7 +71,7 @@ func readBackup(ctx context.Context, path string) ([]backedUp, error) {
 		}
 		raws = append(raws, raw{it.ItemRef, u})
 		return nil
-	})
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}

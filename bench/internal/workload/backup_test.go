@@ -15,7 +15,7 @@ func TestWriteBackupEntries(t *testing.T) {
 	var buf bytes.Buffer
 	info, err := workload.WriteBackup(&buf, 300, 1)
 	require.NoError(t, err)
-	idx, err := archive.Scan(context.Background(), bytes.NewReader(buf.Bytes()), nil, archive.WithMetadata())
+	idx, err := archive.Scan(context.Background(), bytes.NewReader(buf.Bytes()), archive.WithMetadata())
 	require.NoError(t, err)
 	require.Len(t, idx.Items, info.Entries)
 	require.Empty(t, idx.Problems)

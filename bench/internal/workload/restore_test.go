@@ -32,7 +32,7 @@ func TestWriteRestore(t *testing.T) {
 			}
 			require.Equal(t, total, info.Objects)
 
-			idx, err := archive.Scan(context.Background(), bytes.NewReader(buf.Bytes()), nil, archive.WithManifest())
+			idx, err := archive.Scan(context.Background(), bytes.NewReader(buf.Bytes()), archive.WithManifest())
 			require.NoError(t, err)
 			require.Empty(t, idx.Problems)
 			require.Equal(t, "1.1.0", idx.FormatVersion)
