@@ -71,3 +71,11 @@ func ExampleChoose() {
 	// apps/v1 from v1-preferredversion (TargetPreferred)
 	// music.example.io/v2beta1 from v2beta1 (UserPriority)
 }
+
+func ExampleMarkPreferred() {
+	fmt.Println(versionselect.MarkPreferred([]string{"v2", "v1", "v1beta1"}, "v1"))
+	fmt.Println(versionselect.MarkPreferred(nil, "v1"))
+	// Output:
+	// v2, v1*, v1beta1
+	// -
+}

@@ -63,9 +63,9 @@ func Explain(source map[string]metav1.APIGroup, target []metav1.APIGroup, opts .
 func (e Explanation) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", e.Key, e.Choice)
-	fmt.Fprintf(&b, "  backup: %s\n", markPreferred(e.SourceVersions, e.SourcePreferred))
-	fmt.Fprintf(&b, "  target: %s\n", markPreferred(e.TargetVersions, e.TargetPreferred))
-	fmt.Fprintf(&b, "  user:   %s\n", markPreferred(e.UserVersions, ""))
+	fmt.Fprintf(&b, "  backup: %s\n", MarkPreferred(e.SourceVersions, e.SourcePreferred))
+	fmt.Fprintf(&b, "  target: %s\n", MarkPreferred(e.TargetVersions, e.TargetPreferred))
+	fmt.Fprintf(&b, "  user:   %s\n", MarkPreferred(e.UserVersions, ""))
 	for _, a := range e.Tried {
 		mark := "-"
 		if a.Chosen {
@@ -76,7 +76,10 @@ func (e Explanation) String() string {
 	return b.String()
 }
 
-func markPreferred(versions []string, preferred string) string {
+// MarkPreferred renders versions in their order, comma-separated, with "*" after the one
+// equal to preferred: "v1*, v1beta1". An empty list is "-"; a preferred version that is not
+// in the list, or "", marks nothing. Explanation.String renders its version lists with it.
+func MarkPreferred(versions []string, preferred string) string {
 	if len(versions) == 0 {
 		return "-"
 	}

@@ -63,3 +63,19 @@ func TestExplainNoCommonVersionAndConversion(t *testing.T) {
   + NoCommonVersion: the backup has no preferred version; reading its best version v1beta1 as is
 `, got[0].String())
 }
+
+func TestMarkPreferred(t *testing.T) {
+	for _, tc := range []struct {
+		versions  []string
+		preferred string
+		want      string
+	}{
+		{nil, "v1", "-"},
+		{[]string{"v1"}, "v1", "v1*"},
+		{[]string{"v2", "v1"}, "v1", "v2, v1*"},
+		{[]string{"v2", "v1"}, "v3", "v2, v1"},
+		{[]string{"v2", "v1"}, "", "v2, v1"},
+	} {
+		require.Equal(t, tc.want, vs.MarkPreferred(tc.versions, tc.preferred), "%v %q", tc.versions, tc.preferred)
+	}
+}

@@ -18,11 +18,11 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/examples/internal/sample"
+	"github.com/backupkit/backupkit/versionselect"
 )
 
 func main() {
@@ -103,11 +103,8 @@ func report(w io.Writer, idx *archive.Index) error {
 		versions := make([]string, len(g.Versions))
 		for i, v := range g.Versions {
 			versions[i] = v.Version
-			if v.Version == g.PreferredVersion.Version {
-				versions[i] += "*"
-			}
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%d\n", key, strings.Join(versions, ","), perResource[key])
+		fmt.Fprintf(tw, "  %s\t%s\t%d\n", key, versionselect.MarkPreferred(versions, g.PreferredVersion.Version), perResource[key])
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -50,7 +50,7 @@ func TestRunFlags(t *testing.T) {
 	}{
 		{name: "help", args: []string{"--help"}, code: 0, stderr: "Usage: restore [flags]"},
 		{name: "user priorities", args: []string{"--priorities", good}, code: 0,
-			stdout: "rockbands.music.example.io                      2      v1*,v2beta1  v2*,v2beta1  v2beta1     v2beta1              UserPriority"},
+			stdout: "rockbands.music.example.io                      2      v1*, v2beta1  v2*, v2beta1  v2beta1     v2beta1              UserPriority"},
 		{name: "bad priorities line", args: []string{"--priorities", bad}, code: 1,
 			stderr: `priorities line 2 "rockbands.music.example.io v2beta1": no '=' between resource and versions`},
 		{name: "bad output format", args: []string{"-o", "yaml"}, code: 2, stderr: `-o must be text or json, not "yaml"`},
@@ -133,11 +133,11 @@ data:
 		stdout []string
 	}{
 		{"priorities from the ConfigMap file", []string{"--priorities", configMap},
-			[]string{"rockbands.music.example.io                      2      v1*,v2beta1  v2*,v2beta1  v2beta1     v2beta1              UserPriority"}},
+			[]string{"rockbands.music.example.io                      2      v1*, v2beta1  v2*, v2beta1  v2beta1     v2beta1              UserPriority"}},
 		{"feature off: the backed-up version from the legacy path", []string{"--enable-api-group-versions=false"},
 			[]string{
-				"horizontalpodautoscalers.autoscaling            1      v2*,v1       v2*,v1       v2          legacy path  FeatureDisabled",
-				"rockbands.music.example.io                      2      v1*,v2beta1  v2*,v2beta1  -           -            FeatureDisabled",
+				"horizontalpodautoscalers.autoscaling            1      v2*, v1       v2*, v1       v2          legacy path  FeatureDisabled",
+				"rockbands.music.example.io                      2      v1*, v2beta1  v2*, v2beta1  -           -            FeatureDisabled",
 				"resources/rockbands.music.example.io/namespaces/shop/queen.json: the target does not serve v1, and --enable-api-group-versions is off: it is restored only at the version it was backed up at",
 			}},
 	}

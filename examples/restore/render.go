@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/backupkit/backupkit/versionselect"
 )
 
 // writeText renders the plan for people.
@@ -25,7 +27,7 @@ func writeText(w io.Writer, p *Plan) error {
 			restoreAs, readFrom = "-", "-"
 		}
 		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Resource, r.Items,
-			marked(r.BackupVersions, r.BackupPreferred), marked(r.TargetVersions, r.TargetPreferred),
+			versionselect.MarkPreferred(r.BackupVersions, r.BackupPreferred), versionselect.MarkPreferred(r.TargetVersions, r.TargetPreferred),
 			restoreAs, readFrom, r.Reason)
 	}
 	if err := tw.Flush(); err != nil {
@@ -91,20 +93,6 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func marked(versions []string, preferred string) string {
-	if len(versions) == 0 {
-		return "-"
-	}
-	out := make([]string, len(versions))
-	for i, v := range versions {
-		out[i] = v
-		if v == preferred {
-			out[i] += "*"
-		}
-	}
-	return strings.Join(out, ",")
 }
 
 // writeJSON renders the plan or the report for tools.
