@@ -76,8 +76,19 @@ type Skipped struct {
 }
 
 // buildPlan plans the restore of the backup described by idx into a cluster serving target.
-// It is pure: everything it needs is in its arguments.
+// It is pure: everything it needs is in its arguments. Its steps: what the backup says of
+// itself, a version per resource, then the items wave by wave.
 func buildPlan(idx *archive.Index, target []metav1.APIGroup, opts ...versionselect.Option) *Plan {
+	plan := newPlan(idx)
+	facts := readFacts(idx)
+	byKey := plan.chooseVersions(versionselect.Explain(idx.GroupVersions, target, opts...), facts)
+	plan.placeItems(byKey, facts)
+	return plan
+}
+
+// newPlan starts the plan with what the backup says of itself: its format, its items, what
+// Scan found odd and what the manifest finds wrong with the owners.
+func newPlan(idx *archive.Index) *Plan {
 	m := idx.Manifest
 	plan := &Plan{FormatVersion: idx.FormatVersion, Items: m.Len(), manifest: m}
 	for _, p := range idx.Problems {
@@ -86,70 +97,96 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, opts ...versionsele
 	for _, f := range m.Validate() {
 		plan.Findings = append(plan.Findings, f.String())
 	}
+	return plan
+}
 
-	stored := sets.New[string]()
+// backupFacts is what planning looks up about the backup: which item files it holds, how
+// many items each resource has, and which CustomResourceDefinitions.
+type backupFacts struct {
+	stored sets.Set[string] // item paths
+	counts map[string]int   // items per "<resource>.<group>"
+	crds   sets.Set[string] // names of the CustomResourceDefinitions backed up
+}
+
+func readFacts(idx *archive.Index) backupFacts {
+	f := backupFacts{stored: sets.New[string](), counts: map[string]int{}, crds: sets.New[string]()}
 	for _, ref := range idx.Items {
-		stored.Insert(ref.Path)
+		f.stored.Insert(ref.Path)
 	}
-	counts := map[string]int{}
-	for _, it := range m.Items() {
-		counts[it.GroupResource().String()]++
-	}
-	crds := sets.New[string]()
-	for _, it := range m.Items() {
+	for _, it := range idx.Manifest.Items() {
+		f.counts[it.GroupResource().String()]++
 		if it.Kind == "CustomResourceDefinition" && it.Group == "apiextensions.k8s.io" {
-			crds.Insert(it.Name)
+			f.crds.Insert(it.Name)
 		}
 	}
+	return f
+}
 
+// chooseVersions records versionselect's decision for every backed-up resource, why a
+// resource cannot be restored when it cannot, and the conversions; it returns the
+// decisions by resource.
+func (p *Plan) chooseVersions(explained []versionselect.Explanation, facts backupFacts) map[string]*ResourcePlan {
 	byKey := map[string]*ResourcePlan{}
-	for _, e := range versionselect.Explain(idx.GroupVersions, target, opts...) {
+	for _, e := range explained {
 		rp := &ResourcePlan{
-			Resource: e.Key, Items: counts[e.Key],
+			Resource: e.Key, Items: facts.counts[e.Key],
 			BackupVersions: e.SourceVersions, BackupPreferred: e.SourcePreferred,
 			TargetVersions: e.TargetVersions, TargetPreferred: e.TargetPreferred,
 			Version: e.Choice.Version, SourceVersion: e.Choice.SourceVersion, Dir: e.Choice.Dir,
-			Reason: string(e.Choice.Reason),
+			Reason:       string(e.Choice.Reason),
+			Unrestorable: unrestorable(e, facts),
 		}
-		resource, _, _ := strings.Cut(e.Key, ".")
-		removal, removed := removedapis.Removed(e.Choice.Group, resource, e.Choice.SourceVersion)
-		regroup, moved := removedapis.RegroupResource(e.Choice.Group, e.Choice.SourceVersion, resource)
-		switch e.Choice.Reason {
-		case versionselect.ReasonTargetGroupAbsent, versionselect.ReasonNoCommonVersion:
-			switch {
-			case removed:
-				rp.Unrestorable = removal.String()
-			case moved:
-				rp.Unrestorable = fmt.Sprintf("its kind moved to %s with the same fields, but this restore converts within a group only; Velero backs it up from there too", regroup)
-			case e.Choice.Reason == versionselect.ReasonNoCommonVersion:
-				rp.Unrestorable = fmt.Sprintf("the target serves %s, none of them backed up, and no conversion is registered",
-					strings.Join(e.TargetVersions, ", "))
-			case !crds.Has(e.Key):
-				rp.Unrestorable = fmt.Sprintf("the target does not serve it and the backup holds no CustomResourceDefinition %s", e.Key)
-			}
-		case versionselect.ReasonNoSourceVersion:
-			rp.Unrestorable = "the backup holds no version of it"
-		case versionselect.ReasonFormatTooOld, versionselect.ReasonFeatureDisabled:
-			served := slices.Contains(e.TargetVersions, e.Choice.Version)
-			if !served && (len(e.TargetVersions) > 0 || !crds.Has(e.Key)) {
-				why := "the backup's format has no version directories"
-				if e.Choice.Reason == versionselect.ReasonFeatureDisabled {
-					why = "--enable-api-group-versions is off"
-				}
-				rp.Unrestorable = fmt.Sprintf("the target does not serve %s, and %s: it is restored only at the version it was backed up at", e.Choice.Version, why)
-			}
-		case versionselect.ReasonConversion:
-			plan.Conversions = append(plan.Conversions, Conversion{Resource: e.Key, From: e.Choice.SourceVersion, To: e.Choice.Version, Items: counts[e.Key]})
+		if e.Choice.Reason == versionselect.ReasonConversion {
+			p.Conversions = append(p.Conversions, Conversion{Resource: e.Key, From: e.Choice.SourceVersion, To: e.Choice.Version, Items: facts.counts[e.Key]})
 		}
 		byKey[e.Key] = rp
-		plan.Resources = append(plan.Resources, *rp)
+		p.Resources = append(p.Resources, *rp)
 	}
+	return byKey
+}
 
-	waves, err := m.Waves()
+// unrestorable says why no item of the resource e explains can be restored; "" when they can.
+func unrestorable(e versionselect.Explanation, facts backupFacts) string {
+	resource, _, _ := strings.Cut(e.Key, ".")
+	switch e.Choice.Reason {
+	case versionselect.ReasonTargetGroupAbsent, versionselect.ReasonNoCommonVersion:
+		if removal, removed := removedapis.Removed(e.Choice.Group, resource, e.Choice.SourceVersion); removed {
+			return removal.String()
+		}
+		if regroup, moved := removedapis.RegroupResource(e.Choice.Group, e.Choice.SourceVersion, resource); moved {
+			return fmt.Sprintf("its kind moved to %s with the same fields, but this restore converts within a group only; Velero backs it up from there too", regroup)
+		}
+		if e.Choice.Reason == versionselect.ReasonNoCommonVersion {
+			return fmt.Sprintf("the target serves %s, none of them backed up, and no conversion is registered",
+				strings.Join(e.TargetVersions, ", "))
+		}
+		if !facts.crds.Has(e.Key) {
+			return fmt.Sprintf("the target does not serve it and the backup holds no CustomResourceDefinition %s", e.Key)
+		}
+	case versionselect.ReasonNoSourceVersion:
+		return "the backup holds no version of it"
+	case versionselect.ReasonFormatTooOld, versionselect.ReasonFeatureDisabled:
+		served := slices.Contains(e.TargetVersions, e.Choice.Version)
+		if !served && (len(e.TargetVersions) > 0 || !facts.crds.Has(e.Key)) {
+			why := "the backup's format has no version directories"
+			if e.Choice.Reason == versionselect.ReasonFeatureDisabled {
+				why = "--enable-api-group-versions is off"
+			}
+			return fmt.Sprintf("the target does not serve %s, and %s: it is restored only at the version it was backed up at", e.Choice.Version, why)
+		}
+	}
+	return ""
+}
+
+// placeItems puts every item the plan can create into its wave, in the manifest's order, and
+// every other item into Skipped with the reason: its resource, the file it would be read
+// from, or a dependency cycle.
+func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts) {
+	waves, err := p.manifest.Waves()
 	var cycle *manifest.CycleError
 	if errors.As(err, &cycle) {
 		for _, it := range cycle.Cycle {
-			plan.Cycle = append(plan.Cycle, it.String())
+			p.Cycle = append(p.Cycle, it.String())
 		}
 	}
 	placed := sets.New[string]()
@@ -157,37 +194,41 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, opts ...versionsele
 		var out []PlanItem
 		for _, it := range wave {
 			placed.Insert(it.String())
-			key := it.GroupResource().String()
-			rp := byKey[key]
-			if rp == nil {
-				plan.Skipped = append(plan.Skipped, Skipped{it.String(), "its resource has no group version in the backup"})
-				continue
+			if pi, why := planItem(it, byKey[it.GroupResource().String()], facts); why != "" {
+				p.Skipped = append(p.Skipped, Skipped{it.String(), why})
+			} else {
+				out = append(out, pi)
 			}
-			if rp.Unrestorable != "" {
-				plan.Skipped = append(plan.Skipped, Skipped{it.String(), rp.Unrestorable})
-				continue
-			}
-			readPath, perr := archive.ItemPath(key, rp.Dir, it.Namespace, it.Name)
-			if perr != nil || !stored.Has(readPath) {
-				plan.Skipped = append(plan.Skipped, Skipped{it.String(), fmt.Sprintf("not backed up at %s", rp.Dir)})
-				continue
-			}
-			out = append(out, PlanItem{
-				Item: it.String(), UID: string(it.UID), Group: it.Group, Resource: it.Resource, Kind: it.Kind,
-				Namespace: it.Namespace, Name: it.Name, Version: rp.Version, SourceVersion: rp.SourceVersion, ReadPath: readPath,
-			})
 		}
 		if len(out) > 0 {
-			plan.Waves = append(plan.Waves, out)
+			p.Waves = append(p.Waves, out)
 		}
 	}
-	for _, it := range m.Items() {
+	for _, it := range p.manifest.Items() {
 		if !placed.Has(it.String()) {
-			plan.Skipped = append(plan.Skipped, Skipped{it.String(), "on or behind a dependency cycle"})
+			p.Skipped = append(p.Skipped, Skipped{it.String(), "on or behind a dependency cycle"})
 		}
 	}
-	slices.SortFunc(plan.Skipped, func(a, b Skipped) int { return strings.Compare(a.Item, b.Item) })
-	return plan
+	slices.SortFunc(p.Skipped, func(a, b Skipped) int { return strings.Compare(a.Item, b.Item) })
+}
+
+// planItem is the item to create under the decision rp for its resource, or why it
+// cannot be created.
+func planItem(it *manifest.Item, rp *ResourcePlan, facts backupFacts) (PlanItem, string) {
+	switch {
+	case rp == nil:
+		return PlanItem{}, "its resource has no group version in the backup"
+	case rp.Unrestorable != "":
+		return PlanItem{}, rp.Unrestorable
+	}
+	readPath, err := archive.ItemPath(rp.Resource, rp.Dir, it.Namespace, it.Name)
+	if err != nil || !facts.stored.Has(readPath) {
+		return PlanItem{}, fmt.Sprintf("not backed up at %s", rp.Dir)
+	}
+	return PlanItem{
+		Item: it.String(), UID: string(it.UID), Group: it.Group, Resource: it.Resource, Kind: it.Kind,
+		Namespace: it.Namespace, Name: it.Name, Version: rp.Version, SourceVersion: rp.SourceVersion, ReadPath: readPath,
+	}, ""
 }
 
 // restorable counts the items the plan creates.

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/manifest"
+)
+
+// fixture is a backup described by hand: its items (group/resource, namespace, name, and
+// the version directories holding the item's file) and each resource's versions.
+type fixture struct {
+	groups map[string]metav1.APIGroup // "<resource>.<group>" → backed-up versions
+	items  []fixtureItem
+}
+
+type fixtureItem struct {
+	group, resource, kind, namespace, name string
+	dirs                                   []string // version directories the file is in
+	dependsOn                              string   // the depends-on annotation, if any
+}
+
+func (f fixture) index(t *testing.T) *archive.Index {
+	t.Helper()
+	idx := &archive.Index{FormatVersion: "1.1.0", GroupVersions: f.groups, Manifest: manifest.New()}
+	for _, it := range f.items {
+		key := it.resource
+		if it.group != "" {
+			key += "." + it.group
+		}
+		for _, dir := range it.dirs {
+			p, err := archive.ItemPath(key, dir, it.namespace, it.name)
+			require.NoError(t, err)
+			idx.Items = append(idx.Items, archive.ItemRef{Path: p, GroupResource: key, Resource: it.resource, Group: it.group, VersionDir: dir, Namespace: it.namespace, Name: it.name})
+		}
+		mi := &manifest.Item{Group: it.group, Version: "v1", Resource: it.resource, Kind: it.kind, Namespace: it.namespace, Name: it.name,
+			UID: types.UID("uid-" + it.name)}
+		if it.dependsOn != "" {
+			mi.Annotations = map[string]string{manifest.DependsOnAnnotation: it.dependsOn}
+		}
+		ok, err := idx.Manifest.Add(mi)
+		require.NoError(t, err)
+		require.True(t, ok)
+	}
+	return idx
+}
+
+func group(name string, preferred string, versions ...string) metav1.APIGroup {
+	g := metav1.APIGroup{Name: name, PreferredVersion: metav1.GroupVersionForDiscovery{GroupVersion: gv(name, preferred), Version: preferred}}
+	for _, v := range versions {
+		g.Versions = append(g.Versions, metav1.GroupVersionForDiscovery{GroupVersion: gv(name, v), Version: v})
+	}
+	return g
+}
+
+func gv(group, version string) string {
+	if group == "" {
+		return version
+	}
+	return group + "/" + version
+}
+
+// The plan's branches that the sample backup does not reach: each item that cannot be
+// restored is skipped with the reason, and the rest is planned.
+func TestPlanBranches(t *testing.T) {
+	target := []metav1.APIGroup{group("", "v1", "v1"), group("example.com", "v2", "v2")}
+	cm := func(name string, dirs ...string) fixtureItem {
+		return fixtureItem{resource: "configmaps", kind: "ConfigMap", namespace: "ns", name: name, dirs: dirs}
+	}
+	tests := []struct {
+		name      string
+		fixture   fixture
+		planned   []string          // items in the waves
+		skipped   map[string]string // item → reason
+		cycle     []string
+		resources int
+	}{
+		{
+			name: "restorable",
+			fixture: fixture{groups: map[string]metav1.APIGroup{"configmaps": group("", "v1", "v1")},
+				items: []fixtureItem{cm("a", "", "v1-preferredversion")}},
+			planned: []string{"resources/configmaps/namespaces/ns/a.json"}, resources: 1,
+		},
+		{
+			name: "not backed up at the chosen version",
+			fixture: fixture{groups: map[string]metav1.APIGroup{"configmaps": group("", "v1", "v1")},
+				items: []fixtureItem{cm("a", "", "v1-preferredversion"), cm("b", "")}},
+			planned: []string{"resources/configmaps/namespaces/ns/a.json"},
+			skipped: map[string]string{"resources/configmaps/namespaces/ns/b.json": "not backed up at v1-preferredversion"}, resources: 1,
+		},
+		{
+			name:    "no group version in the backup",
+			fixture: fixture{groups: map[string]metav1.APIGroup{}, items: []fixtureItem{cm("a", "")}},
+			skipped: map[string]string{"resources/configmaps/namespaces/ns/a.json": "its resource has no group version in the backup"},
+		},
+		{
+			name: "no common version and no conversion",
+			fixture: fixture{groups: map[string]metav1.APIGroup{"widgets.example.com": group("example.com", "v1", "v1")},
+				items: []fixtureItem{{group: "example.com", resource: "widgets", kind: "Widget", namespace: "ns", name: "w", dirs: []string{"", "v1-preferredversion"}}}},
+			skipped: map[string]string{"resources/widgets.example.com/namespaces/ns/w.json": "the target serves v2, none of them backed up, and no conversion is registered"},
+			resources: 1,
+		},
+		{
+			name: "a dependency cycle",
+			fixture: fixture{groups: map[string]metav1.APIGroup{"configmaps": group("", "v1", "v1")},
+				items: []fixtureItem{
+					{resource: "configmaps", kind: "ConfigMap", namespace: "ns", name: "x", dirs: []string{"", "v1-preferredversion"}, dependsOn: "/namespaces/ns/ConfigMap/y"},
+					{resource: "configmaps", kind: "ConfigMap", namespace: "ns", name: "y", dirs: []string{"", "v1-preferredversion"}, dependsOn: "/namespaces/ns/ConfigMap/x"},
+					cm("z", "", "v1-preferredversion"),
+				}},
+			planned: []string{"resources/configmaps/namespaces/ns/z.json"},
+			skipped: map[string]string{
+				"resources/configmaps/namespaces/ns/x.json": "on or behind a dependency cycle",
+				"resources/configmaps/namespaces/ns/y.json": "on or behind a dependency cycle",
+			},
+			cycle:     []string{"resources/configmaps/namespaces/ns/x.json", "resources/configmaps/namespaces/ns/y.json"},
+			resources: 1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := buildPlan(tc.fixture.index(t), target)
+			var planned []string
+			for _, w := range plan.Waves {
+				for _, it := range w {
+					planned = append(planned, it.Item)
+				}
+			}
+			require.Equal(t, tc.planned, planned)
+			skipped := map[string]string{}
+			for _, s := range plan.Skipped {
+				skipped[s.Item] = s.Reason
+			}
+			if tc.skipped == nil {
+				tc.skipped = map[string]string{}
+			}
+			require.Equal(t, tc.skipped, skipped)
+			require.ElementsMatch(t, tc.cycle, plan.Cycle)
+			require.Len(t, plan.Resources, tc.resources)
+			require.Equal(t, len(planned), plan.restorable())
+		})
+	}
+}
