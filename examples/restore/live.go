@@ -64,12 +64,14 @@ type restorer struct {
 	owners    *owners
 	restoring map[types.UID]bool // backed-up UIDs of the items this restore creates
 	requests  atomic.Int64       // API requests sent for items (creates, retries, GETs, PATCHes)
+	done      atomic.Int64       // items done (created or found, and ready where waited for), for itemOutcome.order
 }
 
 // itemOutcome is what happened to one planned item; each is written by its own walk call.
 type itemOutcome struct {
 	action, detail string
 	uid            types.UID // in the target
+	order          int64     // when it was done: 1 for the first item created or found, 0 if never
 }
 
 // restore creates the plan's items on a dependency-gated walk: up to --parallel at a
@@ -78,8 +80,33 @@ type itemOutcome struct {
 func (c *liveCluster) restore(ctx context.Context, plan *Plan, open backupSource, reg *convert.Registry, f *flags, stdout, stderr io.Writer) error {
 	r := &restorer{c: c, reg: reg, name: f.restoreName, policy: f.existingPolicy, wait: f.wait, waitTimeout: f.waitTimeout,
 		owners: newOwners(), restoring: map[types.UID]bool{}}
+	m, byUID, paths, err := r.walkGraph(plan)
+	if err != nil {
+		return err
+	}
+	if err := r.ensureNamespaces(ctx, plan); err != nil {
+		return err
+	}
+	r.items = streamItems(ctx, open, paths, maxReadAhead)
+	defer r.items.close()
+	results, outcomes, walkErr := r.walk(ctx, m, byUID, f.parallel, stderr)
+	r.items.close()
+	rep := r.report(plan, byUID, results, outcomes)
+	if err := rep.write(stdout, f.output); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("cancelled: %w", err)
+	}
+	if walkErr != nil {
+		return fmt.Errorf("%d of %d items not restored: %w", rep.Total-rep.Restored, rep.Total, walkErr)
+	}
+	return nil
+}
 
-	// The walk runs over the items the plan restores, with their edges.
+// walkGraph is the manifest the walk runs over: the items the plan restores, with their
+// edges; the plan's items by backed-up UID; and their read paths in the plan's order.
+func (r *restorer) walkGraph(plan *Plan) (*manifest.Manifest, map[types.UID]PlanItem, []string, error) {
 	m := manifest.New()
 	m.Grow(plan.restorable())
 	byUID := make(map[types.UID]PlanItem, plan.restorable())
@@ -88,41 +115,43 @@ func (c *liveCluster) restore(ctx context.Context, plan *Plan, open backupSource
 		for _, it := range wave {
 			src, ok := plan.manifest.Get(types.UID(it.UID))
 			if !ok {
-				return fmt.Errorf("%s is planned but not in the backup's manifest", it.Item)
+				return nil, nil, nil, fmt.Errorf("%s is planned but not in the backup's manifest", it.Item)
 			}
 			if _, err := m.Add(src.Clone()); err != nil {
-				return fmt.Errorf("%s: %w", it.Item, err)
+				return nil, nil, nil, fmt.Errorf("%s: %w", it.Item, err)
 			}
 			byUID[types.UID(it.UID)] = it
 			r.restoring[types.UID(it.UID)] = true
 			paths = append(paths, it.ReadPath)
 		}
 	}
-	if err := r.ensureNamespaces(ctx, plan); err != nil {
-		return err
-	}
+	return m, byUID, paths, nil
+}
 
-	r.items = streamItems(ctx, open, paths, maxReadAhead)
-	defer r.items.close()
+// walk restores every item of m on manifest.Walk, parallel at a time, with progress on
+// stderr; it returns the walk's results and what happened to each item.
+func (r *restorer) walk(ctx context.Context, m *manifest.Manifest, byUID map[types.UID]PlanItem, parallel int, stderr io.Writer) ([]manifest.WalkResult, map[types.UID]*itemOutcome, error) {
 	outcomes := make(map[types.UID]*itemOutcome, len(byUID))
 	for uid := range byUID {
 		outcomes[uid] = &itemOutcome{}
 	}
 	prog := startProgress(stderr, len(byUID), time.Now())
-	results, walkErr := m.Walk(ctx, f.parallel, func(ctx context.Context, mi *manifest.Item) error {
-		o := outcomes[mi.UID]
-		err := r.restoreItem(ctx, byUID[mi.UID], o)
+	results, err := m.Walk(ctx, parallel, func(ctx context.Context, mi *manifest.Item) error {
+		err := r.restoreItem(ctx, byUID[mi.UID], outcomes[mi.UID])
 		prog.add(err)
 		return err
 	})
 	prog.stop()
-	r.items.close()
+	return results, outcomes, err
+}
 
+// report is the per-item report of the walk's results.
+func (r *restorer) report(plan *Plan, byUID map[types.UID]PlanItem, results []manifest.WalkResult, outcomes map[types.UID]*itemOutcome) *report {
 	rep := &report{RestoreName: r.name, Total: len(byUID), Unrestorable: len(plan.Skipped), Requests: r.requests.Load()}
 	for _, res := range results {
 		it := byUID[res.Item.UID]
 		o := outcomes[res.Item.UID]
-		line := reportItem{Item: it.Item, Version: it.Version, Result: o.action, Detail: o.detail, UID: string(o.uid)}
+		line := reportItem{Item: it.Item, Version: it.Version, Result: o.action, Detail: o.detail, UID: string(o.uid), Order: o.order}
 		switch res.Outcome {
 		case manifest.WalkFailed:
 			line.Result, line.Detail = actionFailed, res.Err.Error()
@@ -137,16 +166,7 @@ func (c *liveCluster) restore(ctx context.Context, plan *Plan, open backupSource
 		}
 		rep.add(line)
 	}
-	if err := rep.write(stdout, f.output); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("cancelled: %w", err)
-	}
-	if walkErr != nil {
-		return fmt.Errorf("%d of %d items not restored: %w", rep.Total-rep.Restored, rep.Total, walkErr)
-	}
-	return nil
+	return rep
 }
 
 // restoreItem creates one item and, where what follows needs it, waits for it to be ready.
@@ -161,15 +181,15 @@ func (r *restorer) restoreItem(ctx context.Context, it PlanItem, o *itemOutcome)
 	}
 	o.action, o.detail, o.uid = action, detail, obj.GetUID()
 	r.owners.record(types.UID(it.UID), obj.GetUID())
-	if !r.wait && !gatesOthers(it) {
-		return nil
+	if r.wait || gatesOthers(it) {
+		if err := r.waitReady(ctx, obj); err != nil {
+			return err
+		}
+		if it.Kind == "CustomResourceDefinition" {
+			r.c.mapper.Reset() // it serves a resource from now on
+		}
 	}
-	if err := r.waitReady(ctx, obj); err != nil {
-		return err
-	}
-	if it.Kind == "CustomResourceDefinition" {
-		r.c.mapper.Reset() // it serves a resource from now on
-	}
+	o.order = r.done.Add(1)
 	return nil
 }
 

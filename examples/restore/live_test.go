@@ -132,12 +132,38 @@ func TestLiveRestore(t *testing.T) {
 	go func() { defer wg.Done(); actAsControllers(ctx, t, client, "shop") }()
 	var stdout bytes.Buffer
 	stderr.Reset()
-	code := run(t.Context(), []string{"--kubeconfig", kubeconfig, "--wait", "--wait-timeout", "60s", "--restore-name", "sample"}, &stdout, &stderr)
+	code := run(t.Context(), []string{"--kubeconfig", kubeconfig, "--wait", "--wait-timeout", "60s", "--restore-name", "sample", "-o", "json"}, &stdout, &stderr)
 	stop()
 	wg.Wait()
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	require.Contains(t, stderr.String(), "restore: 16/16 items, 0 failed, ")
-	require.Contains(t, stdout.String(), "Restored 16 of 16 items (14 created, 2 already there, 0 updated); 0 failed, 0 not ready, 0 skipped, 0 not run; 1 could not be restored (see the plan).")
+	var rep report
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
+	require.Equal(t, 16, rep.Restored)
+	require.Equal(t, 1, rep.Unrestorable)
+	require.Equal(t, countsByKind{actionCreated: 14, actionExists: 2}, rep.Counts, "the two CRDs were installed before")
+
+	// The order the items were done in: everything an item depends on before it.
+	order := map[string]int64{}
+	for _, line := range rep.Items {
+		require.Positive(t, line.Order, line.Item)
+		order[line.Item] = line.Order
+	}
+	require.Len(t, order, 16)
+	before := func(first, then string) {
+		t.Helper()
+		require.Contains(t, order, first)
+		require.Contains(t, order, then)
+		require.Less(t, order[first], order[then], "%s must be done before %s", first, then)
+	}
+	const ns = "resources/namespaces/cluster/shop.json"
+	for item := range order {
+		if strings.Contains(item, "/namespaces/shop/") {
+			before(ns, item)
+		}
+	}
+	before("resources/deployments.apps/namespaces/shop/web.json", "resources/replicasets.apps/namespaces/shop/web-5d8f9.json")
+	before("resources/replicasets.apps/namespaces/shop/web-5d8f9.json", "resources/pods/namespaces/shop/web-5d8f9-a.json")
+	before("resources/customresourcedefinitions.apiextensions.k8s.io/cluster/rockbands.music.example.io.json", "resources/rockbands.music.example.io/namespaces/shop/queen.json")
 
 	get := func(it PlanItem) *unstructured.Unstructured {
 		gvr := schema.GroupVersionResource{Group: it.Group, Version: it.Version, Resource: it.Resource}

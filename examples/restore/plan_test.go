@@ -101,7 +101,7 @@ func TestPlanBranches(t *testing.T) {
 			name: "no common version and no conversion",
 			fixture: fixture{groups: map[string]metav1.APIGroup{"widgets.example.com": group("example.com", "v1", "v1")},
 				items: []fixtureItem{{group: "example.com", resource: "widgets", kind: "Widget", namespace: "ns", name: "w", dirs: []string{"", "v1-preferredversion"}}}},
-			skipped: map[string]string{"resources/widgets.example.com/namespaces/ns/w.json": "the target serves v2, none of them backed up, and no conversion is registered"},
+			skipped:   map[string]string{"resources/widgets.example.com/namespaces/ns/w.json": "the target serves v2, none of them backed up, and no conversion is registered"},
 			resources: 1,
 		},
 		{

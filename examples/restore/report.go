@@ -32,6 +32,10 @@ type reportItem struct {
 	Result  string `json:"result"`
 	Detail  string `json:"detail,omitempty"`
 	UID     string `json:"uid,omitempty"` // in the target
+	// Order is when the item was done (created or found, and ready where the restore
+	// waited): 1 for the first, and so on; 0 when it was not. Everything an item depends
+	// on has a lower Order.
+	Order int64 `json:"order,omitempty"`
 }
 
 func (r *report) add(it reportItem) {
