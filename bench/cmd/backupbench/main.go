@@ -14,10 +14,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -52,7 +50,7 @@ func run(out io.Writer, sizes map[string]int, runs int) error {
 	if err != nil {
 		return err
 	}
-	started, load := time.Now().UTC(), loadAverage()
+	started, load := time.Now().UTC(), restorejobs.LoadAverage()
 	fmt.Fprintf(out, "## Back up a real API server\n\nIssue 17. Measured by `cd bench && go run ./cmd/backupbench -secrets %d -mixed %d -runs %d`, started %s, load average at its start %s. ",
 		sizes[workload.SecretsWorkload], sizes[workload.MixedWorkload], runs, started.Format(time.RFC3339), load)
 	fmt.Fprint(out, "Each run fills a fresh kube-apiserver and etcd (internal/testcluster) with the workload (the restore benchmark's backup, restored by its ceiling; not measured), then runs one tool in a child process: "+
@@ -111,7 +109,7 @@ func writeTable(out io.Writer, wl string, info workload.RestoreInfo, results map
 			fmt.Fprintf(out, "| %s | 0 of %d | **failed** |||||||||||||\n", toolText[tool], len(rs))
 			continue
 		}
-		walls := measure.Summarize(floats(good, func(r restorejobs.BackupResult) float64 { return float64(r.Wall) }))
+		walls := measure.Of(good, func(r restorejobs.BackupResult) float64 { return float64(r.Wall) })
 		ips := median(good, restorejobs.BackupResult.ItemsPerSecond)
 		mid := good[len(good)/2]
 		var loads []string
@@ -126,7 +124,7 @@ func writeTable(out io.Writer, wl string, info workload.RestoreInfo, results map
 			toolText[tool], len(good), len(rs), walls.Median/1e9, walls.Min/1e9, walls.Max/1e9, mid.Items, ips, ips/ceiling,
 			median(good, func(r restorejobs.BackupResult) float64 { return float64(r.Client) })/1e9,
 			median(good, func(r restorejobs.BackupResult) float64 { return float64(r.Server) })/1e9,
-			verbs(mid.Requests), median(good, func(r restorejobs.BackupResult) float64 { return float64(r.MaxRSSKB) })*1024/1e6, size, strings.Join(loads, "; "))
+			mid.Requests.String(), median(good, func(r restorejobs.BackupResult) float64 { return float64(r.MaxRSSKB) })*1024/1e6, size, strings.Join(loads, "; "))
 	}
 	if len(failures) > 0 {
 		fmt.Fprintf(out, "\nFailed runs:\n\n%s\n", strings.Join(failures, "\n"))
@@ -143,27 +141,8 @@ func ok(rs []restorejobs.BackupResult) []restorejobs.BackupResult {
 	return out
 }
 
-func floats(rs []restorejobs.BackupResult, f func(restorejobs.BackupResult) float64) []float64 {
-	out := make([]float64, len(rs))
-	for i, r := range rs {
-		out[i] = f(r)
-	}
-	return out
-}
-
 func median(rs []restorejobs.BackupResult, f func(restorejobs.BackupResult) float64) float64 {
-	if len(rs) == 0 {
-		return 0
-	}
-	return measure.Summarize(floats(rs, f)).Median
-}
-
-func verbs(v restorejobs.Verbs) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(v)) {
-		parts = append(parts, fmt.Sprintf("%s %.0f", k, v[k]))
-	}
-	return strings.Join(parts, ", ")
+	return measure.Of(rs, f).Median
 }
 
 func writeWorkload(path, wl string, n int) (workload.RestoreInfo, error) {
@@ -178,12 +157,4 @@ func writeWorkload(path, wl string, n int) (workload.RestoreInfo, error) {
 		err = w.Flush()
 	}
 	return info, err
-}
-
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
 }

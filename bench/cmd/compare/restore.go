@@ -146,11 +146,7 @@ func verified(runs []restorejobs.Result) []restorejobs.Result {
 }
 
 func medianOf(runs []restorejobs.Result, f func(restorejobs.Result) float64) float64 {
-	vs := make([]float64, len(runs))
-	for i, r := range runs {
-		vs[i] = f(r)
-	}
-	return measure.Summarize(vs).Median
+	return measure.Of(runs, f).Median
 }
 
 func wall(r restorejobs.Result) float64 { return float64(r.Wall) }
@@ -218,7 +214,7 @@ func (r *report) writeRestoreBody(b *bytes.Buffer) {
 				fmt.Fprintf(b, "| %s | 0 of %d | **failed** | | | | | | | | | | %s |\n", restoreToolText[tool], len(runs), runs[0].Load)
 				continue
 			}
-			w := measure.Summarize(floats(ok, wall))
+			w := measure.Of(ok, wall)
 			ops := objectsPerSecond(runs)
 			ratio := "–"
 			if ceiling > 0 {
@@ -233,7 +229,7 @@ func (r *report) writeRestoreBody(b *bytes.Buffer) {
 				dur(w.Median), dur(w.Min), dur(w.Max), ops, ratio,
 				medianOf(ok, func(r restorejobs.Result) float64 { return float64(r.Client) })/1e9,
 				medianOf(ok, func(r restorejobs.Result) float64 { return float64(r.Server) })/1e9,
-				medianOf(ok, restorejobs.Result.RequestsPerItem), verbs(mid.Requests),
+				medianOf(ok, restorejobs.Result.RequestsPerItem), mid.Requests.String(),
 				mb(1024*medianOf(ok, func(r restorejobs.Result) float64 { return float64(r.MaxRSSKB) })), strings.Join(loads, "; "))
 		}
 		if v := velero(res); v != "" {
@@ -267,14 +263,6 @@ func velero(res restoreResult) string {
 	return ""
 }
 
-func floats(runs []restorejobs.Result, f func(restorejobs.Result) float64) []float64 {
-	out := make([]float64, len(runs))
-	for i, r := range runs {
-		out[i] = f(r)
-	}
-	return out
-}
-
 // medianIndex is the index of the run of median wall time (the lower middle one).
 func medianIndex(runs []restorejobs.Result) int {
 	idx := make([]int, len(runs))
@@ -283,14 +271,6 @@ func medianIndex(runs []restorejobs.Result) int {
 	}
 	slices.SortFunc(idx, func(a, b int) int { return int(runs[a].Wall - runs[b].Wall) })
 	return idx[(len(idx)-1)/2]
-}
-
-func verbs(v restorejobs.Verbs) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(v)) {
-		parts = append(parts, fmt.Sprintf("%s %.0f", k, v[k]))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func firstLines(s string, n int) string {

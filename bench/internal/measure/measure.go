@@ -51,8 +51,8 @@ func Summarize(vs []float64) Summary {
 	return Summary{Median: med, Min: s[0], Max: s[len(s)-1]}
 }
 
-// Of applies f to every run and summarizes the values.
-func Of(runs []Run, f func(Run) float64) Summary {
+// Of applies f to every run (of any kind) and summarizes the values.
+func Of[T any](runs []T, f func(T) float64) Summary {
 	vs := make([]float64, len(runs))
 	for i, r := range runs {
 		vs[i] = f(r)

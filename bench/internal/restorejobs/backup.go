@@ -18,8 +18,6 @@ import (
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/bench/internal/listceiling"
-	"github.com/backupkit/backupkit/bench/internal/workload"
-	"github.com/backupkit/backupkit/internal/testcluster"
 )
 
 // Backup tools, as RunBackup and cmd/backupbench name them.
@@ -75,23 +73,16 @@ func (r BackupResult) ItemsPerSecond() float64 { return float64(r.Items) / (floa
 // with Failure set.
 func RunBackup(ctx context.Context, spec BackupSpec) (BackupResult, error) {
 	res := BackupResult{Tool: spec.Tool}
-	c, err := testcluster.Start(ctx, testcluster.Options{
-		BinDir:             spec.ClusterBinDir,
-		ExtraAPIServerArgs: []string{"--service-cluster-ip-range=" + workload.ServiceCIDR},
-	})
+	c, kubeconfig, err := startCluster(ctx, spec.ClusterBinDir, spec.WorkDir)
 	if err != nil {
 		return res, err
 	}
 	defer c.Stop()
+	defer os.Remove(kubeconfig)
 	cfg := c.RESTConfig()
 	if res.Workload, err = Ceiling(ctx, cfg, spec.Workload, DefaultWorkers); err != nil {
 		return res, fmt.Errorf("filling the cluster with %s: %w", spec.Workload, err)
 	}
-	kubeconfig := filepath.Join(spec.WorkDir, "kubeconfig")
-	if err := testcluster.WriteKubeconfig(cfg, kubeconfig); err != nil {
-		return res, err
-	}
-	defer os.Remove(kubeconfig)
 	timeout := spec.Timeout
 	if timeout <= 0 {
 		timeout = time.Hour
@@ -112,7 +103,7 @@ func RunBackup(ctx context.Context, spec BackupSpec) (BackupResult, error) {
 	}
 	stderr := &tail{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	res.Load = loadAverage()
+	res.Load = LoadAverage()
 	m, err := measureChild(ctx, cfg, c.APIServerPID(), cmd)
 	if err != nil {
 		return res, err

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -78,6 +79,15 @@ func (v Verbs) Total() float64 {
 	return t
 }
 
+// String lists the counts by verb, sorted: "GET 2, LIST 55".
+func (v Verbs) String() string {
+	parts := make([]string, 0, len(v))
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		parts = append(parts, fmt.Sprintf("%s %.0f", k, v[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // ObjectsPerSecond is objects restored per second of wall time.
 func (r Result) ObjectsPerSecond() float64 { return float64(r.Objects) / (float64(r.Wall) / 1e9) }
 
@@ -90,21 +100,14 @@ func (r Result) RequestsPerItem() float64 { return r.Requests.Total() / float64(
 // cluster that does not start); a restore that fails or does not verify is a Result with
 // Failure set.
 func Run(ctx context.Context, spec Spec) (Result, error) {
-	res := Result{Tool: spec.Tool, Restored: -1, Load: loadAverage()}
-	c, err := testcluster.Start(ctx, testcluster.Options{
-		BinDir:             spec.ClusterBinDir,
-		ExtraAPIServerArgs: []string{"--service-cluster-ip-range=" + workload.ServiceCIDR},
-	})
+	res := Result{Tool: spec.Tool, Restored: -1, Load: LoadAverage()}
+	c, kubeconfig, err := startCluster(ctx, spec.ClusterBinDir, spec.WorkDir)
 	if err != nil {
 		return res, err
 	}
 	defer c.Stop()
-	cfg := c.RESTConfig()
-	kubeconfig := filepath.Join(spec.WorkDir, "kubeconfig")
-	if err := testcluster.WriteKubeconfig(cfg, kubeconfig); err != nil {
-		return res, err
-	}
 	defer os.Remove(kubeconfig)
+	cfg := c.RESTConfig()
 
 	var cmd *exec.Cmd
 	timeout := spec.Timeout
@@ -163,6 +166,24 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		}
 	}
 	return res, c.Stop()
+}
+
+// startCluster starts a fresh kube-apiserver and etcd from binDir for a benchmark run and
+// writes its kubeconfig into workDir; the caller stops the cluster and removes the file.
+func startCluster(ctx context.Context, binDir, workDir string) (*testcluster.Cluster, string, error) {
+	c, err := testcluster.Start(ctx, testcluster.Options{
+		BinDir:             binDir,
+		ExtraAPIServerArgs: []string{"--service-cluster-ip-range=" + workload.ServiceCIDR},
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	kubeconfig := filepath.Join(workDir, "kubeconfig")
+	if err := testcluster.WriteKubeconfig(c.RESTConfig(), kubeconfig); err != nil {
+		_ = c.Stop()
+		return nil, "", err
+	}
+	return c, kubeconfig, nil
 }
 
 // jobOutput is what cmd/restorejob prints.
@@ -357,7 +378,8 @@ func watchPeakRSS(pid int) func() int64 {
 	}
 }
 
-func loadAverage() string {
+// LoadAverage is /proc/loadavg's three averages, "" when unreadable.
+func LoadAverage() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
 		return ""
