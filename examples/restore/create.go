@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/backupkit/backupkit/convert/removedapis"
 	"github.com/backupkit/backupkit/readiness"
 )
 
@@ -99,6 +100,13 @@ func (r *restorer) createItem(ctx context.Context, it PlanItem, data []byte) (*u
 	u := &unstructured.Unstructured{}
 	if err := json.Unmarshal(data, &u.Object); err != nil {
 		return nil, "", "", fmt.Errorf("decoding %s: %w", it.ReadPath, err)
+	}
+	if it.SourceGroup != "" {
+		moved, ok := removedapis.Regroup(u)
+		if !ok {
+			return nil, "", "", fmt.Errorf("%s: %s %s cannot move to group %s", it.ReadPath, u.GetAPIVersion(), u.GetKind(), it.Group)
+		}
+		u = moved
 	}
 	if it.SourceVersion != it.Version {
 		converted, err := r.reg.Convert(ctx, u, it.Version)

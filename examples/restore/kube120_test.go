@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
@@ -118,12 +119,14 @@ func TestLiveRestoreKube120(t *testing.T) {
 	require.Contains(t, eps.GetAnnotations()["convert.backupkit.io/stash"], "region-1", "the topology v1 dropped is stashed")
 }
 
-// A backup of a cluster older than 1.14 holds Ingresses only in extensions/v1beta1: the
-// plan says where their fields went instead of "the target does not serve it".
-func TestDryRunExtensionsIngress(t *testing.T) {
+// A backup of a cluster older than 1.14 holds Ingresses only in extensions/v1beta1. Their
+// kind moved to networking.k8s.io with the same fields: the plan creates them there, read at
+// extensions/v1beta1 and converted to the target's networking.k8s.io/v1; without the
+// built-in conversions it says where the kind went instead of "the target does not serve it".
+func TestExtensionsIngress(t *testing.T) {
 	var buf bytes.Buffer
 	w := archive.NewWriter(&buf)
-	ing := []byte(`{"apiVersion":"extensions/v1beta1","kind":"Ingress","metadata":{"name":"web","namespace":"old","uid":"u1"},"spec":{"backend":{"serviceName":"web","servicePort":80}}}`)
+	ing := []byte(`{"apiVersion":"extensions/v1beta1","kind":"Ingress","metadata":{"name":"web","namespace":"old","uid":"u1"},"spec":{"backend":{"serviceName":"web","servicePort":80},"rules":[{"host":"old.example.com","http":{"paths":[{"path":"/api","backend":{"serviceName":"api","servicePort":"http"}}]}}]}}`)
 	require.NoError(t, w.SetPreferred("ingresses.extensions", "v1beta1"))
 	require.NoError(t, w.Add("ingresses.extensions", "v1beta1", "old", "web", ing))
 	psp := []byte(`{"apiVersion":"extensions/v1beta1","kind":"PodSecurityPolicy","metadata":{"name":"p","uid":"u2"},"spec":{}}`)
@@ -132,13 +135,58 @@ func TestDryRunExtensionsIngress(t *testing.T) {
 	require.NoError(t, w.Close())
 	backup := filepath.Join(t.TempDir(), "old.tar.gz")
 	require.NoError(t, os.WriteFile(backup, buf.Bytes(), 0o600))
+	pspSkipped := Skipped{"resources/podsecuritypolicies.extensions/cluster/p.json", "podsecuritypolicies.extensions/v1beta1: removed in Kubernetes 1.16; the API is gone with no replacement (Pod Security Admission replaced it, configured by namespace labels)"}
+	plan := func(t *testing.T, args ...string) Plan {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, 0, run(t.Context(), append([]string{"--backup", backup, "-o", "json"}, args...), &stdout, &stderr), stderr.String())
+		var p Plan
+		require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
+		return p
+	}
 
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run(t.Context(), []string{"--backup", backup, "-o", "json"}, &stdout, &stderr), stderr.String())
-	var p Plan
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
-	require.ElementsMatch(t, []Skipped{
-		{"resources/ingresses.extensions/namespaces/old/web.json", "its kind moved to networking.k8s.io/v1beta1 with the same fields, but this restore converts within a group only; Velero backs it up from there too"},
-		{"resources/podsecuritypolicies.extensions/cluster/p.json", "podsecuritypolicies.extensions/v1beta1: removed in Kubernetes 1.16; the API is gone with no replacement (Pod Security Admission replaced it, configured by namespace labels)"},
-	}, p.Skipped)
+	t.Run("planned in networking.k8s.io", func(t *testing.T) {
+		p := plan(t)
+		require.Equal(t, []Skipped{pspSkipped}, p.Skipped)
+		require.Len(t, p.Waves, 1)
+		require.Equal(t, []PlanItem{{Item: "resources/ingresses.extensions/namespaces/old/web.json", UID: "u1", Group: "networking.k8s.io", SourceGroup: "extensions",
+			Resource: "ingresses", Kind: "Ingress", Namespace: "old", Name: "web", Version: "v1", SourceVersion: "v1beta1",
+			ReadPath: "resources/ingresses.extensions/v1beta1-preferredversion/namespaces/old/web.json"}}, p.Waves[0])
+		require.Equal(t, []Conversion{{Resource: "ingresses.extensions", From: "v1beta1", To: "v1", ToGroup: "networking.k8s.io", Items: 1}}, p.Conversions)
+	})
+	t.Run("without the built-in conversions", func(t *testing.T) {
+		p := plan(t, "--builtin-conversions=false")
+		require.ElementsMatch(t, []Skipped{
+			{"resources/ingresses.extensions/namespaces/old/web.json", "its kind moved to networking.k8s.io/v1beta1 with the same fields, which the target does not serve or this restore does not convert (--builtin-conversions)"},
+			pspSkipped,
+		}, p.Skipped)
+		require.Empty(t, p.Waves)
+	})
+	t.Run("restored into a real API server", func(t *testing.T) {
+		c := env.Cluster(t)
+		cfg := c.RESTConfig()
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), []string{"--kubeconfig", writeKubeconfig(t, cfg), "--backup", backup, "--restore-name", "ingress", "-o", "json"}, &stdout, &stderr)
+		require.Equal(t, 0, code, stderr.String())
+		var rep report
+		require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep), stderr.String())
+		require.Equal(t, countsByKind{actionCreated: 1}, rep.Counts)
+		require.Equal(t, 1, rep.Unrestorable, "the PodSecurityPolicy")
+		client, err := dynamic.NewForConfig(cfg)
+		require.NoError(t, err)
+		got, err := client.Resource(schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}).
+			Namespace("old").Get(t.Context(), "web", metav1.GetOptions{})
+		require.NoError(t, err)
+		require.Equal(t, "networking.k8s.io/v1", got.GetAPIVersion())
+		name, _, _ := unstructured.NestedString(got.Object, "spec", "defaultBackend", "service", "name")
+		port, _, _ := unstructured.NestedInt64(got.Object, "spec", "defaultBackend", "service", "port", "number")
+		require.Equal(t, "web", name)
+		require.Equal(t, int64(80), port)
+		paths, _, _ := unstructured.NestedSlice(got.Object, "spec", "rules")
+		require.Len(t, paths, 1)
+		path := paths[0].(map[string]any)["http"].(map[string]any)["paths"].([]any)[0].(map[string]any)
+		require.Equal(t, "api", path["backend"].(map[string]any)["service"].(map[string]any)["name"])
+		require.Equal(t, "http", path["backend"].(map[string]any)["service"].(map[string]any)["port"].(map[string]any)["name"])
+		require.Equal(t, "ImplementationSpecific", path["pathType"], "pathType defaults as the v1beta1 API server did")
+		require.Equal(t, "u1", got.GetAnnotations()[originalUIDAnnotation])
+	})
 }

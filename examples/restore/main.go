@@ -243,7 +243,13 @@ func restore(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 		target = list.Groups
 	}
 
-	plan := buildPlan(idx, target, opts...)
+	// A kind that moved group is converted into its new group when conversions of
+	// Kubernetes' own kinds are on and the backup's versions are chosen (the gate open).
+	var regroup versionselect.Converter
+	if f.builtinConversions && f.enableAPIGroupVersions && versionDirs {
+		regroup = registry
+	}
+	plan := buildPlan(idx, target, regroup, opts...)
 	if cluster == nil || f.dryRun {
 		if f.output == "json" {
 			return writeJSON(stdout, plan)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/backupkit/backupkit/archive"
@@ -43,6 +44,9 @@ type ResourcePlan struct {
 	SourceVersion   string   `json:"sourceVersion"`
 	Dir             string   `json:"dir"`
 	Reason          string   `json:"reason"`
+	// Group is the API group its items are created in when that is not the backup's: the
+	// group that took the kind over (extensions/v1beta1 Ingress: networking.k8s.io).
+	Group string `json:"group,omitempty"`
 	// Unrestorable says why no item of the resource can be restored; "" when they can.
 	Unrestorable string `json:"unrestorable,omitempty"`
 }
@@ -51,7 +55,8 @@ type ResourcePlan struct {
 type PlanItem struct {
 	Item          string `json:"item"` // its legacy path in the backup, manifest.Item.String()
 	UID           string `json:"uid"`
-	Group         string `json:"group"`
+	Group         string `json:"group"`                 // to create in
+	SourceGroup   string `json:"sourceGroup,omitempty"` // the backup's, when the kind moved to Group
 	Resource      string `json:"resource"`
 	Kind          string `json:"kind"`
 	Namespace     string `json:"namespace,omitempty"`
@@ -66,6 +71,7 @@ type Conversion struct {
 	Resource string `json:"resource"`
 	From     string `json:"from"`
 	To       string `json:"to"`
+	ToGroup  string `json:"toGroup,omitempty"` // the group converted to, when the kind moved to another
 	Items    int    `json:"items"`
 }
 
@@ -76,11 +82,14 @@ type Skipped struct {
 }
 
 // buildPlan plans the restore of the backup described by idx into a cluster serving target.
-// It is pure: everything it needs is in its arguments. Its steps: what the backup says of
-// itself, a version per resource, then the items wave by wave.
-func buildPlan(idx *archive.Index, target []metav1.APIGroup, opts ...versionselect.Option) *Plan {
+// It is pure: everything it needs is in its arguments. regroup, when not nil, converts the
+// resources whose kind moved to another group (removedapis.RegroupResource) into that group;
+// nil leaves them unrestorable. Its steps: what the backup says of itself, a version per
+// resource, then the items wave by wave.
+func buildPlan(idx *archive.Index, target []metav1.APIGroup, regroup versionselect.Converter, opts ...versionselect.Option) *Plan {
 	plan := newPlan(idx)
 	facts := readFacts(idx)
+	facts.target, facts.regroup = target, regroup
 	byKey := plan.chooseVersions(versionselect.Explain(idx.GroupVersions, target, opts...), facts)
 	plan.placeItems(byKey, facts)
 	return plan
@@ -106,6 +115,9 @@ type backupFacts struct {
 	stored sets.Set[string] // item paths
 	counts map[string]int   // items per "<resource>.<group>"
 	crds   sets.Set[string] // names of the CustomResourceDefinitions backed up
+
+	target  []metav1.APIGroup       // what the target serves
+	regroup versionselect.Converter // nil: no regrouping
 }
 
 func readFacts(idx *archive.Index) backupFacts {
@@ -136,13 +148,41 @@ func (p *Plan) chooseVersions(explained []versionselect.Explanation, facts backu
 			Reason:       string(e.Choice.Reason),
 			Unrestorable: unrestorable(e, facts),
 		}
-		if e.Choice.Reason == versionselect.ReasonConversion {
+		if to, ok := regrouped(e, facts); ok {
+			rp.Group, rp.Version, rp.Reason, rp.Unrestorable = to.Group, to.Version, string(versionselect.ReasonConversion), ""
+			p.Conversions = append(p.Conversions, Conversion{Resource: e.Key, From: e.Choice.SourceVersion, To: to.Version, ToGroup: to.Group, Items: facts.counts[e.Key]})
+		} else if e.Choice.Reason == versionselect.ReasonConversion {
 			p.Conversions = append(p.Conversions, Conversion{Resource: e.Key, From: e.Choice.SourceVersion, To: e.Choice.Version, Items: facts.counts[e.Key]})
 		}
 		byKey[e.Key] = rp
 		p.Resources = append(p.Resources, *rp)
 	}
 	return byKey
+}
+
+// regrouped returns the group and version to create the resource e explains in, when its
+// every backed-up version is one the target does not serve, its kind moved to another group
+// that the target serves (removedapis.RegroupResource), and facts.regroup converts it there
+// to the target's preferred version of that group.
+func regrouped(e versionselect.Explanation, facts backupFacts) (schema.GroupVersion, bool) {
+	if facts.regroup == nil || (e.Choice.Reason != versionselect.ReasonTargetGroupAbsent && e.Choice.Reason != versionselect.ReasonNoCommonVersion) {
+		return schema.GroupVersion{}, false
+	}
+	resource, _, _ := strings.Cut(e.Key, ".")
+	moved, ok := removedapis.RegroupResource(e.Choice.Group, e.Choice.SourceVersion, resource)
+	if !ok {
+		return schema.GroupVersion{}, false
+	}
+	for _, g := range facts.target {
+		if g.Name != moved.Group || g.PreferredVersion.Version == "" {
+			continue
+		}
+		to := schema.GroupVersion{Group: g.Name, Version: g.PreferredVersion.Version}
+		if to.Version == moved.Version || facts.regroup.CanConvert(to.Group, resource, moved.Version, to.Version) {
+			return to, true
+		}
+	}
+	return schema.GroupVersion{}, false
 }
 
 // unrestorable says why no item of the resource e explains can be restored; "" when they can.
@@ -154,7 +194,7 @@ func unrestorable(e versionselect.Explanation, facts backupFacts) string {
 			return removal.String()
 		}
 		if regroup, moved := removedapis.RegroupResource(e.Choice.Group, e.Choice.SourceVersion, resource); moved {
-			return fmt.Sprintf("its kind moved to %s with the same fields, but this restore converts within a group only; Velero backs it up from there too", regroup)
+			return fmt.Sprintf("its kind moved to %s with the same fields, which the target does not serve or this restore does not convert (--builtin-conversions)", regroup)
 		}
 		if e.Choice.Reason == versionselect.ReasonNoCommonVersion {
 			return fmt.Sprintf("the target serves %s, none of them backed up, and no conversion is registered",
@@ -194,7 +234,16 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts) {
 		var out []PlanItem
 		for _, it := range wave {
 			placed.Insert(it.String())
-			if pi, why := planItem(it, byKey[it.GroupResource().String()], facts); why != "" {
+			pi, why := planItem(it, byKey[it.GroupResource().String()], facts)
+			if why == "" && pi.SourceGroup != "" {
+				// Velero may have backed the object up in both groups: the copy in the
+				// group it moved to is restored, this one not.
+				other := schema.GroupResource{Group: pi.Group, Resource: pi.Resource}
+				if twin, ok := p.manifest.Lookup(other, it.Namespace, it.Name); ok {
+					why = fmt.Sprintf("restored from %s", twin)
+				}
+			}
+			if why != "" {
 				p.Skipped = append(p.Skipped, Skipped{it.String(), why})
 			} else {
 				out = append(out, pi)
@@ -225,10 +274,14 @@ func planItem(it *manifest.Item, rp *ResourcePlan, facts backupFacts) (PlanItem,
 	if err != nil || !facts.stored.Has(readPath) {
 		return PlanItem{}, fmt.Sprintf("not backed up at %s", rp.Dir)
 	}
-	return PlanItem{
+	pi := PlanItem{
 		Item: it.String(), UID: string(it.UID), Group: it.Group, Resource: it.Resource, Kind: it.Kind,
 		Namespace: it.Namespace, Name: it.Name, Version: rp.Version, SourceVersion: rp.SourceVersion, ReadPath: readPath,
-	}, ""
+	}
+	if rp.Group != "" {
+		pi.Group, pi.SourceGroup = rp.Group, it.Group
+	}
+	return pi, ""
 }
 
 // restorable counts the items the plan creates.

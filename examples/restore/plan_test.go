@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/convert/removedapis"
 	"github.com/backupkit/backupkit/manifest"
 )
 
@@ -42,9 +43,9 @@ func (f fixture) index(t *testing.T) *archive.Index {
 		if it.dependsOn != "" {
 			mi.Annotations = map[string]string{manifest.DependsOnAnnotation: it.dependsOn}
 		}
-		ok, err := idx.Manifest.Add(mi)
-		require.NoError(t, err)
-		require.True(t, ok)
+		if _, err := idx.Manifest.Add(mi); err != nil {
+			require.ErrorIs(t, err, manifest.ErrItemAlreadyExists, it.name)
+		}
 	}
 	return idx
 }
@@ -123,7 +124,7 @@ func TestPlanBranches(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := buildPlan(tc.fixture.index(t), target)
+			plan := buildPlan(tc.fixture.index(t), target, nil)
 			var planned []string
 			for _, w := range plan.Waves {
 				for _, it := range w {
@@ -144,4 +145,33 @@ func TestPlanBranches(t *testing.T) {
 			require.Equal(t, len(planned), plan.restorable())
 		})
 	}
+}
+
+// An Ingress backed up in both groups (Velero on clusters that served both) is restored
+// once, from the group its kind moved to.
+func TestPlanIngressInBothGroups(t *testing.T) {
+	reg, err := removedapis.Registry()
+	require.NoError(t, err)
+	target := []metav1.APIGroup{group("networking.k8s.io", "v1", "v1")}
+	ing := func(group, version string) fixtureItem {
+		return fixtureItem{group: group, resource: "ingresses", kind: "Ingress", namespace: "ns", name: "web", dirs: []string{"", version + "-preferredversion"}}
+	}
+	f := fixture{
+		groups: map[string]metav1.APIGroup{
+			"ingresses.extensions":        group("extensions", "v1beta1", "v1beta1"),
+			"ingresses.networking.k8s.io": group("networking.k8s.io", "v1", "v1"),
+		},
+		items: []fixtureItem{ing("extensions", "v1beta1"), ing("networking.k8s.io", "v1")},
+	}
+	idx := f.index(t)
+	// index gives every item the uid "uid-<name>": the second is refused as a repeat, as
+	// Scan refuses the same object in two groups. Give the twin its own.
+	require.Equal(t, 1, idx.Manifest.Len())
+	_, err = idx.Manifest.Add(&manifest.Item{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses", Kind: "Ingress", Namespace: "ns", Name: "web", UID: "uid-twin"})
+	require.NoError(t, err)
+	plan := buildPlan(idx, target, reg)
+	require.Equal(t, []Skipped{{"resources/ingresses.extensions/namespaces/ns/web.json", "restored from resources/ingresses.networking.k8s.io/namespaces/ns/web.json"}}, plan.Skipped)
+	require.Len(t, plan.Waves, 1)
+	require.Len(t, plan.Waves[0], 1)
+	require.Equal(t, "resources/ingresses.networking.k8s.io/namespaces/ns/web.json", plan.Waves[0][0].Item)
 }

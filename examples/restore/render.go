@@ -20,6 +20,9 @@ func writeText(w io.Writer, p *Plan) error {
 	fmt.Fprintln(tw, "  RESOURCE\tITEMS\tIN BACKUP\tSERVED\tRESTORE AS\tREAD FROM\tWHY")
 	for _, r := range p.Resources {
 		restoreAs, readFrom := r.Version, r.Dir
+		if r.Group != "" {
+			restoreAs = r.Group + "/" + r.Version
+		}
 		if readFrom == "" {
 			readFrom = "legacy path"
 		}
@@ -60,7 +63,11 @@ func writeText(w io.Writer, p *Plan) error {
 		fmt.Fprintln(w, "  none")
 	}
 	for _, c := range p.Conversions {
-		fmt.Fprintf(w, "  %s: %s read at %s, converted to %s\n", c.Resource, count(c.Items, "item"), c.From, c.To)
+		to := c.To
+		if c.ToGroup != "" {
+			to = c.ToGroup + "/" + c.To + " (the kind moved there)"
+		}
+		fmt.Fprintf(w, "  %s: %s read at %s, converted to %s\n", c.Resource, count(c.Items, "item"), c.From, to)
 	}
 
 	fmt.Fprintln(w, "\nCannot restore:")
