@@ -40,7 +40,6 @@ func removals() []Removal {
 		{"apps", "statefulsets", "v1beta2", "1.16", "apps/v1 serves them and a 1.16 or later backup holds apps/v1"},
 		{"apps", "daemonsets", "v1beta2", "1.16", "apps/v1 serves them and a 1.16 or later backup holds apps/v1"},
 		{"apps", "replicasets", "v1beta2", "1.16", "apps/v1 serves them and a 1.16 or later backup holds apps/v1"},
-		{"events.k8s.io", "events", "v1beta1", "1.25", "not converted: events are not worth restoring (Velero excludes them by default)"},
 	}
 }
 

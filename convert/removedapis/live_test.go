@@ -79,6 +79,9 @@ func liveObjects(t *testing.T) []*unstructured.Unstructured {
 			"rules":[{"subjects":[{"kind":"Group","group":{"name":"ops"}}],"nonResourceRules":[{"verbs":["get"],"nonResourceURLs":["/metrics"]}]}]}}`,
 		`{"apiVersion":"flowcontrol.apiserver.k8s.io/v1beta2","kind":"FlowSchema","metadata":{"name":"old2"},"spec":{"priorityLevelConfiguration":{"name":"old"}}}`,
 		`{"apiVersion":"flowcontrol.apiserver.k8s.io/v1beta2","kind":"PriorityLevelConfiguration","metadata":{"name":"old2"},"spec":{"type":"Limited","limited":{"assuredConcurrencyShares":0,"limitResponse":{"type":"Reject"}}}}`,
+		`{"apiVersion":"events.k8s.io/v1beta1","kind":"Event","metadata":{"name":"web.17a3"},"eventTime":"2021-06-01T10:00:00.000000Z","reportingController":"example.com/controller",
+			"reportingInstance":"controller-1","action":"Scaled","reason":"ScalingReplicaSet","regarding":{"kind":"Deployment","namespace":"default","name":"web","apiVersion":"apps/v1"},
+			"note":"Scaled up replica set web-5d8f9 to 3","type":"Normal"}`,
 		`{"apiVersion":"storage.k8s.io/v1beta1","kind":"CSIStorageCapacity","metadata":{"name":"cap"},"storageClassName":"removedapis-fast","capacity":"10Gi","nodeTopology":{"matchLabels":{"zone":"z1"}}}`,
 	}
 	for _, s := range extra {
@@ -209,6 +212,10 @@ func TestLiveRefused(t *testing.T) {
 		{"webhook with sideEffects Unknown", `{"apiVersion":"admissionregistration.k8s.io/v1beta1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"removedapis-unknown"},
 			"webhooks":[{"name":"check.example.com","clientConfig":{"url":"https://check.example.com/validate"},
 			"rules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["pods"]}]}]}`, "validatingwebhookconfigurations"},
+		{"event first written through core/v1", `{"apiVersion":"events.k8s.io/v1beta1","kind":"Event","metadata":{"name":"removedapis-core","namespace":"default"},
+			"eventTime":null,"reportingController":"","reportingInstance":"","reason":"Pulled","regarding":{"kind":"Pod","namespace":"default","name":"web"},
+			"note":"Pulled image","type":"Normal","deprecatedSource":{"component":"kubelet","host":"n1"},"deprecatedCount":3,
+			"deprecatedFirstTimestamp":"2021-06-01T10:00:00Z","deprecatedLastTimestamp":"2021-06-01T10:05:00Z"}`, "events"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -216,7 +223,11 @@ func TestLiveRefused(t *testing.T) {
 			out, err := r.Convert(t.Context(), in, "v1")
 			require.NoError(t, err)
 			gvr := schema.GroupVersionResource{Group: in.GroupVersionKind().Group, Version: "v1", Resource: tc.resource}
-			_, err = dyn.Resource(gvr).Create(t.Context(), out, metav1.CreateOptions{})
+			var ri dynamic.ResourceInterface = dyn.Resource(gvr)
+			if ns := out.GetNamespace(); ns != "" {
+				ri = dyn.Resource(gvr).Namespace(ns)
+			}
+			_, err = ri.Create(t.Context(), out, metav1.CreateOptions{})
 			require.True(t, apierrors.IsInvalid(err), "want Invalid, have %v", err)
 		})
 	}

@@ -71,6 +71,7 @@ func kinds() []kindSpec {
 			{"v1beta1", "1.26", plcRenamed()}, {"v1beta2", "1.29", plcRenamed()}, {"v1beta3", "1.32", plcV1beta3()},
 		}},
 		one("storage.k8s.io", "CSIStorageCapacity", "csistoragecapacities", "v1", "v1beta1", "1.27", identical()),
+		one("events.k8s.io", "Event", "events", "v1", "v1beta1", "1.25", identical()),
 	}
 }
 

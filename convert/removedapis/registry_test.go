@@ -92,7 +92,7 @@ func TestRemoved(t *testing.T) {
 	}{
 		{"policy", "podsecuritypolicies", "v1beta1", "podsecuritypolicies.policy/v1beta1: removed in Kubernetes 1.25; the API is gone with no replacement (Pod Security Admission replaced it, configured by namespace labels)"},
 		{"extensions", "deployments", "v1beta1", "deployments.extensions/v1beta1: removed in Kubernetes 1.16; Velero backs these objects up in apps/v1 too, which is restored instead"},
-		{"events.k8s.io", "events", "v1beta1", "events.events.k8s.io/v1beta1: removed in Kubernetes 1.25; not converted: events are not worth restoring (Velero excludes them by default)"},
+		{"events.k8s.io", "events", "v1beta1", ""},
 		{"flowcontrol.apiserver.k8s.io", "flowschemas", "v1beta3", ""},
 		{"networking.k8s.io", "ingresses", "v1beta1", ""},
 		{"policy", "poddisruptionbudgets", "v1beta1", ""},
