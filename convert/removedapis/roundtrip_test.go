@@ -265,11 +265,129 @@ var genCRD = rapid.Custom(func(t *rapid.T) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: m}
 })
 
+// genCSR is a CertificateSigningRequest as a v1beta1 API server served it: signerName and
+// usages defaulted, every condition with a status.
+var genCSR = rapid.Custom(func(t *rapid.T) *unstructured.Unstructured {
+	m := withMeta("certificates.k8s.io/v1beta1", "CertificateSigningRequest", t)
+	delete(m["metadata"].(map[string]any), "namespace")
+	usages := []any{}
+	for _, u := range rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"digital signature", "key encipherment", "client auth", "server auth"}), 1, 4, rapid.ID[string]).Draw(t, "usages") {
+		usages = append(usages, u)
+	}
+	spec := map[string]any{
+		"request":    rapid.StringMatching(`[A-Za-z0-9+/]{4,40}`).Draw(t, "request"),
+		"signerName": rapid.SampledFrom([]string{"kubernetes.io/kube-apiserver-client", "kubernetes.io/kubelet-serving", "kubernetes.io/legacy-unknown", "example.com/signer"}).Draw(t, "signer"),
+		"usages":     usages,
+	}
+	if rapid.Bool().Draw(t, "user") {
+		spec["username"] = genName.Draw(t, "username")
+		spec["groups"] = []any{"system:authenticated"}
+	}
+	m["spec"] = spec
+	if rapid.Bool().Draw(t, "decided") {
+		m["status"] = map[string]any{"conditions": []any{map[string]any{
+			"type":   rapid.SampledFrom([]string{"Approved", "Denied"}).Draw(t, "condition"),
+			"status": rapid.SampledFrom([]string{"True", "False"}).Draw(t, "conditionStatus"),
+			"reason": genName.Draw(t, "reason"),
+		}}}
+	}
+	return &unstructured.Unstructured{Object: m}
+})
+
+// genWebhooks draws a Mutating (mutating) or ValidatingWebhookConfiguration as a v1beta1
+// API server served it: every field v1beta1 defaulted, set.
+func genWebhooks(mutating bool) *rapid.Generator[*unstructured.Unstructured] {
+	kind := "ValidatingWebhookConfiguration"
+	if mutating {
+		kind = "MutatingWebhookConfiguration"
+	}
+	return rapid.Custom(func(t *rapid.T) *unstructured.Unstructured {
+		m := withMeta("admissionregistration.k8s.io/v1beta1", kind, t)
+		delete(m["metadata"].(map[string]any), "namespace")
+		var hooks []any
+		for i := range rapid.IntRange(1, 3).Draw(t, "webhooks") {
+			w := map[string]any{
+				"name":         fmt.Sprintf("%s-%d.example.com", genName.Draw(t, "hook"), i),
+				"clientConfig": map[string]any{"url": "https://hooks.example.com/" + genName.Draw(t, "path")},
+				"rules": []any{map[string]any{"operations": []any{"CREATE", "UPDATE"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"pods"},
+					"scope": rapid.SampledFrom([]string{"*", "Namespaced", "Cluster"}).Draw(t, "scope")}},
+				"failurePolicy":           rapid.SampledFrom([]string{"Ignore", "Fail"}).Draw(t, "failurePolicy"),
+				"matchPolicy":             rapid.SampledFrom([]string{"Exact", "Equivalent"}).Draw(t, "matchPolicy"),
+				"timeoutSeconds":          rapid.Int64Range(1, 30).Draw(t, "timeout"),
+				"sideEffects":             rapid.SampledFrom([]string{"None", "NoneOnDryRun", "Unknown", "Some"}).Draw(t, "sideEffects"),
+				"admissionReviewVersions": rapid.SampledFrom([]any{[]any{"v1beta1"}, []any{"v1", "v1beta1"}}).Draw(t, "reviewVersions"),
+				"namespaceSelector":       genSelector().Draw(t, "namespaceSelector"),
+				"objectSelector":          genSelector().Draw(t, "objectSelector"),
+			}
+			if mutating {
+				w["reinvocationPolicy"] = rapid.SampledFrom([]string{"Never", "IfNeeded"}).Draw(t, "reinvocation")
+			}
+			hooks = append(hooks, w)
+		}
+		m["webhooks"] = hooks
+		return &unstructured.Unstructured{Object: m}
+	})
+}
+
+// genFlowSchema draws a FlowSchema at a removed version (v1beta1..v1beta3).
+var genFlowSchema = rapid.Custom(func(t *rapid.T) *unstructured.Unstructured {
+	v := rapid.SampledFrom([]string{"v1beta1", "v1beta2", "v1beta3"}).Draw(t, "version")
+	m := withMeta("flowcontrol.apiserver.k8s.io/"+v, "FlowSchema", t)
+	delete(m["metadata"].(map[string]any), "namespace")
+	m["spec"] = map[string]any{
+		"priorityLevelConfiguration": map[string]any{"name": genName.Draw(t, "level")},
+		"matchingPrecedence":         rapid.Int64Range(1, 10000).Draw(t, "precedence"),
+		"distinguisherMethod":        map[string]any{"type": rapid.SampledFrom([]string{"ByUser", "ByNamespace"}).Draw(t, "distinguisher")},
+		"rules": []any{map[string]any{
+			"subjects":      []any{map[string]any{"kind": "Group", "group": map[string]any{"name": genName.Draw(t, "group")}}},
+			"resourceRules": []any{map[string]any{"verbs": []any{"get"}, "apiGroups": []any{"*"}, "resources": []any{"*"}, "clusterScope": true}},
+		}},
+	}
+	return &unstructured.Unstructured{Object: m}
+})
+
+// genPriorityLevel draws a PriorityLevelConfiguration as a v1beta1..v1beta3 API server
+// served it: shares defaulted (never 0 in v1beta1 and v1beta2; in v1beta3 a 0 only with the
+// annotation that says it is meant).
+var genPriorityLevel = rapid.Custom(func(t *rapid.T) *unstructured.Unstructured {
+	v := rapid.SampledFrom([]string{"v1beta1", "v1beta2", "v1beta3"}).Draw(t, "version")
+	m := withMeta("flowcontrol.apiserver.k8s.io/"+v, "PriorityLevelConfiguration", t)
+	md := m["metadata"].(map[string]any)
+	delete(md, "namespace")
+	if rapid.Bool().Draw(t, "exempt") {
+		m["spec"] = map[string]any{"type": "Exempt"}
+		return &unstructured.Unstructured{Object: m}
+	}
+	shares := rapid.Int64Range(1, 100).Draw(t, "shares")
+	limited := map[string]any{"limitResponse": map[string]any{"type": "Reject"}}
+	switch {
+	case v != "v1beta3":
+		limited["assuredConcurrencyShares"] = shares
+	case rapid.Bool().Draw(t, "zero"):
+		limited["nominalConcurrencyShares"] = int64(0)
+		annotations, _ := md["annotations"].(map[string]any)
+		if annotations == nil {
+			annotations = map[string]any{}
+			md["annotations"] = annotations
+		}
+		annotations["flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares"] = ""
+	default:
+		limited["nominalConcurrencyShares"] = shares
+	}
+	if v == "v1beta3" && rapid.Bool().Draw(t, "lendable") {
+		limited["lendablePercent"] = rapid.Int64Range(0, 100).Draw(t, "lendablePercent")
+	}
+	m["spec"] = map[string]any{"type": "Limited", "limited": limited}
+	return &unstructured.Unstructured{Object: m}
+})
+
 func TestRoundTrips(t *testing.T) {
 	r, err := removedapis.Registry()
 	require.NoError(t, err)
 	for name, gen := range map[string]*rapid.Generator[*unstructured.Unstructured]{
 		"ingress": genIngress, "hpa v2beta1": genHPA, "pdb": genPDB, "endpointslice": genEndpointSlice, "crd": genCRD,
+		"csr": genCSR, "mutating webhooks": genWebhooks(true), "validating webhooks": genWebhooks(false),
+		"flowschema": genFlowSchema, "priority level": genPriorityLevel,
 	} {
 		t.Run(name, func(t *testing.T) { converttest.CheckRegistryRoundTrip(t, r, gen) })
 	}
