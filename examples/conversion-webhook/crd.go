@@ -2,20 +2,36 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/backupkit/backupkit/convert"
 	"github.com/backupkit/backupkit/examples/externaljob"
 )
 
-// writeCRD writes the ExternalJob CustomResourceDefinition, served at v1, v2 and v3 with v3
-// stored, whose conversion webhook is url, trusted through caPEM.
+// writeCRD writes the ExternalJob CustomResourceDefinition: every version the registry
+// has for the kind served, the hub stored, and conversions sent to the webhook at url,
+// trusted through caPEM. The registry checks the CRD and fills in spec.conversion
+// (convert.Registry.WithWebhookConversion), so the CRD and the webhook cannot disagree.
 func writeCRD(w io.Writer, url string, caPEM []byte) error {
-	schema := map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
-	var versions []any
-	for _, v := range []string{"v1", "v2", "v3"} {
-		versions = append(versions, map[string]any{"name": v, "served": true, "storage": v == "v3", "schema": schema})
+	reg, err := externaljob.Registry()
+	if err != nil {
+		return err
 	}
-	crd := map[string]any{
+	hub, versions, ok := reg.Versions(externaljob.GroupKind)
+	if !ok {
+		return fmt.Errorf("%s is not registered", externaljob.GroupKind)
+	}
+	slices.Sort(versions)
+	schema := map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
+	var entries []any
+	for _, v := range versions {
+		entries = append(entries, map[string]any{"name": v, "served": true, "storage": v == hub, "schema": schema})
+	}
+	crd := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
 		"kind":       "CustomResourceDefinition",
 		"metadata":   map[string]any{"name": "externaljobs." + externaljob.Group},
@@ -23,17 +39,14 @@ func writeCRD(w io.Writer, url string, caPEM []byte) error {
 			"group":    externaljob.Group,
 			"scope":    "Namespaced",
 			"names":    map[string]any{"plural": "externaljobs", "singular": "externaljob", "kind": externaljob.Kind, "listKind": externaljob.Kind + "List"},
-			"versions": versions,
-			"conversion": map[string]any{
-				"strategy": "Webhook",
-				"webhook": map[string]any{
-					"conversionReviewVersions": []string{"v1", "v1beta1"},
-					"clientConfig":             map[string]any{"url": url, "caBundle": caPEM},
-				},
-			},
+			"versions": entries,
 		},
+	}}
+	out, err := reg.WithWebhookConversion(crd, convert.WebhookConversion{URL: url, CABundle: caPEM})
+	if err != nil {
+		return err
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(crd)
+	return enc.Encode(out.Object)
 }
