@@ -11,11 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// ErrCRDMismatch: a CustomResourceDefinition does not agree with the registration of its
-// kind: a version served but not registered or registered but not served, no stored
-// version or several, a stored version that is not the hub, or a CRD that cannot be read.
-var ErrCRDMismatch = errors.New("convert: CustomResourceDefinition does not match the registry")
-
 // CRDError is one way a CustomResourceDefinition disagrees with the registry. It wraps
 // ErrCRDMismatch (or ErrNotRegistered, when the CRD's kind has no registration).
 type CRDError struct {

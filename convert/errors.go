@@ -35,6 +35,11 @@ var (
 	ErrStashTooLarge = errors.New("convert: stash too large")
 	// ErrBadStash: a property bag annotation is not valid JSON of the expected shape.
 	ErrBadStash = errors.New("convert: malformed stash")
+	// ErrCRDMismatch: a CustomResourceDefinition does not agree with the registration of
+	// its kind (Registry.CheckCRD): a version served but not registered or registered but
+	// not served, no stored version or several, a stored version that is not the hub, or
+	// a CRD that cannot be read.
+	ErrCRDMismatch = errors.New("convert: CustomResourceDefinition does not match the registry")
 )
 
 // ConversionError reports a failed conversion of one object. It names the object and the
