@@ -12,8 +12,23 @@ import (
 // appendJSON appends the JSON encoding of an unstructured value to b. It produces the
 // bytes encoding/json produces with HTML escaping off (sorted keys, the same number and
 // string forms) without reflection, which is most of the cost of encoding an object in
-// the webhook. Values of other types are handed to encoding/json.
-func appendJSON(b []byte, v any) ([]byte, error) {
+// the webhook. Values of other types are handed to encoding/json. A value nested deeper
+// than maxEncodeDepth (a converter that returned a cyclic map or slice, or an object no
+// decoder would have accepted) is an error, not a stack overflow.
+func appendJSON(b []byte, v any) ([]byte, error) { return appendValue(b, v, 0) }
+
+// maxEncodeDepth is the deepest nesting appendJSON writes: the limit of the decoders the
+// API server and this package read objects with (encoding/json's scanner and
+// sigs.k8s.io/json refuse more than 10,000 levels).
+const maxEncodeDepth = 10000
+
+func appendValue(b []byte, v any, depth int) ([]byte, error) {
+	switch v.(type) {
+	case map[string]any, []any:
+		if depth >= maxEncodeDepth {
+			return nil, fmt.Errorf("json: nesting deeper than %d levels (a cyclic value?)", maxEncodeDepth)
+		}
+	}
 	switch t := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
@@ -46,7 +61,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 			b = appendString(b, k)
 			b = append(b, ':')
 			var err error
-			if b, err = appendJSON(b, t[k]); err != nil {
+			if b, err = appendValue(b, t[k], depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -61,7 +76,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = appendJSON(b, e); err != nil {
+			if b, err = appendValue(b, e, depth+1); err != nil {
 				return nil, err
 			}
 		}

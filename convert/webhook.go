@@ -524,22 +524,11 @@ func (c *bufferCache) putScratch(s *reviewScratch) {
 	putCached(c, &c.scratches, s)
 }
 
-// readBody appends the request body, up to max bytes, to buf, in one allocation at most
-// when the request states its length.
+// readBody appends the request body, up to max bytes, to buf. Memory grows with the bytes
+// that arrive, whatever Content-Length announces: a slow client announcing a large body
+// holds no more than it sent.
 func readBody(w http.ResponseWriter, req *http.Request, max int64, buf []byte) ([]byte, error) {
 	r := http.MaxBytesReader(w, req.Body, max)
-	if n := req.ContentLength; n > 0 && n <= max {
-		buf = slices.Grow(buf[:0], int(n)+1)[:n+1] // one spare byte: a body longer than stated is read whole
-		read, err := io.ReadFull(r, buf)
-		switch {
-		case err == io.ErrUnexpectedEOF || err == io.EOF:
-			return buf[:read], nil
-		case err != nil:
-			return buf[:0], err
-		}
-		rest, err := io.ReadAll(r)
-		return append(buf, rest...), err
-	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -361,4 +362,79 @@ func TestWebhookTypedReviewMatchesConvert(t *testing.T) {
 			require.JSONEq(t, string(wantJSON), string(review.Response.ConvertedObjects[i]), "object %d to %s", i, to)
 		}
 	}
+}
+
+// A converter that returns a cyclic value fails its review with an error naming the
+// object, where an encoder without a depth bound would overflow the stack and kill the
+// process; the handler keeps serving.
+func TestWebhookCyclicResult(t *testing.T) {
+	cyclic := func(_ context.Context, in *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		loop := map[string]any{}
+		loop["self"] = loop
+		in.Object["spec"] = loop
+		return in, nil
+	}
+	r := newRegistry()
+	gk := gadgetGK
+	gk.Kind = "Cyclic"
+	require.NoError(t, r.AddUnstructured(gk, "v2", map[string]convert.SpokeFuncs{"v1": {ToHub: cyclic, FromHub: cyclic}}))
+	srv := httptest.NewServer(convert.NewWebhookHandler(r))
+	defer srv.Close()
+	obj := gadget("v1", "name", "x")
+	obj.SetKind("Cyclic")
+	_, got := post(t, srv, reviewBody(t, "apiextensions.k8s.io/v1", "u", testGroup+"/v2", obj))
+	var review convert.ConversionReview
+	require.NoError(t, json.Unmarshal([]byte(got), &review))
+	require.Equal(t, metav1.StatusFailure, review.Response.Result.Status)
+	require.Contains(t, review.Response.Result.Message, "objects[0]")
+	require.Contains(t, review.Response.Result.Message, "nesting deeper than 10000 levels")
+
+	// The next review is served.
+	review = convertToV2(t, r, gadget("v1", "name", "y"))
+	require.Len(t, review.Response.ConvertedObjects, 1)
+}
+
+// slowBody sends its data, tells arrived, then holds the connection open until released.
+type slowBody struct {
+	data     []byte
+	arrived  chan struct{}
+	released chan struct{}
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	if len(b.data) > 0 {
+		n := copy(p, b.data)
+		b.data = b.data[n:]
+		return n, nil
+	}
+	select {
+	case b.arrived <- struct{}{}:
+	default:
+	}
+	<-b.released
+	return 0, io.ErrUnexpectedEOF
+}
+
+func (b *slowBody) Close() error { return nil }
+
+// A request announcing 32 MiB that has sent 10 bytes holds about 10 bytes, not 32 MiB: the
+// body is read as it arrives.
+func TestWebhookBodyGrowsWithWhatArrives(t *testing.T) {
+	h := convert.NewWebhookHandler(newRegistry())
+	body := &slowBody{data: []byte(`{"apiVers`), arrived: make(chan struct{}), released: make(chan struct{})}
+	req := httptest.NewRequest(http.MethodPost, "/", nil)
+	req.Body, req.ContentLength = body, 32<<20
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}()
+	<-body.arrived
+	runtime.ReadMemStats(&after)
+	close(body.released)
+	<-done
+	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(4<<20), "allocated while 10 of 32 MiB announced had arrived")
 }
