@@ -14,7 +14,8 @@ func peekHead(raw []byte) (h rawHead, ok bool) {
 			return p.str(&h.Kind)
 		case "metadata":
 			if p.peek() != '{' {
-				return p.skip()
+				// null decodes as no metadata; anything else is json's to refuse.
+				return p.peek() == 'n' && p.skip()
 			}
 			return p.object(func(key []byte) bool {
 				switch string(key) {

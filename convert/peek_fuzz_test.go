@@ -47,7 +47,8 @@ func TestPeekHead(t *testing.T) {
 		{name: "nested brackets in strings", raw: `{"spec":{"a":["}",{"]":"\""}]},"kind":"K"}`, ok: true, want: rawHead{Kind: "K"}},
 		{name: "escape in a key field falls back", raw: `{"kind":"\u004b"}`, ok: false},
 		{name: "not an object", raw: `"x"`, ok: false},
-		{name: "metadata not an object", raw: `{"metadata":5,"kind":"K"}`, ok: true, want: rawHead{Kind: "K"}},
+		{name: "metadata not an object falls back", raw: `{"metadata":5,"kind":"K"}`, ok: false},
+		{name: "metadata null", raw: `{"metadata":null,"kind":"K"}`, ok: true, want: rawHead{Kind: "K"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
