@@ -108,14 +108,12 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "convert: reading request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	scratch := h.cache.getScratch()
-	defer h.cache.putScratch(scratch)
-	review, heads, err := decodeReviewHeads(body, scratch) // its objects alias body: done with them before bodyBuf goes back
+	review, err := decodeReview(body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	chunks, err := h.r.convertReview(req.Context(), review.Request, heads, h.parallelism, &h.cache)
+	chunks, err := h.r.convertReview(req.Context(), review.Request, h.parallelism, &h.cache)
 	defer func() {
 		for _, c := range chunks {
 			h.cache.putBuffer(c)
@@ -136,7 +134,7 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // buffers the caller puts back). Large reviews are split among up to parallelism
 // goroutines, one chunk each; the first failing object by index is reported whichever
 // goroutine met it, and then no chunk is returned.
-func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, heads []objectHead, parallelism int, cache *bufferCache) ([]*[]byte, error) {
+func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, parallelism int, cache *bufferCache) ([]*[]byte, error) {
 	desired, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || desired.Version == "" {
 		if len(req.Objects) == 0 {
@@ -158,11 +156,6 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, he
 		enc := cache.getEncoder()
 		defer cache.putEncoder(enc)
 		enc.b = (*buf)[:0]
-		if to > from {
-			// Strings take about half an object's JSON: chunks for several objects, but
-			// not much more than the range needs.
-			enc.arena.chunk = min(16<<10, (to-from)*len(req.Objects[from])/2)
-		}
 		for i := from; i < to; i++ {
 			if err := ctx.Err(); err != nil {
 				failures[chunk] = failure{i, err}
@@ -171,11 +164,7 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, he
 			if i > from {
 				enc.b = append(enc.b, ',')
 			}
-			var head *objectHead
-			if i < len(heads) {
-				head = &heads[i]
-			}
-			if err := r.convertRaw(ctx, req.Objects[i], head, desired, enc); err != nil {
+			if err := r.convertRaw(ctx, req.Objects[i], desired, enc); err != nil {
 				failures[chunk] = failure{i, err}
 				break
 			}
@@ -271,21 +260,13 @@ type rawHead struct {
 }
 
 // convertRaw converts one JSON object to desired and appends the result to enc.b; on
-// error enc.b may hold part of an object.
-func (r *Registry) convertRaw(ctx context.Context, raw []byte, known *objectHead, desired schema.GroupVersion, enc *objectEncoder) (err error) {
+// error enc.b may hold part of an object. The object is decoded once, into its Go type
+// (AddTyped) or a map, after its head is read; one already at desired is copied as it is.
+func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.GroupVersion, enc *objectEncoder) (err error) {
 	defer guard(&err, desired.String())
 	var head rawHead
-	ok := false
-	if known != nil && known.ok {
-		head, ok = known.rawHead, true
-	} else {
-		head, ok = peekHead(raw)
-	}
-	if !ok {
-		head = rawHead{}
-		if err := utiljson.Unmarshal(raw, &head); err != nil {
-			return &ConversionError{To: desired.String(), Err: fmt.Errorf("%w: %v", ErrInvalidObject, err)}
-		}
+	if err := utiljson.Unmarshal(raw, &head); err != nil {
+		return &ConversionError{To: desired.String(), Err: fmt.Errorf("%w: %v", ErrInvalidObject, err)}
 	}
 	gvk := schema.FromAPIVersionAndKind(head.APIVersion, head.Kind)
 	fail := func(err error) error {
@@ -312,26 +293,16 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, known *objectHead
 		if err != nil {
 			return fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
 		}
-		if err := decodeJSON(raw, obj, &enc.arena); err != nil {
+		if err := utiljson.Unmarshal(raw, obj); err != nil {
 			return fail(fmt.Errorf("%w: decoding into %T: %v", ErrInvalidObject, obj, err))
 		}
-		var snap *metav1.ObjectMeta
-		m := objectMetaOf(obj)
-		if m != nil {
-			enc.snap.take(m)
-		} else {
-			snap = shallowSnapshotMeta(obj)
-		}
+		snap := shallowSnapshotMeta(obj)
 		out, err := r.convertTyped(k, obj, gvk.Version, to, &enc.spare)
 		if err != nil {
 			return fail(err)
 		}
-		if m != nil {
-			enc.snap.finish(out, k.gk.WithVersion(to), record)
-		} else {
-			finishTyped(out, k.gk.WithVersion(to), snap, record)
-		}
-		if err := enc.encodeTyped(out); err != nil {
+		finishTyped(out, k.gk.WithVersion(to), snap, record)
+		if err := enc.encode(out); err != nil {
 			enc.spare.forget()
 			return fail(fmt.Errorf("%w: encoding: %v", ErrInvalidResult, err))
 		}
@@ -339,7 +310,7 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, known *objectHead
 		return nil
 	}
 	var obj map[string]any
-	if err := decodeJSON(raw, &obj, &enc.arena); err != nil {
+	if err := utiljson.Unmarshal(raw, &obj); err != nil {
 		return fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
 	}
 	snap := shallowSnapshotMap(obj)
@@ -348,11 +319,44 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, known *objectHead
 		return fail(err)
 	}
 	finishMap(out, k.gk.WithVersion(to), snap, record)
-	b, err := appendJSON(enc.b, out)
-	if err != nil {
+	if err := checkDepth(out, 0); err != nil {
 		return fail(fmt.Errorf("%w: encoding: %v", ErrInvalidResult, err))
 	}
-	enc.b = b
+	if err := enc.encode(out); err != nil {
+		return fail(fmt.Errorf("%w: encoding: %v", ErrInvalidResult, err))
+	}
+	return nil
+}
+
+// maxEncodeDepth is the deepest nesting the webhook encodes: the limit of the decoders the
+// API server and this package read objects with (encoding/json and sigs.k8s.io/json
+// refuse more than 10,000 levels).
+const maxEncodeDepth = 10000
+
+// checkDepth returns an error for an unstructured value nested deeper than maxEncodeDepth,
+// which a cyclic map or slice a converter returned always is; encoding it would take the
+// stack, and the process, with it.
+func checkDepth(v any, depth int) error {
+	switch t := v.(type) {
+	case map[string]any:
+		if depth >= maxEncodeDepth {
+			return fmt.Errorf("nesting deeper than %d levels (a cyclic value?)", maxEncodeDepth)
+		}
+		for _, e := range t {
+			if err := checkDepth(e, depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		if depth >= maxEncodeDepth {
+			return fmt.Errorf("nesting deeper than %d levels (a cyclic value?)", maxEncodeDepth)
+		}
+		for _, e := range t {
+			if err := checkDepth(e, depth+1); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -363,15 +367,17 @@ func appendResponse(b []byte, review *ConversionReview, chunks []*[]byte, err er
 	if err != nil {
 		resultJSON, _ = json.Marshal(metav1.Status{Status: metav1.StatusFailure, Message: err.Error()}) // a plain struct: cannot fail
 	}
-	size := 128 + len(resultJSON) + 6*len(review.Request.UID)
+	apiVersion, _ := json.Marshal(review.APIVersion) // strings: cannot fail
+	uid, _ := json.Marshal(review.Request.UID)
+	size := 128 + len(resultJSON) + len(apiVersion) + len(uid)
 	for _, c := range chunks {
 		size += len(*c) + 1
 	}
 	b = slices.Grow(b, size)
 	b = append(b, `{"apiVersion":`...)
-	b = appendHTMLString(b, review.APIVersion) // as json.Marshal writes a string
+	b = append(b, apiVersion...)
 	b = append(b, `,"kind":"`+ReviewKind+`","response":{"uid":`...)
-	b = appendHTMLString(b, string(review.Request.UID))
+	b = append(b, uid...)
 	if err == nil {
 		b = append(b, `,"convertedObjects":[`...)
 		first := true
@@ -396,13 +402,10 @@ func appendResponse(b []byte, review *ConversionReview, chunks []*[]byte, err er
 var successJSON, _ = json.Marshal(metav1.Status{Status: metav1.StatusSuccess})
 
 // objectEncoder appends converted objects to b; a review's goroutine has one, taken from
-// the handler's bufferCache with the scratch space it kept (spare objects, the unused
-// end of its string arena).
+// the handler's bufferCache with the spare objects it kept.
 type objectEncoder struct {
-	encoder
+	b     []byte
 	enc   *json.Encoder // made when first needed
-	snap  metaSnapshot
-	arena stringArena // for decodeJSON
 	spare spareObjects
 }
 
@@ -412,17 +415,8 @@ func (e *objectEncoder) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// encodeTyped appends v as json.Marshal encodes it: with the planned encoder when it
-// can, else with encoding/json.
-func (e *objectEncoder) encodeTyped(v any) error {
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
-		start := len(e.b)
-		e.depth = 0
-		if e.fastEncode(rv.Type().Elem(), rv.UnsafePointer()) {
-			return nil
-		}
-		e.b = e.b[:start]
-	}
+// encode appends v as json.Marshal encodes it.
+func (e *objectEncoder) encode(v any) error {
 	if e.enc == nil {
 		e.enc = json.NewEncoder(e) // HTML escaping on, as json.Marshal
 	}
@@ -434,15 +428,14 @@ func (e *objectEncoder) encodeTyped(v any) error {
 }
 
 // bufferCache keeps the buffers (request bodies, responses, converted objects) and the
-// review scratch space of finished requests for the next ones. Unlike a sync.Pool it
+// encoders of finished requests for the next ones. Unlike a sync.Pool it
 // survives garbage collections, which a busy webhook triggers several times a review;
 // it holds at most maxCachedBytes of buffers, none larger than maxPooledBuffer.
 type bufferCache struct {
-	mu        sync.Mutex
-	bufs      []*[]byte
-	bytes     int
-	scratches []*reviewScratch
-	encoders  []*objectEncoder
+	mu       sync.Mutex
+	bufs     []*[]byte
+	bytes    int
+	encoders []*objectEncoder
 }
 
 const (
@@ -473,8 +466,6 @@ func (c *bufferCache) putBuffer(b *[]byte) {
 		c.bytes += cap(*b)
 	}
 }
-
-func (c *bufferCache) getScratch() *reviewScratch { return getCached(c, &c.scratches) }
 
 func (c *bufferCache) getEncoder() *objectEncoder { return getCached(c, &c.encoders) }
 
@@ -511,17 +502,9 @@ func putCached[T any](c *bufferCache, items *[]*T, x *T) {
 }
 
 func (c *bufferCache) putEncoder(e *objectEncoder) {
-	e.b, e.depth = nil, 0
+	e.b = nil
 	e.spare.forget()
 	putCached(c, &c.encoders, e)
-}
-
-// putScratch drops what s points to and keeps it.
-func (c *bufferCache) putScratch(s *reviewScratch) {
-	clear(s.objects[:cap(s.objects)])
-	clear(s.heads[:cap(s.heads)])
-	s.objects, s.heads = s.objects[:0], s.heads[:0]
-	putCached(c, &c.scratches, s)
 }
 
 // readBody appends the request body, up to max bytes, to buf. Memory grows with the bytes

@@ -1,8 +1,8 @@
 package manifest
 
 import (
+	"reflect"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -206,7 +206,7 @@ func TestNewItemRetainsNothing(t *testing.T) {
 // A one-element list decodes into the buffer NewItem allocates with the Item, as it
 // would on its own; the pair fills its size class exactly.
 func TestOwnerReferencesIntoBuffer(t *testing.T) {
-	require.Equal(t, uintptr(256), unsafe.Sizeof(itemWithOwner{}))
+	require.Equal(t, uintptr(256), reflect.TypeFor[itemWithOwner]().Size())
 	rapid.Check(t, func(t *rapid.T) {
 		raw := []any{genOwnerRef(t)}
 		want, wantErr := ownerReferencesSlow(raw)
