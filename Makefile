@@ -10,13 +10,19 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME_SHORT ?= 5000x
 FUZZTIME ?= 2m
 
-.PHONY: test fmt-check vet staticcheck testbin unit fuzz-short fuzz bench bench-smoke bench-compare
+.PHONY: test fmt-check no-unsafe vet staticcheck testbin unit fuzz-short fuzz bench bench-smoke bench-compare
 
-test: fmt-check vet staticcheck unit fuzz-short bench-smoke
+test: fmt-check no-unsafe vet staticcheck unit fuzz-short bench-smoke
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# The library reaches its speed by design, not with package unsafe: no Go file outside bench/
+# (whose peers are not ours) may import it, tests included.
+no-unsafe:
+	@out="$$(git grep -l -E '^[[:space:]]*(import[[:space:]]+)?([A-Za-z_.]+[[:space:]]+)?"unsafe"' -- '*.go' ':!bench/' 2>/dev/null)"; \
+	if [ -n "$$out" ]; then echo "package unsafe imported (not allowed outside bench/):"; echo "$$out"; exit 1; fi
 
 vet:
 	$(GO) vet ./...
