@@ -64,16 +64,12 @@
 // a Failure result naming it, as the API server expects; a malformed body is a 400, an
 // oversized one (WithMaxRequestBytes) a 413, any method but POST a 405.
 //
-// The handler reads a review in one pass (each object checked once, its apiVersion, kind,
-// name and namespace read on the way), decodes each object once, straight into its Go
-// type for typed kinds, and encodes the result into a buffer it reuses; large reviews are
-// converted on several goroutines (WithParallelism). Its JSON decoder and encoder plan
-// each Go type once instead of reflecting on every value, and give exactly the results
-// of utiljson.Unmarshal (case-sensitive keys, unknown keys ignored, integers as int64)
-// and encoding/json.Marshal: whatever they cannot reproduce exactly (a duplicate key,
-// a value of the wrong type, invalid JSON, types such as []byte or fixed-size arrays) is
-// handed to those two, so results and error messages are theirs in every case. Tests
-// compare both with the reference on a corpus, random documents and a fuzzer.
+// The handler decodes the review and each object with apimachinery's utiljson, the
+// decoding the API server itself uses (case-sensitive keys, unknown keys ignored, whole
+// numbers as int64), each object once into its Go type for typed kinds or into a map,
+// after reading its apiVersion and kind; it encodes the results with encoding/json into
+// buffers it reuses, and converts large reviews on several goroutines (WithParallelism).
+// An object already at the desired version is copied as it came.
 //
 // # Goroutine safety
 //

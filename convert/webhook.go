@@ -79,8 +79,14 @@ type webhook struct {
 // the Go objects passed to ConvertTo and ConvertFrom are reused, zeroed, for later objects
 // of the same review once the result is encoded, so a converter must not keep a reference
 // to them after it returns (none of Kubebuilder's do). The request's context reaches the
-// converters. The handler is safe for concurrent use; besides r it holds only buffers
-// kept from one request for the next (at most 16 MiB).
+// converters. The request and each object are decoded with apimachinery's utiljson (the API
+// server's rules: case-sensitive keys, whole numbers as int64), the results encoded with
+// encoding/json; an unstructured result nested deeper than those decoders accept (a cyclic
+// map, say) fails its object instead of the process. The body is read as it arrives, never
+// sized by Content-Length. The handler is safe for concurrent use; besides r it keeps, from
+// one request for the next, cleared byte buffers (at most 16 MiB in all) and a few zeroed Go
+// objects of the registered types to decode into: nothing a request decoded stays
+// referenced once its response is written.
 func NewWebhookHandler(r *Registry, opts ...WebhookOption) http.Handler {
 	h := &webhook{r: r, max: DefaultMaxRequestBytes, parallelism: runtime.GOMAXPROCS(0)}
 	for _, o := range opts {
@@ -458,6 +464,7 @@ func (c *bufferCache) putBuffer(b *[]byte) {
 	if b == nil || cap(*b) > maxPooledBuffer {
 		return
 	}
+	clear((*b)[:cap(*b)]) // no request's bytes outlive it
 	*b = (*b)[:0]
 	c.mu.Lock()
 	defer c.mu.Unlock()
