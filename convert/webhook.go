@@ -271,11 +271,19 @@ type rawHead struct {
 func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.GroupVersion, enc *objectEncoder) (err error) {
 	defer guard(&err, desired.String())
 	var head rawHead
-	if err := utiljson.Unmarshal(raw, &head); err != nil {
-		return &ConversionError{To: desired.String(), Err: fmt.Errorf("%w: %v", ErrInvalidObject, err)}
+	fullHead := func() error { head = rawHead{}; return utiljson.Unmarshal(raw, &head) }
+	var ok bool
+	if head.APIVersion, head.Kind, ok = readHead(raw); !ok {
+		if err := fullHead(); err != nil {
+			return &ConversionError{To: desired.String(), Err: fmt.Errorf("%w: %v", ErrInvalidObject, err)}
+		}
 	}
 	gvk := schema.FromAPIVersionAndKind(head.APIVersion, head.Kind)
 	fail := func(err error) error {
+		if head.Metadata.Name == "" {
+			_ = fullHead() // the name for the message; the error is err's
+			head.APIVersion, head.Kind = gvk.GroupVersion().String(), gvk.Kind
+		}
 		return &ConversionError{GroupKind: gvk.GroupKind(), Namespace: head.Metadata.Namespace, Name: head.Metadata.Name, From: gvk.Version, To: desired.String(), Err: err}
 	}
 	if head.Kind == "" || head.APIVersion == "" {
@@ -302,6 +310,9 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 		if err := utiljson.Unmarshal(raw, obj); err != nil {
 			return fail(fmt.Errorf("%w: decoding into %T: %v", ErrInvalidObject, obj, err))
 		}
+		if got := obj.GetObjectKind().GroupVersionKind(); got != gvk {
+			return fail(fmt.Errorf("%w: apiVersion or kind given twice, %s and %s", ErrInvalidObject, gvk, got))
+		}
 		snap := shallowSnapshotMeta(obj)
 		out, err := r.convertTyped(k, obj, gvk.Version, to, &enc.spare)
 		if err != nil {
@@ -318,6 +329,9 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 	var obj map[string]any
 	if err := utiljson.Unmarshal(raw, &obj); err != nil {
 		return fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
+	}
+	if obj["apiVersion"] != head.APIVersion || obj["kind"] != head.Kind {
+		return fail(fmt.Errorf("%w: apiVersion or kind given twice", ErrInvalidObject))
 	}
 	snap := shallowSnapshotMap(obj)
 	out, err := r.convertOwned(ctx, k, obj, gvk.Version, to)

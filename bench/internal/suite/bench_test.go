@@ -31,7 +31,7 @@ func BenchmarkWebhook(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, tool := range []string{suite.Controller, suite.Backupkit} {
+		for _, tool := range []string{suite.Controller, suite.Backupkit, suite.BackupkitUnstructured} {
 			b.Run(fmt.Sprintf("%s/objects=%d", tool, n), func(b *testing.B) {
 				h, err := suite.Handler(tool)
 				if err != nil {

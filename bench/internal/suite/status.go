@@ -18,9 +18,11 @@ import (
 
 // Status tools.
 const (
-	Backupkit  = "backupkit"
-	KStatus    = "kstatus"
-	Controller = "controller-runtime"
+	Backupkit = "backupkit"
+	// BackupkitUnstructured is backupkit's webhook over Widget registered unstructured.
+	BackupkitUnstructured = "backupkit-unstructured"
+	KStatus               = "kstatus"
+	Controller            = "controller-runtime"
 )
 
 // Status computes the status of every object with tool (Backupkit: readiness.Compute;

@@ -24,7 +24,7 @@ func TestSmokeStatus(t *testing.T) {
 	}
 }
 
-// TestSmokeWebhook sends the smallest reviews through both webhooks once; both must
+// TestSmokeWebhook sends the smallest reviews through every webhook once; all must
 // convert every object to the same apiVersion, spec and status.
 func TestSmokeWebhook(t *testing.T) {
 	for _, n := range []int{1, 100} {
@@ -36,5 +36,8 @@ func TestSmokeWebhook(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, cr.Check, bk.Check, "the two webhooks converted differently")
 		require.Equal(t, 1, bk.Items)
+		un, err := suite.Webhook(suite.BackupkitUnstructured, body, 1)
+		require.NoError(t, err)
+		require.Equal(t, cr.Check, un.Check, "the unstructured path converted differently")
 	}
 }

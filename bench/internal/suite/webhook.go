@@ -18,13 +18,20 @@ import (
 )
 
 // Handler returns tool's conversion webhook for Widget (Backupkit: convert.NewWebhookHandler
-// over a registry holding the typed Widget; Controller: controller-runtime's
+// over a registry holding the typed Widget; BackupkitUnstructured: the same over Widget
+// registered unstructured (bkwidget.UnstructuredRegistry); Controller: controller-runtime's
 // conversion.NewWebhookHandler over a scheme holding both versions, converting through
 // the hub).
 func Handler(tool string) (http.Handler, error) {
 	switch tool {
 	case Backupkit:
 		r, err := bkwidget.Registry()
+		if err != nil {
+			return nil, err
+		}
+		return convert.NewWebhookHandler(r), nil
+	case BackupkitUnstructured:
+		r, err := bkwidget.UnstructuredRegistry()
 		if err != nil {
 			return nil, err
 		}

@@ -3,9 +3,11 @@
 package bkwidget
 
 import (
+	"context"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -86,4 +88,34 @@ func Registry() (*convert.Registry, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// UnstructuredRegistry returns a conversion registry holding Widget as unstructured
+// objects: the same spec conversions, reached through runtime.DefaultUnstructuredConverter.
+func UnstructuredRegistry() (*convert.Registry, error) {
+	r := convert.NewRegistry()
+	err := r.AddUnstructured(GroupKind, "v2", map[string]convert.SpokeFuncs{"v1": {
+		ToHub: func(_ context.Context, in *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			return convertSpec(in, func(s widget.SpecV1) any { h := widget.SpecToHub(s); return &h })
+		},
+		FromHub: func(_ context.Context, in *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			return convertSpec(in, func(s widget.SpecV2) any { v := widget.SpecFromHub(s); return &v })
+		},
+	}})
+	return r, err
+}
+
+// convertSpec replaces in's spec, read as From, by conv's result.
+func convertSpec[From any](in *unstructured.Unstructured, conv func(From) any) (*unstructured.Unstructured, error) {
+	var spec From
+	raw, _ := in.Object["spec"].(map[string]any)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &spec); err != nil {
+		return nil, fmt.Errorf("bkwidget: spec: %w", err)
+	}
+	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(conv(spec))
+	if err != nil {
+		return nil, fmt.Errorf("bkwidget: spec: %w", err)
+	}
+	in.Object["spec"] = out
+	return in, nil
 }
