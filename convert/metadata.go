@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -76,9 +75,16 @@ func copySlice[E any](s []E, copyElem func(E) (E, error)) ([]E, error) {
 	return out, nil
 }
 
+// After a conversion the object's metadata is the input's, every field of it, except
+// labels and annotations: those are the input's plus the keys the conversion added (the
+// stash, StashAnnotation, follows the output, so a converter can consume it), and the
+// original-version record (OriginalVersionAnnotation) when one is due. finishMap and
+// finishTyped restore it, the one on a map, the other on an embedded ObjectMeta, both by
+// putting back the whole snapshot and merging the two maps with mergeLabelsAnnotations.
+
 // finishMap sets apiVersion and kind on out and replaces its metadata by snap (which
-// finishMap takes ownership of) merged with the labels and annotations out gained. When
-// record is not empty and snap has no original-version record, record becomes it.
+// finishMap takes ownership of) with labels and annotations merged. When record is not
+// empty and the input has no original-version record, record becomes it.
 func finishMap(out map[string]any, gvk schema.GroupVersionKind, snap map[string]any, record string) {
 	out["apiVersion"] = gvk.GroupVersion().String()
 	out["kind"] = gvk.Kind
@@ -86,34 +92,42 @@ func finishMap(out map[string]any, gvk schema.GroupVersionKind, snap map[string]
 	if snap == nil {
 		snap = map[string]any{}
 	}
-	for _, field := range [...]string{"labels", "annotations"} {
-		merged, ok := mergeKeys(asStringMap(snap[field]), asStringMap(got[field]))
-		if !ok {
-			continue // in's value is malformed: keep it as it was
-		}
-		if field == "annotations" && record != "" {
-			if merged[OriginalVersionAnnotation] == "" { // an empty record is none (OriginalVersion)
-				if merged == nil {
-					merged = map[string]string{}
-				}
-				merged[OriginalVersionAnnotation] = record
-			}
-		}
-		if len(merged) == 0 {
+	labels, annotations, ok := mergeLabelsAnnotations(
+		asStringMap(snap["labels"]), asStringMap(got["labels"]),
+		asStringMap(snap["annotations"]), asStringMap(got["annotations"]), record)
+	for field, merged := range map[string]map[string]string{"labels": labels, "annotations": annotations} {
+		switch {
+		case !ok[field]:
+			// in's value is malformed: keep it as it was
+		case len(merged) == 0:
 			delete(snap, field)
-			continue
+		default:
+			m := make(map[string]any, len(merged))
+			for k, v := range merged {
+				m[k] = v
+			}
+			snap[field] = m
 		}
-		m := make(map[string]any, len(merged))
-		for k, v := range merged {
-			m[k] = v
-		}
-		snap[field] = m
 	}
 	if len(snap) == 0 {
 		delete(out, "metadata")
 		return
 	}
 	out["metadata"] = snap
+}
+
+// mergeLabelsAnnotations merges the input's labels and annotations (inL, inA) with the
+// output's (outL, outA) by mergeKeys, and adds record to the annotations when it is not
+// empty and they have none. ok says, per field, whether the input's value was well formed
+// (else the caller keeps it as it was).
+func mergeLabelsAnnotations(inL, outL, inA, outA stringMap, record string) (labels, annotations map[string]string, ok map[string]bool) {
+	ok = map[string]bool{}
+	labels, ok["labels"] = mergeKeys(inL, outL)
+	annotations, ok["annotations"] = mergeKeys(inA, outA)
+	if ok["annotations"] && record != "" && annotations[OriginalVersionAnnotation] == "" { // an empty record is none (OriginalVersion)
+		annotations[OriginalVersionAnnotation] = record
+	}
+	return labels, annotations, ok
 }
 
 // asStringMap reads a labels or annotations value; ok is false when it is neither absent
@@ -174,35 +188,29 @@ func snapshotMeta(obj runtime.Object) *metav1.ObjectMeta {
 	return m.DeepCopy()
 }
 
-// finishTyped sets out's TypeMeta and replaces its metadata by snap merged with the
-// labels and annotations out gained; record as in finishMap.
+// finishTyped sets out's TypeMeta and replaces its metadata by snap with labels and
+// annotations merged, as finishMap does; record as there. An object that embeds no
+// ObjectMeta gets its TypeMeta only.
 func finishTyped(out runtime.Object, gvk schema.GroupVersionKind, snap *metav1.ObjectMeta, record string) {
 	out.GetObjectKind().SetGroupVersionKind(gvk)
-	a, err := meta.Accessor(out)
-	if err != nil || snap == nil {
+	m := objectMetaOf(out)
+	if m == nil || snap == nil {
 		return
 	}
-	labels, _ := mergeKeys(stringMap{m: snap.Labels, ok: true}, stringMap{m: a.GetLabels(), ok: true})
-	annotations, _ := mergeKeys(stringMap{m: snap.Annotations, ok: true}, stringMap{m: a.GetAnnotations(), ok: true})
-	if record != "" {
-		if annotations[OriginalVersionAnnotation] == "" {
-			annotations[OriginalVersionAnnotation] = record
+	labels, annotations, _ := mergeLabelsAnnotations(stringMap{m: snap.Labels, ok: true}, stringMap{m: m.Labels, ok: true},
+		stringMap{m: snap.Annotations, ok: true}, stringMap{m: m.Annotations, ok: true}, record)
+	*m = *snap
+	m.Labels, m.Annotations = nilIfEmpty(labels), nilIfEmpty(annotations)
+}
+
+// objectMetaOf returns the ObjectMeta a typed object embeds, nil when it embeds none.
+func objectMetaOf(obj runtime.Object) *metav1.ObjectMeta {
+	if a, ok := obj.(metav1.ObjectMetaAccessor); ok {
+		if m, ok := a.GetObjectMeta().(*metav1.ObjectMeta); ok && m != nil {
+			return m
 		}
 	}
-	a.SetName(snap.Name)
-	a.SetGenerateName(snap.GenerateName)
-	a.SetNamespace(snap.Namespace)
-	a.SetUID(snap.UID)
-	a.SetResourceVersion(snap.ResourceVersion)
-	a.SetGeneration(snap.Generation)
-	a.SetCreationTimestamp(snap.CreationTimestamp)
-	a.SetDeletionTimestamp(snap.DeletionTimestamp)
-	a.SetDeletionGracePeriodSeconds(snap.DeletionGracePeriodSeconds)
-	a.SetOwnerReferences(snap.OwnerReferences)
-	a.SetFinalizers(snap.Finalizers)
-	a.SetManagedFields(snap.ManagedFields)
-	a.SetLabels(nilIfEmpty(labels))
-	a.SetAnnotations(nilIfEmpty(annotations))
+	return nil
 }
 
 func nilIfEmpty(m map[string]string) map[string]string {
@@ -218,26 +226,13 @@ func nilIfEmpty(m map[string]string) map[string]string {
 // finalizers or managedFields in place could change what is restored (and the API server
 // restores those fields itself after a webhook conversion).
 func shallowSnapshotMeta(obj runtime.Object) *metav1.ObjectMeta {
-	a, err := meta.Accessor(obj)
-	if err != nil {
+	m := objectMetaOf(obj)
+	if m == nil {
 		return nil
 	}
-	return &metav1.ObjectMeta{
-		Name:                       a.GetName(),
-		GenerateName:               a.GetGenerateName(),
-		Namespace:                  a.GetNamespace(),
-		UID:                        a.GetUID(),
-		ResourceVersion:            a.GetResourceVersion(),
-		Generation:                 a.GetGeneration(),
-		CreationTimestamp:          a.GetCreationTimestamp(),
-		DeletionTimestamp:          a.GetDeletionTimestamp(),
-		DeletionGracePeriodSeconds: a.GetDeletionGracePeriodSeconds(),
-		Labels:                     maps.Clone(a.GetLabels()),
-		Annotations:                maps.Clone(a.GetAnnotations()),
-		OwnerReferences:            a.GetOwnerReferences(),
-		Finalizers:                 a.GetFinalizers(),
-		ManagedFields:              a.GetManagedFields(),
-	}
+	snap := *m
+	snap.Labels, snap.Annotations = maps.Clone(m.Labels), maps.Clone(m.Annotations)
+	return &snap
 }
 
 // shallowSnapshotMap is shallowSnapshotMeta for an unstructured object: a copy of the
