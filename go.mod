@@ -3,6 +3,7 @@ module github.com/backupkit/backupkit
 go 1.26.0
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/klauspost/compress v1.20.3
 	github.com/stretchr/testify v1.12.1
 	k8s.io/api v0.36.6

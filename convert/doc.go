@@ -64,12 +64,15 @@
 // a Failure result naming it, as the API server expects; a malformed body is a 400, an
 // oversized one (WithMaxRequestBytes) a 413, any method but POST a 405.
 //
-// The handler decodes the review and each object with apimachinery's utiljson, the
-// decoding the API server itself uses (case-sensitive keys, unknown keys ignored, whole
-// numbers as int64), each object once into its Go type for typed kinds or into a map,
-// after reading its apiVersion and kind; it encodes the results with encoding/json into
-// buffers it reuses, and converts large reviews on several goroutines (WithParallelism).
-// An object already at the desired version is copied as it came.
+// The handler decodes the review and each object with github.com/go-json-experiment/json
+// (the prototype of encoding/json v2) set to the rules of apimachinery's utiljson, the
+// decoding the API server uses: encoding/json's semantics, keys matched case-sensitively,
+// a whole number in an interface value decoded as an int64 (a fuzz target holds the two to
+// the same results). Each object's apiVersion and kind are read token by token, stopping
+// there; the object is then decoded once, into its Go type for typed kinds or into a map,
+// converted, and encoded with encoding/json into buffers the handler reuses. Large reviews
+// are converted on several goroutines (WithParallelism). An object already at the desired
+// version is copied as it came.
 //
 // # Goroutine safety
 //

@@ -2,42 +2,50 @@ package convert
 
 import (
 	"bytes"
-	"encoding/json"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// readHead reads an object's apiVersion and kind from raw, JSON the review decoder has
-// validated already, with encoding/json's token reader, and stops as soon as it has both:
-// the API server writes them first, so the rest of the object is not read twice. ok is
-// false when raw is not an object, either is not a string, or either is missing; the
-// caller then decodes the head in full, which gives the answer and the error.
-func readHead(raw []byte) (apiVersion, kind string, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+// headReader reads the apiVersion and kind of objects, one after another, reusing its
+// decoder.
+type headReader struct {
+	r   bytes.Reader
+	dec jsontext.Decoder
+}
+
+// read reads an object's apiVersion and kind from raw, JSON the review decoder has
+// validated already, token by token, and stops as soon as it has both: the API server
+// writes them first, so the rest of the object is not read twice. ok is false when raw is
+// not an object, either is not a string, or either is missing; the caller then decodes the
+// head in full, which gives the answer and the error.
+func (h *headReader) read(raw []byte) (apiVersion, kind string, ok bool) {
+	h.r.Reset(raw)
+	h.dec.Reset(&h.r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	defer func() { h.r.Reset(nil); h.dec.Reset(&h.r) }() // hold nothing of raw
+	if tok, err := h.dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return "", "", false
 	}
-	for dec.More() {
-		t, err := dec.Token()
+	for h.dec.PeekKind() != '}' {
+		name, err := h.dec.ReadToken()
 		if err != nil {
 			return "", "", false
 		}
-		switch t {
+		switch key := name.String(); key {
 		case "apiVersion", "kind":
-			v, err := dec.Token()
-			s, isString := v.(string)
-			if err != nil || !isString {
+			v, err := h.dec.ReadToken()
+			if err != nil || v.Kind() != '"' {
 				return "", "", false
 			}
-			if t == "kind" {
-				kind = s
+			if key == "kind" {
+				kind = v.String()
 			} else {
-				apiVersion = s
+				apiVersion = v.String()
 			}
 			if apiVersion != "" && kind != "" {
 				return apiVersion, kind, true
 			}
 		default:
-			var skip skipValue
-			if err := dec.Decode(&skip); err != nil {
+			if err := h.dec.SkipValue(); err != nil {
 				return "", "", false
 			}
 		}
@@ -45,7 +53,8 @@ func readHead(raw []byte) (apiVersion, kind string, ok bool) {
 	return "", "", false
 }
 
-// skipValue is a JSON value read and dropped.
-type skipValue struct{}
-
-func (*skipValue) UnmarshalJSON([]byte) error { return nil }
+// readHead is headReader.read with a reader of its own.
+func readHead(raw []byte) (apiVersion, kind string, ok bool) {
+	var h headReader
+	return h.read(raw)
+}

@@ -125,6 +125,9 @@ func mergeLabelsAnnotations(inL, outL, inA, outA stringMap, record string) (labe
 	labels, ok["labels"] = mergeKeys(inL, outL)
 	annotations, ok["annotations"] = mergeKeys(inA, outA)
 	if ok["annotations"] && record != "" && annotations[OriginalVersionAnnotation] == "" { // an empty record is none (OriginalVersion)
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
 		annotations[OriginalVersionAnnotation] = record
 	}
 	return labels, annotations, ok
@@ -165,6 +168,9 @@ func mergeKeys(in, out stringMap) (map[string]string, bool) {
 	if !in.ok {
 		return nil, false
 	}
+	if out.ok && keeps(out.m, in.m) {
+		return out.m, true // out kept every key of in: the merge is out's map itself
+	}
 	merged := make(map[string]string, len(in.m)+len(out.m))
 	for k, v := range in.m {
 		if k != StashAnnotation {
@@ -177,6 +183,19 @@ func mergeKeys(in, out stringMap) (map[string]string, bool) {
 		}
 	}
 	return merged, true
+}
+
+// keeps reports whether out holds every key of in (the stash aside) with in's value.
+func keeps(out, in map[string]string) bool {
+	for k, v := range in {
+		if k == StashAnnotation {
+			continue
+		}
+		if w, ok := out[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // snapshotMeta deep-copies the metadata of a typed object; nil when it has none.

@@ -7,7 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // The ConversionReview wire format of apiextensions.k8s.io v1 and v1beta1 (both share
@@ -49,11 +48,11 @@ type ConversionResponse struct {
 }
 
 // decodeReview parses a request body. It accepts exactly a JSON ConversionReview of a
-// known apiVersion with a request; keys are case-sensitive and whole numbers stay int64, as
-// the API server reads them (utiljson, sigs.k8s.io/json). Each object is its own copy.
+// known apiVersion with a request; keys are case-sensitive, as the API server reads them
+// (decodeOptions). Each object is its own copy.
 func decodeReview(body []byte) (*ConversionReview, error) {
 	r := &ConversionReview{}
-	if err := utiljson.Unmarshal(body, r); err != nil {
+	if err := unmarshal(body, r); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadReview, err)
 	}
 	switch r.APIVersion {

@@ -79,9 +79,9 @@ type webhook struct {
 // the Go objects passed to ConvertTo and ConvertFrom are reused, zeroed, for later objects
 // of the same review once the result is encoded, so a converter must not keep a reference
 // to them after it returns (none of Kubebuilder's do). The request's context reaches the
-// converters. The request and each object are decoded with apimachinery's utiljson (the API
-// server's rules: case-sensitive keys, whole numbers as int64), the results encoded with
-// encoding/json; an unstructured result nested deeper than those decoders accept (a cyclic
+// converters. The request and each object are decoded by the API server's rules
+// (utiljson's: case-sensitive keys, whole numbers as int64; see the package doc), the
+// results encoded with encoding/json; an unstructured result nested deeper than those decoders accept (a cyclic
 // map, say) fails its object instead of the process. The body is read as it arrives, never
 // sized by Content-Length. The handler is safe for concurrent use; besides r it keeps, from
 // one request for the next, cleared byte buffers (at most 16 MiB in all) and a few zeroed Go
@@ -273,7 +273,7 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 	var head rawHead
 	fullHead := func() error { head = rawHead{}; return utiljson.Unmarshal(raw, &head) }
 	var ok bool
-	if head.APIVersion, head.Kind, ok = readHead(raw); !ok {
+	if head.APIVersion, head.Kind, ok = enc.head.read(raw); !ok {
 		if err := fullHead(); err != nil {
 			return &ConversionError{To: desired.String(), Err: fmt.Errorf("%w: %v", ErrInvalidObject, err)}
 		}
@@ -307,7 +307,7 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 		if err != nil {
 			return fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
 		}
-		if err := utiljson.Unmarshal(raw, obj); err != nil {
+		if err := unmarshal(raw, obj); err != nil {
 			return fail(fmt.Errorf("%w: decoding into %T: %v", ErrInvalidObject, obj, err))
 		}
 		if got := obj.GetObjectKind().GroupVersionKind(); got != gvk {
@@ -327,7 +327,7 @@ func (r *Registry) convertRaw(ctx context.Context, raw []byte, desired schema.Gr
 		return nil
 	}
 	var obj map[string]any
-	if err := utiljson.Unmarshal(raw, &obj); err != nil {
+	if err := unmarshal(raw, &obj); err != nil {
 		return fail(fmt.Errorf("%w: %v", ErrInvalidObject, err))
 	}
 	if obj["apiVersion"] != head.APIVersion || obj["kind"] != head.Kind {
@@ -425,6 +425,7 @@ var successJSON, _ = json.Marshal(metav1.Status{Status: metav1.StatusSuccess})
 // the handler's bufferCache with the spare objects it kept.
 type objectEncoder struct {
 	b     []byte
+	head  headReader
 	enc   *json.Encoder // made when first needed
 	spare spareObjects
 }

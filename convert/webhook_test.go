@@ -142,7 +142,7 @@ func TestWebhookFailures(t *testing.T) {
 		{name: "object is not an object", desired: testGroup + "/v2", objs: []any{"a string"},
 			message: `objects[0]: <no kind> <no name> to test.backupkit.io/v2: convert: invalid object: json: cannot unmarshal string into Go value of type convert.rawHead`},
 		{name: "typed object that does not decode", desired: testGroup + "/v2", objs: []any{widgetU("v1", map[string]any{"size": int64(3)})},
-			message: `objects[0]: Widget.test.backupkit.io ns/g1 from v1 to test.backupkit.io/v2: convert: invalid object: decoding into *convert_test.WidgetV1: json: cannot unmarshal number into Go struct field WidgetV1Spec.spec.size of type string`},
+			message: `objects[0]: Widget.test.backupkit.io ns/g1 from v1 to test.backupkit.io/v2: convert: invalid object: decoding into *convert_test.WidgetV1: json: cannot unmarshal number into Go struct field WidgetV1.spec.size of type string`},
 		{name: "desired version that is no group/version", desired: "a/b/c", objs: []any{gadget("v1", "name", "x")},
 			message: `desiredAPIVersion "a/b/c": convert: unknown version: not group/version`},
 	}
@@ -190,7 +190,7 @@ func TestWebhookBadRequests(t *testing.T) {
 		{name: "no desired version", body: `{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","objects":[]}}`, code: http.StatusBadRequest,
 			reason: "convert: bad ConversionReview: request.desiredAPIVersion is missing"},
 		{name: "objects not a list", body: `{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"a/v1","objects":{}}}`, code: http.StatusBadRequest,
-			reason: "convert: bad ConversionReview: json: cannot unmarshal object into Go struct field ConversionRequest.request.objects of type []json.RawMessage"},
+			reason: "convert: bad ConversionReview: json: cannot unmarshal object into Go struct field ConversionReview.request.objects of type []json.RawMessage"},
 		{name: "keys are case-sensitive", body: `{"APIVERSION":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{}}`, code: http.StatusBadRequest,
 			reason: "convert: bad ConversionReview: apiVersion is missing"},
 		{name: "over the size limit", body: `{"apiVersion":"` + strings.Repeat("x", 5000) + `"}`, code: http.StatusRequestEntityTooLarge,
