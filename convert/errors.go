@@ -7,8 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Sentinel errors. Every error the package returns wraps one of them, so callers can
-// branch with errors.Is whatever the message says.
+// Sentinel errors. Every error the package makes wraps one of them, so callers can branch
+// with errors.Is whatever the message says; an error a converter returns reaches the caller
+// as the cause of a *ConversionError, wrapped, not replaced.
 var (
 	// ErrInvalidRegistration: a registration is incomplete or contradictory (no hub, two
 	// hubs, a spoke without functions, a spoke named like the hub, a type that is neither
