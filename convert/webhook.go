@@ -83,10 +83,9 @@ type webhook struct {
 // (utiljson's: case-sensitive keys, whole numbers as int64; see the package doc), the
 // results encoded with encoding/json; an unstructured result nested deeper than those decoders accept (a cyclic
 // map, say) fails its object instead of the process. The body is read as it arrives, never
-// sized by Content-Length. The handler is safe for concurrent use; besides r it keeps, from
-// one request for the next, cleared byte buffers (at most 16 MiB in all) and a few zeroed Go
-// objects of the registered types to decode into: nothing a request decoded stays
-// referenced once its response is written.
+// sized by Content-Length. The handler is safe for concurrent use; besides r it keeps,
+// from one request for the next, only cleared byte buffers (at most 16 MiB in all): nothing
+// a request decoded stays referenced once its response is written.
 func NewWebhookHandler(r *Registry, opts ...WebhookOption) http.Handler {
 	h := &webhook{r: r, max: DefaultMaxRequestBytes, parallelism: runtime.GOMAXPROCS(0)}
 	for _, o := range opts {
@@ -159,8 +158,7 @@ func (r *Registry) convertReview(ctx context.Context, req *ConversionRequest, pa
 	convertRange := func(chunk, from, to int) {
 		buf := cache.getBuffer()
 		chunks[chunk] = buf
-		enc := cache.getEncoder()
-		defer cache.putEncoder(enc)
+		enc := &objectEncoder{} // its spare objects and decoder serve this range only
 		enc.b = (*buf)[:0]
 		for i := from; i < to; i++ {
 			if err := ctx.Err(); err != nil {
@@ -421,8 +419,8 @@ func appendResponse(b []byte, review *ConversionReview, chunks []*[]byte, err er
 // successJSON is the result of a review that succeeded.
 var successJSON, _ = json.Marshal(metav1.Status{Status: metav1.StatusSuccess})
 
-// objectEncoder appends converted objects to b; a review's goroutine has one, taken from
-// the handler's bufferCache with the spare objects it kept.
+// objectEncoder appends converted objects to b; each goroutine of a review has one, with
+// the Go objects it reuses from one object to the next and its head reader.
 type objectEncoder struct {
 	b     []byte
 	head  headReader
@@ -448,15 +446,14 @@ func (e *objectEncoder) encode(v any) error {
 	return nil
 }
 
-// bufferCache keeps the buffers (request bodies, responses, converted objects) and the
-// encoders of finished requests for the next ones. Unlike a sync.Pool it
-// survives garbage collections, which a busy webhook triggers several times a review;
-// it holds at most maxCachedBytes of buffers, none larger than maxPooledBuffer.
+// bufferCache keeps the byte buffers (request bodies, responses, converted objects) of
+// finished requests, cleared, for the next ones; nothing else outlives a request. Unlike a
+// sync.Pool it survives garbage collections, which a busy webhook triggers several times a
+// review; it holds at most maxCachedBytes, in buffers no larger than maxPooledBuffer.
 type bufferCache struct {
-	mu       sync.Mutex
-	bufs     []*[]byte
-	bytes    int
-	encoders []*objectEncoder
+	mu    sync.Mutex
+	bufs  []*[]byte
+	bytes int
 }
 
 const (
@@ -468,7 +465,9 @@ const (
 func (c *bufferCache) getBuffer() *[]byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if b := popLast(&c.bufs); b != nil {
+	if n := len(c.bufs); n > 0 {
+		b := c.bufs[n-1]
+		c.bufs[n-1], c.bufs = nil, c.bufs[:n-1]
 		c.bytes -= cap(*b)
 		return b
 	}
@@ -487,46 +486,6 @@ func (c *bufferCache) putBuffer(b *[]byte) {
 		c.bufs = append(c.bufs, b)
 		c.bytes += cap(*b)
 	}
-}
-
-func (c *bufferCache) getEncoder() *objectEncoder { return getCached(c, &c.encoders) }
-
-// getCached takes the last item kept in *items (one of c's lists), or a new one.
-func getCached[T any](c *bufferCache, items *[]*T) *T {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if x := popLast(items); x != nil {
-		return x
-	}
-	return new(T)
-}
-
-// popLast removes and returns the last item of *items, nil when there is none; the
-// caller holds the cache's lock.
-func popLast[T any](items *[]*T) *T {
-	n := len(*items)
-	if n == 0 {
-		return nil
-	}
-	x := (*items)[n-1]
-	(*items)[n-1] = nil
-	*items = (*items)[:n-1]
-	return x
-}
-
-// putCached keeps x in *items (one of c's lists) unless that holds maxCachedItems.
-func putCached[T any](c *bufferCache, items *[]*T, x *T) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(*items) < maxCachedItems {
-		*items = append(*items, x)
-	}
-}
-
-func (c *bufferCache) putEncoder(e *objectEncoder) {
-	e.b = nil
-	e.spare.forget()
-	putCached(c, &c.encoders, e)
 }
 
 // readBody appends the request body, up to max bytes, to buf. Memory grows with the bytes
