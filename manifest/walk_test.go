@@ -240,9 +240,14 @@ func TestWalkLeavesNoGoroutine(t *testing.T) {
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithCancel(t.Context())
 	var n atomic.Int32
-	_, err := m.Walk(ctx, 16, func(context.Context, *manifest.Item) error {
-		if n.Add(1) == 100 {
+	_, err := m.Walk(ctx, 16, func(ctx context.Context, _ *manifest.Item) error {
+		switch k := n.Add(1); {
+		case k == 100:
 			cancel()
+		case k > 100:
+			// Until the 100th call has cancelled (it may be descheduled between its count and
+			// its cancel), the calls after it wait, so that the walk cannot run out of items first.
+			<-ctx.Done()
 		}
 		runtime.Gosched()
 		return nil
