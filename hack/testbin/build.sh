@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver and etcd from the module pinned in this directory (go.mod + go.sum),
-# caches them, and prints the directory holding both on stdout. Everything else goes to stderr.
+# Builds the test cluster's binaries, caches them, and prints the directory holding them on
+# stdout. Everything else goes to stderr. From the module pinned in this directory (go.mod +
+# go.sum): kube-apiserver, kube-controller-manager and kube-scheduler of k8s.io/kubernetes, and
+# etcd. From the module proxy, at the version pinned below (go.sum's checksum database checks
+# the download): kwok, which simulates nodes and pod lifecycles without containers, and
+# kwok-stages.yaml, the stages it plays, assembled from that same kwok module's stage files.
 #
-# The cache directory is keyed by the Kubernetes and etcd versions, GOOS, GOARCH and a hash of
-# this script, go.mod and go.sum:
-#   ${BACKUPKIT_TESTBIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/backupkit-testbin}/<k8s>-<etcd>-<os>-<arch>-<hash>/
+# The cache directory is keyed by the Kubernetes, etcd and kwok versions, GOOS, GOARCH and a
+# hash of this script, go.mod and go.sum:
+#   ${BACKUPKIT_TESTBIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/backupkit-testbin}/<k8s>-<etcd>-kwok<v>-<os>-<arch>-<hash>/
 # A hit returns at once. A miss builds into a temporary directory next to it and renames it into
 # place, so an interrupted or concurrent build never leaves a half-filled directory behind.
-# Cold (empty Go build cache): about 7 CPU-minutes and 2 GB of memory; warm Go cache: seconds.
+# Cold (empty Go build cache and module cache) on 2 cores: see the "Cold build" line of
+# internal/testcluster's package doc; warm Go cache: seconds.
 #
 # Use: export BACKUPKIT_TESTBIN="$(bash hack/testbin/build.sh)"
 set -euo pipefail
@@ -26,11 +31,29 @@ if [[ -z "$k8sver" || -z "$etcdver" ]]; then
 fi
 goos="$(go env GOOS)"
 goarch="$(go env GOARCH)"
+# kwok is built with `go install module@version`, outside this module: its go.mod is its own.
+kwokver="v0.8.0"
+# The stages kwok plays (kwokctl's defaults, and a chaos stage that fails the containers of a
+# Pod labelled pod-container-running-failed.stage.kwok.x-k8s.io=true), as paths in its module.
+kwokstages=(
+	kustomize/stage/node/fast/node-initialize.yaml
+	kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml
+	kustomize/stage/pod/fast/pod-ready.yaml
+	kustomize/stage/pod/fast/pod-complete.yaml
+	kustomize/stage/pod/fast/pod-delete.yaml
+	kustomize/stage/pod/chaos/pod-container-running-failed.yaml
+)
+binaries=(kube-apiserver kube-controller-manager kube-scheduler etcd kwok)
 hash="$(cat "$here/build.sh" "$here/go.mod" "$here/go.sum" | sha256sum | cut -c1-12)"
 
 root="${BACKUPKIT_TESTBIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/backupkit-testbin}"
-dir="$root/$k8sver-$etcdver-$goos-$goarch-$hash"
-if [[ -x "$dir/kube-apiserver" && -x "$dir/etcd" ]]; then
+dir="$root/$k8sver-$etcdver-kwok$kwokver-$goos-$goarch-$hash"
+complete() { # dir -> whether it holds every binary and the stages
+	local b
+	for b in "${binaries[@]}"; do [[ -x "$1/$b" ]] || return 1; done
+	[[ -s "$1/kwok-stages.yaml" ]]
+}
+if complete "$dir"; then
 	log "cache hit: $dir"
 	echo "$dir"
 	exit 0
@@ -60,12 +83,27 @@ build() { # output name, ldflags, package
 }
 start=$SECONDS
 build kube-apiserver "$k8sflags" k8s.io/kubernetes/cmd/kube-apiserver
+build kube-controller-manager "$k8sflags" k8s.io/kubernetes/cmd/kube-controller-manager
+build kube-scheduler "$k8sflags" k8s.io/kubernetes/cmd/kube-scheduler
 build etcd "$etcdflags" go.etcd.io/etcd/server/v3
+log "building kwok (sigs.k8s.io/kwok/cmd/kwok@$kwokver) into $tmp"
+# Run from $tmp so that no go.mod around applies; GOFLAGS' -mod does not apply to module@version.
+(cd "$tmp" && GOWORK=off GOFLAGS= GOBIN="$tmp" CGO_ENABLED=0 \
+	go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$kwokver") >&2
+kwokdir="$(cd "$tmp" && GOWORK=off GOFLAGS= go mod download -json "sigs.k8s.io/kwok@$kwokver" | awk -F'"' '$2 == "Dir" { print $4 }')"
+if [[ -z "$kwokdir" ]]; then
+	log "cannot find the source of sigs.k8s.io/kwok@$kwokver in the module cache"
+	exit 1
+fi
+for f in "${kwokstages[@]}"; do
+	[[ -s "$kwokdir/$f" ]] || { log "sigs.k8s.io/kwok@$kwokver has no stage file $f"; exit 1; }
+	{ echo "---"; echo "# from sigs.k8s.io/kwok@$kwokver $f"; cat "$kwokdir/$f"; } >>"$tmp/kwok-stages.yaml"
+done
 log "built in $((SECONDS - start)) s"
 
 if ! mv -T "$tmp" "$dir" 2>/dev/null; then
 	# Another build finished first; its binaries come from the same sources.
-	[[ -x "$dir/kube-apiserver" && -x "$dir/etcd" ]] || { log "cannot move $tmp to $dir"; exit 1; }
+	complete "$dir" || { log "cannot move $tmp to $dir"; exit 1; }
 	log "another build filled $dir first; using it"
 fi
 trap - EXIT

@@ -20,9 +20,41 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// DefaultStartTimeout bounds Start when Options.StartTimeout is zero. Both processes are
-// usually ready within 5 s; the margin is for a loaded 2-core machine.
+// DefaultStartTimeout bounds Start when Options.StartTimeout is zero. The control plane is
+// usually ready within 5 s, Full mode within a few more; the margin is for a loaded 2-core
+// machine.
 const DefaultStartTimeout = 2 * time.Minute
+
+// Mode says which processes Start runs.
+type Mode int
+
+const (
+	// APIServerOnly runs etcd and kube-apiserver, with the ServiceAccount admission plugin
+	// off: nothing acts on what a test creates. The zero Mode; the faster start.
+	APIServerOnly Mode = iota
+	// Full also runs kube-controller-manager with its default controllers,
+	// kube-scheduler, and kwok managing Options.Nodes simulated Nodes that Start creates;
+	// kube-apiserver runs with its default admission plugins, none disabled. Deployments
+	// roll out, Pods are scheduled and become Running and Ready, Jobs complete, namespaces
+	// get their default ServiceAccount and finish deleting, owned objects are garbage
+	// collected. No container ever runs: kwok plays each Pod's lifecycle (see the package
+	// doc for what it plays).
+	Full
+)
+
+// String returns "APIServerOnly" or "Full".
+func (m Mode) String() string {
+	switch m {
+	case APIServerOnly:
+		return "APIServerOnly"
+	case Full:
+		return "Full"
+	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// DefaultNodes is how many Nodes Full mode creates when Options.Nodes is zero.
+const DefaultNodes = 3
 
 // Users the token file defines.
 const (
@@ -33,9 +65,15 @@ const (
 	UnprivilegedUser = "backupkit-unprivileged"
 )
 
-// Options configures Start. The zero value is ready to use.
+// Options configures Start. The zero value is ready to use: APIServerOnly mode.
 type Options struct {
-	// BinDir holds kube-apiserver and etcd. Empty: the directory named by EnvBinDir.
+	// Mode: APIServerOnly (the zero value) or Full.
+	Mode Mode
+	// Nodes is how many simulated Nodes Full mode creates and kwok manages, named
+	// NodeName(0) to NodeName(Nodes-1). Zero: DefaultNodes. Ignored in APIServerOnly mode.
+	Nodes int
+	// BinDir holds the binaries (see LookupBinaries). Empty: the directory named by
+	// EnvBinDir.
 	BinDir string
 	// TempDir is where the cluster's working directory (etcd data, certificates, token
 	// file) is made. Empty: os.TempDir(). Stop removes the working directory; Start
@@ -48,11 +86,16 @@ type Options struct {
 	Output io.Writer
 	// ExtraEtcdArgs and ExtraAPIServerArgs are appended to the flags Start passes.
 	ExtraEtcdArgs, ExtraAPIServerArgs []string
+	// ExtraControllerManagerArgs, ExtraSchedulerArgs and ExtraKwokArgs are appended to the
+	// flags Start passes in Full mode.
+	ExtraControllerManagerArgs, ExtraSchedulerArgs, ExtraKwokArgs []string
 }
 
-// Cluster is a running etcd and kube-apiserver on 127.0.0.1. Its methods are safe for
-// concurrent use. Stop it when done.
+// Cluster is a running etcd and kube-apiserver on 127.0.0.1, and in Full mode the
+// controllers, scheduler and kwok. Its methods are safe for concurrent use. Stop it when done.
 type Cluster struct {
+	mode       Mode
+	nodes      int
 	host       string
 	caPEM      []byte
 	adminToken string
@@ -60,13 +103,20 @@ type Cluster struct {
 	workDir    string
 	spawner    *spawner
 	etcd, kapi *child
+	// Full mode only; nil otherwise.
+	kcm, scheduler, kwok *child
+	// reaper removes workDir once closed or once this process exits (startReaper).
+	reaper     io.Closer
 	stopOnce   sync.Once
 	stopErr    error
 	etcdClient string
 }
 
 // Start starts etcd, then kube-apiserver, on free loopback ports and returns once
-// kube-apiserver's /readyz answers 200. ctx bounds the start only, not the cluster's life.
+// kube-apiserver's /readyz answers 200. In Full mode it then starts kube-controller-manager,
+// kube-scheduler and kwok, creates the Nodes, and returns once both components' /healthz
+// answer 200, the default namespace has its default ServiceAccount and every Node is Ready
+// with no taint. ctx bounds the start only, not the cluster's life.
 // On any error nothing is left running and the working directory is removed; a child that
 // exits early fails Start at once, with its output in the error.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
@@ -105,7 +155,23 @@ func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err er
 	if err != nil {
 		return nil, fmt.Errorf("testcluster: working directory: %w", err)
 	}
-	c := &Cluster{workDir: workDir, spawner: newSpawner()}
+	c := &Cluster{mode: opts.Mode, workDir: workDir, spawner: newSpawner()}
+	if c.reaper, err = startReaper(workDir); err != nil {
+		_ = os.RemoveAll(workDir)
+		return nil, fmt.Errorf("testcluster: start the working directory's reaper: %w", err)
+	}
+	switch opts.Mode {
+	case APIServerOnly:
+	case Full:
+		if c.nodes = opts.Nodes; c.nodes == 0 {
+			c.nodes = DefaultNodes
+		}
+		if c.nodes < 0 {
+			return nil, fmt.Errorf("testcluster: Options.Nodes is %d; want 0 (the default, %d) or more", opts.Nodes, DefaultNodes)
+		}
+	default:
+		return nil, fmt.Errorf("testcluster: unknown %v", opts.Mode)
+	}
 	defer func() {
 		if err != nil {
 			if stopErr := c.Stop(); stopErr != nil {
@@ -119,7 +185,7 @@ func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err er
 	if c.noneToken, err = randomToken(); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3)
+	ports, err := freePorts(5)
 	if err != nil {
 		return nil, err
 	}
@@ -166,10 +232,15 @@ func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err er
 		"--service-account-key-file=" + files.saPublic,
 		"--service-account-signing-key-file=" + files.saPrivate,
 		"--service-account-issuer=https://kubernetes.default.svc",
-		"--service-cluster-ip-range=10.0.0.0/24",
-		"--disable-admission-plugins=ServiceAccount",
+		"--service-cluster-ip-range=" + serviceCIDR,
+		// The default reconciler would publish 127.0.0.1 as the kubernetes Service's
+		// endpoint, which endpoint validation refuses (loopback).
 		"--endpoint-reconciler-type=none",
 	}, opts.ExtraAPIServerArgs...)
+	if opts.Mode == APIServerOnly {
+		// Nothing would create the default ServiceAccount a Pod names.
+		apiArgs = append([]string{"--disable-admission-plugins=ServiceAccount"}, apiArgs...)
+	}
 	if c.kapi, err = startChild(c.spawner, "kube-apiserver", filepath.Join(binDir, APIServerBinary), apiArgs, opts.Output); err != nil {
 		return nil, err
 	}
@@ -182,16 +253,49 @@ func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err er
 	if err := c.kapi.waitReady(ctx, ready); err != nil {
 		return nil, err
 	}
-	select {
-	case <-c.etcd.done: // etcd may have died while kube-apiserver started
-		return nil, c.etcd.exitError()
-	default:
+	if opts.Mode == Full {
+		if err := c.startFull(ctx, binDir, files, ports[3], ports[4], opts); err != nil {
+			return nil, err
+		}
+	}
+	// Any child may have died while a later one started.
+	if err := c.exited(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
 
+// children returns the cluster's running children, in start order.
+func (c *Cluster) children() []*child {
+	var out []*child
+	for _, ch := range []*child{c.etcd, c.kapi, c.kcm, c.scheduler, c.kwok} {
+		if ch != nil {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// exited returns the exit error of the first child that is no longer running, or nil.
+func (c *Cluster) exited() error {
+	for _, ch := range c.children() {
+		select {
+		case <-ch.done:
+			return ch.exitError()
+		default:
+		}
+	}
+	return nil
+}
+
+// serviceCIDR is the Services' cluster IP range; podCIDR, kwok's Pod IPs, must not overlap it.
+const (
+	serviceCIDR = "10.0.0.0/24"
+	podCIDR     = "10.244.0.1/16"
+)
+
 type apiServerFiles struct {
-	servingCert, servingKey, tokens, saPublic, saPrivate string
+	servingCert, servingKey, tokens, saPublic, saPrivate, ca string
 }
 
 // writeAPIServerFiles writes the serving certificate, token file and service account keys
@@ -203,6 +307,7 @@ func (c *Cluster) writeAPIServerFiles() (apiServerFiles, error) {
 		tokens:      filepath.Join(c.workDir, "tokens.csv"),
 		saPublic:    filepath.Join(c.workDir, "sa.pub"),
 		saPrivate:   filepath.Join(c.workDir, "sa.key"),
+		ca:          filepath.Join(c.workDir, "ca.crt"),
 	}
 	ca, err := NewCA("backupkit-testcluster-ca")
 	if err != nil {
@@ -224,6 +329,7 @@ func (c *Cluster) writeAPIServerFiles() (apiServerFiles, error) {
 		f.servingCert: certPEM, f.servingKey: keyPEM,
 		f.tokens:   []byte(tokens),
 		f.saPublic: saPub, f.saPrivate: saPriv,
+		f.ca: c.caPEM,
 	} {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			return f, fmt.Errorf("testcluster: %w", err)
@@ -257,17 +363,23 @@ func (c *Cluster) restConfig(token string) *rest.Config {
 // reused.
 func (c *Cluster) APIServerPID() int { return c.kapi.cmd.Process.Pid }
 
-// Stop kills kube-apiserver, then etcd, waits for both to exit and removes the working
-// directory. It is safe to call more than once and concurrently; every call returns the
-// first call's result.
+// Mode returns the mode the cluster was started in.
+func (c *Cluster) Mode() Mode { return c.mode }
+
+// Stop kills the children, latest started first (kube-apiserver, then etcd, last), waits for
+// each to exit and removes the working directory. It is safe to call more than once and
+// concurrently; every call returns the first call's result.
 func (c *Cluster) Stop() error {
 	c.stopOnce.Do(func() {
-		c.kapi.kill()
-		c.etcd.kill()
+		children := c.children()
+		for i := len(children) - 1; i >= 0; i-- {
+			children[i].kill()
+		}
 		c.spawner.close()
 		if err := os.RemoveAll(c.workDir); err != nil {
 			c.stopErr = fmt.Errorf("testcluster: remove working directory: %w", err)
 		}
+		_ = c.reaper.Close()
 	})
 	return c.stopErr
 }

@@ -17,6 +17,10 @@ import (
 // package; its zero value is ready for Main. Cluster is safe for concurrent use once Main has
 // started the tests.
 type Env struct {
+	// Options are what Main starts the control plane with; BinDir is ignored (it comes from
+	// EnvBinDir). The zero value: APIServerOnly mode.
+	Options Options
+
 	cluster *Cluster
 	skip    string
 }
@@ -40,7 +44,9 @@ func (e *Env) Main(m *testing.M, setup func(ctx context.Context, c *Cluster) err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultStartTimeout)
 	defer cancel()
-	c, err := Start(ctx, Options{BinDir: binDir})
+	opts := e.Options
+	opts.BinDir = binDir
+	c, err := Start(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -54,6 +60,9 @@ func (e *Env) Main(m *testing.M, setup func(ctx context.Context, c *Cluster) err
 	}
 	e.cluster = c
 	code := m.Run()
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "testcluster: the tests failed; the control plane's last output:\n%s", c.Logs(logLinesOnFailure))
+	}
 	if err := c.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		if code == 0 {
@@ -77,13 +86,23 @@ func plan(getenv func(string) string) (binDir, skip string, err error) {
 	}
 }
 
+// logLinesOnFailure is how many of each process's last lines a failed test prints.
+const logLinesOnFailure = 40
+
 // Cluster returns the package's control plane, or skips t, saying why and how to get the
-// binaries, when Main found none. It fails t if Main was not called.
+// binaries, when Main found none. It fails t if Main was not called. If t fails, its
+// cleanup logs the last lines of every process of the control plane.
 func (e *Env) Cluster(t testing.TB) *Cluster {
 	t.Helper()
 	switch {
 	case e.cluster != nil:
-		return e.cluster
+		c := e.cluster
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("the control plane's last output:\n%s", c.Logs(logLinesOnFailure))
+			}
+		})
+		return c
 	case e.skip != "":
 		t.Skip(e.skip)
 	default:
@@ -93,8 +112,10 @@ func (e *Env) Cluster(t testing.TB) *Cluster {
 }
 
 // Namespace creates a namespace of its own for t, named after nothing in particular
-// ("t-" and a random suffix), and returns its name. It is never deleted: without a
-// controller manager a namespace never finishes deleting, and the cluster is thrown away.
+// ("t-" and a random suffix), and returns its name. In Full mode it returns once the
+// controllers have made the namespace's default ServiceAccount, so that a Pod created next
+// is not refused for the lack of it. It is never deleted: in APIServerOnly mode a
+// namespace never finishes deleting, and the cluster is thrown away.
 func (c *Cluster) Namespace(t testing.TB) string {
 	t.Helper()
 	client, err := dynamic.NewForConfig(c.RESTConfig())
@@ -110,6 +131,10 @@ func (c *Cluster) Namespace(t testing.TB) string {
 		Create(t.Context(), ns, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("testcluster: create namespace: %v", err)
+	}
+	if c.mode == Full {
+		c.WaitFor(t, serviceAccountsGVR, got.GetName(), "default", DefaultWaitTimeout, "exists",
+			func(*unstructured.Unstructured) bool { return true })
 	}
 	return got.GetName()
 }

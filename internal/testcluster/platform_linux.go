@@ -2,6 +2,8 @@ package testcluster
 
 import (
 	"errors"
+	"io"
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -16,4 +18,35 @@ func setParentDeathSignal(cmd *exec.Cmd) {
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// reaperScript waits for end of file on its standard input, then removes the directory $1,
+// trying again for a few seconds while the children, killed at the same moment, may still
+// write into it.
+const reaperScript = `while read -r _; do :; done
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	rm -rf -- "$1" 2>/dev/null
+	[ -e "$1" ] || exit 0
+	sleep 1
+done`
+
+// startReaper starts a process that removes dir once this process has let go of the
+// returned pipe: when Stop closes it, or when this process exits for any reason, a panic
+// or a kill included, since the kernel closes the pipe then. The reaper runs in a session
+// of its own, so that no signal meant for the test binary's process group reaches it.
+func startReaper(dir string) (io.Closer, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	cmd := exec.Command("/bin/sh", "-c", reaperScript, "backupkit-testcluster-reaper", dir)
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	go func() { _ = cmd.Wait() }() // reap it once it is done
+	return w, nil
 }

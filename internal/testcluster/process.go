@@ -165,3 +165,17 @@ func (c *child) waitReady(ctx context.Context, check func(context.Context) error
 		}
 	}
 }
+
+// lastLines returns at most n of the last whole lines of the child's kept output.
+func (c *child) lastLines(n int) string {
+	raw := c.out.String()
+	out := strings.TrimRight(raw, "\n")
+	if i := strings.IndexByte(out, '\n'); i >= 0 && len(raw) == tailSize {
+		out = out[i+1:] // the first line was cut by the tail
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

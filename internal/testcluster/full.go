@@ -1,0 +1,199 @@
+package testcluster
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// KwokNodeAnnotation marks the Nodes kwok manages: Full mode creates its Nodes with it
+// ("fake") and tells kwok to manage exactly those.
+const KwokNodeAnnotation = "kwok.x-k8s.io/node"
+
+// KwokFailPodLabel, set to "true" on a Pod (or a workload's Pod template), makes kwok fail
+// the Pod's containers about a second after it starts running: phase Failed, each container
+// terminated with exit code 1 (kwok's pod-container-running-failed stage).
+const KwokFailPodLabel = "pod-container-running-failed.stage.kwok.x-k8s.io"
+
+// NodeName returns the name of the i-th Node Full mode creates (from 0).
+func NodeName(i int) string { return "kwok-node-" + strconv.Itoa(i) }
+
+var (
+	nodesGVR           = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	serviceAccountsGVR = schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}
+)
+
+// startFull starts kube-controller-manager, kube-scheduler and kwok against the running
+// kube-apiserver, creates the Nodes, and waits until the controllers and the scheduler are
+// healthy, the default namespace has its default ServiceAccount and every Node is Ready and
+// schedulable. kcmPort and schedulerPort are free loopback ports for their /healthz.
+func (c *Cluster) startFull(ctx context.Context, binDir string, files apiServerFiles, kcmPort, schedulerPort int, opts Options) error {
+	kubeconfig := filepath.Join(c.workDir, "admin.kubeconfig")
+	if err := WriteKubeconfig(c.RESTConfig(), kubeconfig); err != nil {
+		return err
+	}
+	kwokConfig := filepath.Join(c.workDir, "kwok.yaml")
+	if err := os.WriteFile(kwokConfig, []byte(kwokConfiguration), 0o600); err != nil {
+		return fmt.Errorf("testcluster: %w", err)
+	}
+	client, err := dynamic.NewForConfig(c.RESTConfig())
+	if err != nil {
+		return fmt.Errorf("testcluster: dynamic client: %w", err)
+	}
+	// The Nodes first, so that kwok finds them when it starts.
+	for i := range c.nodes {
+		if _, err := client.Resource(nodesGVR).Create(ctx, nodeObject(NodeName(i)), metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("testcluster: create node %s: %w", NodeName(i), err)
+		}
+	}
+
+	kcmArgs := append([]string{
+		"--kubeconfig=" + kubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(kcmPort),
+		"--cert-dir=" + filepath.Join(c.workDir, "kube-controller-manager"),
+		"--leader-elect=false",
+		"--controllers=*",
+		"--service-account-private-key-file=" + files.saPrivate,
+		"--root-ca-file=" + files.ca,
+		"--cluster-name=backupkit",
+		// Tests create objects in bursts; the defaults (20 QPS) would only slow the controllers.
+		"--kube-api-qps=500",
+		"--kube-api-burst=1000",
+	}, opts.ExtraControllerManagerArgs...)
+	if c.kcm, err = startChild(c.spawner, "kube-controller-manager", filepath.Join(binDir, ControllerManagerBinary), kcmArgs, opts.Output); err != nil {
+		return err
+	}
+	schedulerArgs := append([]string{
+		"--kubeconfig=" + kubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(schedulerPort),
+		"--cert-dir=" + filepath.Join(c.workDir, "kube-scheduler"),
+		"--leader-elect=false",
+	}, opts.ExtraSchedulerArgs...)
+	if c.scheduler, err = startChild(c.spawner, "kube-scheduler", filepath.Join(binDir, SchedulerBinary), schedulerArgs, opts.Output); err != nil {
+		return err
+	}
+	kwokArgs := append([]string{
+		"--kubeconfig=" + kubeconfig,
+		"--config=" + filepath.Join(binDir, KwokStagesFile),
+		"--config=" + kwokConfig,
+	}, opts.ExtraKwokArgs...)
+	if c.kwok, err = startChild(c.spawner, "kwok", filepath.Join(binDir, KwokBinary), kwokArgs, opts.Output); err != nil {
+		return err
+	}
+
+	healthClient := &http.Client{Transport: &http.Transport{
+		// Both serve a certificate they signed themselves on loopback; only the answer matters.
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // loopback health check
+	}}
+	defer healthClient.CloseIdleConnections()
+	kcmReady := func(ctx context.Context) error {
+		if err := healthz(ctx, healthClient, "https://127.0.0.1:"+strconv.Itoa(kcmPort)); err != nil {
+			return err
+		}
+		_, err := client.Resource(serviceAccountsGVR).Namespace("default").Get(ctx, "default", metav1.GetOptions{})
+		return err
+	}
+	if err := c.kcm.waitReady(ctx, kcmReady); err != nil {
+		return err
+	}
+	schedulerReady := func(ctx context.Context) error {
+		return healthz(ctx, healthClient, "https://127.0.0.1:"+strconv.Itoa(schedulerPort))
+	}
+	if err := c.scheduler.waitReady(ctx, schedulerReady); err != nil {
+		return err
+	}
+	return c.kwok.waitReady(ctx, func(ctx context.Context) error { return nodesSchedulable(ctx, client, c.nodes) })
+}
+
+// kwokConfiguration is kwok's own configuration: the Nodes to manage (those Full mode
+// creates), the Pod IP range, and the parallelism kwok refuses to run without when its
+// configuration comes from a file.
+var kwokConfiguration = `apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokConfiguration
+options:
+  manageAllNodes: false
+  manageNodesWithAnnotationSelector: ` + KwokNodeAnnotation + `=fake
+  cidr: ` + podCIDR + `
+  nodeIP: 10.255.0.1
+  nodeLeaseDurationSeconds: 40
+  nodeLeaseParallelism: 4
+  nodePlayStageParallelism: 4
+  podPlayStageParallelism: 8
+  enableDebuggingHandlers: false
+  enableProfilingHandler: false
+`
+
+// nodeObject is a Node kwok manages, with room for many Pods and no taints: every Pod a
+// test creates can be scheduled on it.
+func nodeObject(name string) *unstructured.Unstructured {
+	resources := map[string]any{"cpu": "64", "memory": "256Gi", "pods": "500"}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1",
+		"kind":       "Node",
+		"metadata": map[string]any{
+			"name":        name,
+			"annotations": map[string]any{KwokNodeAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"},
+			"labels": map[string]any{
+				"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": runtime.GOARCH,
+				"type": "kwok",
+			},
+		},
+		"status": map[string]any{"allocatable": resources, "capacity": resources},
+	}}
+}
+
+// nodesSchedulable checks that want Nodes exist, each Ready and without taints (the
+// node-lifecycle controller removes the not-ready taint once kwok reports the Node Ready).
+func nodesSchedulable(ctx context.Context, client dynamic.Interface, want int) error {
+	list, err := client.Resource(nodesGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	if len(list.Items) != want {
+		return fmt.Errorf("%d nodes, want %d", len(list.Items), want)
+	}
+	for i := range list.Items {
+		n := &list.Items[i]
+		if !conditionTrue(n, "Ready") {
+			return fmt.Errorf("node %s not Ready", n.GetName())
+		}
+		if taints, _, _ := unstructured.NestedSlice(n.Object, "spec", "taints"); len(taints) > 0 {
+			return fmt.Errorf("node %s tainted: %v", n.GetName(), taints)
+		}
+	}
+	return nil
+}
+
+// healthz checks a component's /healthz on its secure port; client carries no credentials
+// (/healthz is always allowed).
+func healthz(ctx context.Context, client *http.Client, base string) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/healthz", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET /healthz: %s: %s", resp.Status, body)
+	}
+	return nil
+}
