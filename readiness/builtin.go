@@ -37,6 +37,8 @@ var builtinKinds = [...]builtinKind{
 	{schema.GroupKind{Group: "", Kind: "PersistentVolume"}, pvRule, true},
 	{schema.GroupKind{Group: "", Kind: "Service"}, serviceRule, false}, // only a LoadBalancer needs status: the rule says so
 	{schema.GroupKind{Group: "apiregistration.k8s.io", Kind: "APIService"}, apiServiceRule, true},
+	{schema.GroupKind{Group: "policy", Kind: "PodDisruptionBudget"}, pdbRule, true},
+	{schema.GroupKind{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}, hpaRule, true},
 }
 
 // builtin returns the row of the kind, or nil if it has no built-in rule. A scan: a dozen

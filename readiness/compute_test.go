@@ -32,6 +32,8 @@ const (
 	pvHead     = `"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"pv-1"}`
 	svcHead    = `"apiVersion":"v1","kind":"Service","metadata":{"name":"front","namespace":"shop"}`
 	nsHead     = `"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}`
+	pdbHead    = `"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web","namespace":"shop","generation":1}`
+	hpaHead    = `"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"web","namespace":"shop"}`
 	widgetHead = `"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"shop","generation":3}`
 )
 
@@ -177,6 +179,22 @@ func TestCompute(t *testing.T) {
 		{"apiservice missing endpoints", `{` + apiSvcHead + `,"status":{"conditions":[{"type":"Available","status":"False","reason":"MissingEndpoints"}]}}`, nil, readiness.InProgress, "MissingEndpoints"},
 		{"apiservice available", `{` + apiSvcHead + `,"status":{"conditions":[{"type":"Available","status":"True","reason":"Passed"}]}}`, nil, readiness.Current, "Available"},
 		{"apiservice lenient no conditions", `{` + apiSvcHead + `}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.InProgress, "NotAvailable"},
+		// A PDB as the API server creates it: zero counters, no observedGeneration.
+		{"pdb zero status", `{` + pdbHead + `,"status":{"currentHealthy":0,"desiredHealthy":0,"disruptionsAllowed":0,"expectedPods":0}}`, nil, readiness.InProgress, "NoStatus"},
+		{"pdb lenient zero status", `{` + pdbHead + `,"status":{"currentHealthy":0,"desiredHealthy":0,"expectedPods":0}}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.Current, "BudgetMet"},
+		{"pdb budget not met", `{` + pdbHead + `,"status":{"observedGeneration":1,"currentHealthy":1,"desiredHealthy":2,"expectedPods":3}}`, nil, readiness.InProgress, "BudgetNotMet"},
+		{"pdb budget met", `{` + pdbHead + `,"status":{"observedGeneration":1,"currentHealthy":3,"desiredHealthy":2,"expectedPods":3}}`, nil, readiness.Current, "BudgetMet"},
+		{"pdb no pods selected", `{` + pdbHead + `,"status":{"observedGeneration":1}}`, nil, readiness.Current, "BudgetMet"},
+		{"pdb stale", `{` + pdbHead + `,"metadata":{"generation":2},"status":{"observedGeneration":1,"currentHealthy":3,"desiredHealthy":2}}`, nil, readiness.InProgress, "ObservedGenerationStale"},
+		{"pdb bad counter", `{` + pdbHead + `,"status":{"observedGeneration":1,"currentHealthy":"3"}}`, nil, readiness.Unknown, "MalformedStatus"},
+		// An HPA as the API server creates it: zero replica counts.
+		{"hpa zero status", `{` + hpaHead + `,"status":{"currentReplicas":0,"desiredReplicas":0}}`, nil, readiness.InProgress, "NoStatus"},
+		{"hpa cannot get scale", `{` + hpaHead + `,"status":{"conditions":[{"type":"AbleToScale","status":"False","reason":"FailedGetScale","message":"deployments/scale.apps \"web\" not found"}]}}`, nil, readiness.InProgress, "NotAbleToScale"},
+		{"hpa able, no metrics", `{` + hpaHead + `,"status":{"currentReplicas":3,"conditions":[{"type":"AbleToScale","status":"True","reason":"SucceededGetScale"},{"type":"ScalingActive","status":"False","reason":"FailedGetResourceMetric"}]}}`, nil, readiness.Current, "AbleToScale"},
+		{"hpa v1, no conditions annotation", `{"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"web"},"status":{"currentReplicas":2}}`, nil, readiness.InProgress, "NotAbleToScale"},
+		{"hpa v1, able in the annotation", `{"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"web","annotations":{"autoscaling.alpha.kubernetes.io/conditions":"[{\"type\":\"AbleToScale\",\"status\":\"True\",\"reason\":\"SucceededGetScale\"}]"}},"status":{"currentReplicas":2}}`, nil, readiness.Current, "AbleToScale"},
+		{"hpa v1, not able in the annotation", `{"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"web","annotations":{"autoscaling.alpha.kubernetes.io/conditions":"[{\"type\":\"AbleToScale\",\"status\":\"False\",\"reason\":\"FailedGetScale\"}]"}},"status":{"currentReplicas":2}}`, nil, readiness.InProgress, "NotAbleToScale"},
+		{"hpa v1, annotation not JSON", `{"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"web","annotations":{"autoscaling.alpha.kubernetes.io/conditions":"[{"}},"status":{"currentReplicas":2}}`, nil, readiness.Unknown, "MalformedStatus"},
 		{"apiservice reason not a string", `{` + apiSvcHead + `,"status":{"conditions":[{"type":"Available","status":"False","reason":5}]}}`, nil, readiness.Unknown, "MalformedStatus"},
 
 		// PersistentVolumeClaim and PersistentVolume.
@@ -248,7 +266,7 @@ func TestRegistry(t *testing.T) {
 	widget := schema.GroupKind{Group: "example.com", Kind: "Widget"}
 	deploy := schema.GroupKind{Group: "apps", Kind: "Deployment"}
 	reg := readiness.NewRegistry()
-	require.Len(t, reg.Kinds(), 12)
+	require.Len(t, reg.Kinds(), 14)
 	require.Equal(t, schema.GroupKind{Group: "", Kind: "Namespace"}, reg.Kinds()[0])
 
 	w := obj(t, `{`+widgetHead+`,"spec":{"size":3},"status":{"observedGeneration":3,"size":1}}`)

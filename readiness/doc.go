@@ -97,6 +97,16 @@
 //	APIService                        S  Available=True                                       Current/Available
 //	  (apiregistration.k8s.io)           Available not True, with a reason                    InProgress/<its reason>
 //	                                     otherwise                                            InProgress/NotAvailable
+//	PodDisruptionBudget (policy)      S  currentHealthy < desiredHealthy                      InProgress/BudgetNotMet
+//	                                     otherwise                                            Current/BudgetMet
+//	HorizontalPodAutoscaler           S  AbleToScale=True                                     Current/AbleToScale
+//	  (autoscaling)                      otherwise                                            InProgress/NotAbleToScale
+//
+// An HPA is Current once it can scale its target even when ScalingActive is False (no
+// metrics to scale on yet): the metrics are the cluster's to provide, not the restore's. At
+// autoscaling/v1, which has no status.conditions, the conditions are read from the JSON list
+// in the annotation autoscaling.alpha.kubernetes.io/conditions, where the API server shows
+// them; an annotation that is not such a list is Unknown/MalformedStatus.
 //
 // A PVC whose StorageClass binds on first consumer stays Pending until a Pod uses it: wait
 // for the Pod, or register another rule for PersistentVolumeClaim.

@@ -18,6 +18,7 @@ const (
 	msgNodesUpdated
 	msgNodesAvailable
 	msgNodesReady
+	msgPodsHealthy
 	msgJobSucceeded // "a pods succeeded" (b unused)
 	msgJobRunning   // "a active, b succeeded"
 	numCountMsgs
@@ -28,6 +29,7 @@ var ratioWhat = [numCountMsgs]string{
 	msgReplicasUpdated:     "replicas updated",
 	msgReplicasAvailable:   "replicas available",
 	msgReplicasReady:       "replicas ready",
+	msgPodsHealthy:         "pods healthy",
 	msgReplicasScalingDown: "replicas, scaling down",
 	msgReplicasOnDelete:    "replicas ready; OnDelete updates wait for pod deletion",
 	msgReplicasPartition:   "replicas above the partition updated",

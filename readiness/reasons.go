@@ -85,6 +85,10 @@ const (
 	ReasonServiceReady             Reason = "ServiceReady"
 	ReasonLoadBalancerReady        Reason = "LoadBalancerReady"
 	ReasonNoIngress                Reason = "NoIngress"
+	ReasonBudgetNotMet             Reason = "BudgetNotMet"
+	ReasonBudgetMet                Reason = "BudgetMet"
+	ReasonNotAbleToScale           Reason = "NotAbleToScale"
+	ReasonAbleToScale              Reason = "AbleToScale"
 )
 
 // Reasons of Wait, in ItemReport.Result and Event.

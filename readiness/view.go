@@ -17,6 +17,7 @@ const (
 	condSuspended
 	condNamesAccepted
 	condEstablished
+	condAbleToScale
 	numCondTypes
 )
 
@@ -35,6 +36,7 @@ var condTypeNames = [numCondTypes]string{
 	condSuspended:      "Suspended",
 	condNamesAccepted:  "NamesAccepted",
 	condEstablished:    "Established",
+	condAbleToScale:    "AbleToScale",
 }
 
 // condTypeOf returns the condType spelled t, and false for a type no rule asks for. It
@@ -58,6 +60,8 @@ func condTypeOf(t string) (condType, bool) {
 		return condReplicaFailure, true
 	case "PodScheduled":
 		return condPodScheduled, true
+	case "AbleToScale":
+		return condAbleToScale, true
 	case "Failed":
 		return condFailed, true
 	case "FailureTarget":

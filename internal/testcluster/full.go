@@ -71,6 +71,8 @@ func (c *Cluster) startFull(ctx context.Context, binDir string, files apiServerF
 		// Tests create objects in bursts; the defaults (20 QPS) would only slow the controllers.
 		"--kube-api-qps=500",
 		"--kube-api-burst=1000",
+		// An HPA's status within a second instead of 15.
+		"--horizontal-pod-autoscaler-sync-period=1s",
 	}, opts.ExtraControllerManagerArgs...)
 	if c.kcm, err = startChild(c.spawner, "kube-controller-manager", filepath.Join(binDir, ControllerManagerBinary), kcmArgs, opts.Output); err != nil {
 		return err
