@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,8 +12,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,12 +27,16 @@ import (
 	"github.com/backupkit/backupkit/internal/faultproxy"
 	"github.com/backupkit/backupkit/internal/testcluster"
 	"github.com/backupkit/backupkit/manifest"
+	"github.com/backupkit/backupkit/readiness"
 )
 
-var env testcluster.Env
+// env is a Full cluster: the round trip backs up a running Deployment, deletes its
+// namespace, and restores it until it runs again.
+var env = testcluster.Env{Options: testcluster.Options{Mode: testcluster.Full}}
 
-// TestMain starts a real kube-apiserver and etcd serving Gadgets (shop.example.com) at v1
-// (stored) and v2beta1. Without the binaries the live tests skip (fail under CI).
+// TestMain starts a real cluster (controllers, scheduler, kwok's Nodes) serving Gadgets
+// (shop.example.com) at v1 (stored) and v2beta1. Without the binaries the live tests skip
+// (fail under CI).
 func TestMain(m *testing.M) {
 	os.Exit(env.Main(m, func(ctx context.Context, c *testcluster.Cluster) error {
 		return c.InstallCRDs(ctx, gadgetCRD())
@@ -70,6 +77,7 @@ var (
 	gvrReplicaSets = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
 	gvrPods        = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 	gvrGadgets     = schema.GroupVersionResource{Group: "shop.example.com", Version: "v1", Resource: "gadgets"}
+	gvrNamespaces  = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 )
 
 // object is one object of the round trip: where it lives and what must come back.
@@ -118,33 +126,53 @@ func populate(t *testing.T, client dynamic.Interface, ns string) []object {
 	dep := create(gvrDeployments, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": md("web"),
 		"spec": map[string]any{"replicas": int64(2), "selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
 			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "web"}}, "spec": podSpec}}}, "spec")
-	rs := create(gvrReplicaSets, map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet",
-		"metadata": md("web-7c9d", map[string]any{"ownerReferences": ownedBy(dep.u)}),
-		"spec": map[string]any{"replicas": int64(2), "selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
-			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "web"}}, "spec": podSpec}}}, "spec")
-	out = append(out, dep, rs)
-	for _, name := range []string{"web-7c9d-a", "web-7c9d-b"} {
-		out = append(out, create(gvrPods, map[string]any{"apiVersion": "v1", "kind": "Pod",
-			"metadata": md(name, map[string]any{"ownerReferences": ownedBy(rs.u)}), "spec": podSpec}, "spec"))
-	}
+	out = append(out, dep)
 	for _, name := range []string{"sprocket", "widget"} {
 		out = append(out, create(gvrGadgets, map[string]any{"apiVersion": "shop.example.com/v1", "kind": "Gadget", "metadata": md(name),
 			"spec": map[string]any{"size": name, "parts": []any{"a", "b"}}}, "spec"))
 	}
+	// The controllers roll the Deployment out: a ReplicaSet and its two Pods, Running.
+	c := env.Cluster(t)
+	c.WaitFor(t, gvrDeployments, ns, "web", testcluster.DefaultWaitTimeout, "rolled out", func(u *unstructured.Unstructured) bool {
+		return readiness.Compute(u).Status == readiness.Current
+	})
 	return out
 }
 
-// TestRoundTrip backs up a namespace with examples/backup, deletes its objects, restores
-// them with examples/restore's binary, and checks that every object is back with its data,
-// its owners pointing at the new UIDs, and the custom resources at the version the plan
-// chose.
+// dataFields are the top-level fields of each resource that must come back equal.
+var dataFields = map[string][]string{
+	"configmaps": {"data"}, "secrets": {"data", "type"}, "deployments": {"spec"}, "replicasets": {"spec"}, "gadgets": {"spec"},
+}
+
+// listNamespace returns what ns holds of the round trip's resources, the objects the
+// controllers made (ReplicaSet, Pods, the default ServiceAccount, kube-root-ca.crt) included.
+func listNamespace(t *testing.T, client dynamic.Interface, ns string) []object {
+	t.Helper()
+	var out []object
+	for _, gvr := range []schema.GroupVersionResource{gvrConfigMaps, gvrSecrets, gvrSAs, gvrDeployments, gvrReplicaSets, gvrPods, gvrGadgets} {
+		list, err := client.Resource(gvr).Namespace(ns).List(t.Context(), metav1.ListOptions{})
+		require.NoError(t, err)
+		for i := range list.Items {
+			u := &list.Items[i]
+			out = append(out, object{gvr: gvr, name: u.GetName(), u: u, data: dataFields[gvr.Resource]})
+		}
+	}
+	return out
+}
+
+// TestRoundTrip backs up a namespace with a running Deployment with examples/backup,
+// deletes the namespace, restores it with examples/restore's binary, and checks that every
+// object is back with its data, its owners pointing at the new UIDs and the custom
+// resources at the version the plan chose, and that the application runs again: the
+// Deployment rolled out, its Pods (made again by their ReplicaSet) Running and Ready.
 func TestRoundTrip(t *testing.T) {
 	c := env.Cluster(t)
 	cfg := c.RESTConfig()
 	client, err := dynamic.NewForConfig(cfg)
 	require.NoError(t, err)
 	ns := c.Namespace(t)
-	objs := populate(t, client, ns)
+	populate(t, client, ns)
+	objs := listNamespace(t, client, ns)
 	kubeconfig := writeKubeconfig(t, cfg)
 	dir := t.TempDir()
 	tarball := filepath.Join(dir, "backup.tar.gz")
@@ -154,7 +182,8 @@ func TestRoundTrip(t *testing.T) {
 		"--page-size", "1", "--parallel", "3"}, &stdout, &stderr)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	t.Logf("backup's stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	require.Contains(t, stdout.String(), "backup: wrote 15 objects (") // 13, their Namespace and the Gadget CRD
+	// The namespace's objects, the Namespace and the Gadget CRD.
+	require.Contains(t, stdout.String(), fmt.Sprintf("backup: wrote %d objects (", len(objs)+2))
 	require.Contains(t, stdout.String(), "gadgets.shop.example.com ")
 	require.NotContains(t, stdout.String(), "could not read")
 
@@ -165,26 +194,20 @@ func TestRoundTrip(t *testing.T) {
 	require.NoError(t, f.Close())
 	require.NoError(t, err)
 	require.Empty(t, idx.Problems)
-	require.Equal(t, 15, idx.Manifest.Len(), "13 objects, their Namespace and the Gadget CRD")
+	require.Equal(t, len(objs)+2, idx.Manifest.Len())
 	gadgets := idx.GroupVersions["gadgets.shop.example.com"]
 	require.Len(t, gadgets.Versions, 2)
 	for _, o := range objs {
+		it, ok := idx.Manifest.Get(o.u.GetUID())
+		require.True(t, ok, "%s %s not backed up", o.gvr.Resource, o.name)
 		if o.gvr.Resource == "gadgets" {
-			it, ok := idx.Manifest.Get(o.u.GetUID())
-			require.True(t, ok)
 			require.ElementsMatch(t, []string{"v1", "v2beta1"}, it.Versions())
 		}
 	}
 
-	// Delete everything in the namespace (it cannot be deleted itself: no controller manager).
-	for i := len(objs) - 1; i >= 0; i-- {
-		o := objs[i]
-		require.NoError(t, client.Resource(o.gvr).Namespace(ns).Delete(t.Context(), o.name, metav1.DeleteOptions{}), o.name)
-	}
-	for _, o := range objs {
-		_, err := client.Resource(o.gvr).Namespace(ns).Get(t.Context(), o.name, metav1.GetOptions{})
-		require.Error(t, err, "%s %s still there", o.gvr.Resource, o.name)
-	}
+	// The disaster: the namespace deleted, and with it everything in it.
+	require.NoError(t, client.Resource(gvrNamespaces).Delete(t.Context(), ns, metav1.DeleteOptions{}))
+	waitGone(t, client, ns)
 
 	restoreBin := filepath.Join(dir, "restore")
 	build := exec.CommandContext(t.Context(), "go", "build", "-o", restoreBin, "../restore")
@@ -205,7 +228,8 @@ func TestRoundTrip(t *testing.T) {
 	}
 	require.NotEmpty(t, chosen["gadgets.shop.example.com"], string(planOut))
 
-	restore := exec.CommandContext(t.Context(), restoreBin, "--kubeconfig", kubeconfig, "--backup", tarball, "--restore-name", "round-trip")
+	restore := exec.CommandContext(t.Context(), restoreBin, "--kubeconfig", kubeconfig, "--backup", tarball,
+		"--restore-name", "round-trip", "--wait", "--wait-timeout", "60s")
 	restoreOut, err := restore.Output()
 	require.NoError(t, err, "restore: %s\n%s", restoreOut, exitStderr(err))
 	t.Logf("restore's stdout:\n%s", restoreOut)
@@ -213,6 +237,9 @@ func TestRoundTrip(t *testing.T) {
 	newUID := map[types.UID]types.UID{}
 	back := map[types.UID]*unstructured.Unstructured{}
 	for _, o := range objs {
+		if o.gvr.Resource == "pods" {
+			continue // left to their ReplicaSet, which makes them again
+		}
 		u, err := client.Resource(o.gvr).Namespace(ns).Get(t.Context(), o.name, metav1.GetOptions{})
 		require.NoError(t, err, "%s %s not restored", o.gvr.Resource, o.name)
 		require.NotEqual(t, o.u.GetUID(), u.GetUID())
@@ -220,11 +247,14 @@ func TestRoundTrip(t *testing.T) {
 		back[o.u.GetUID()] = u
 	}
 	for _, o := range objs {
-		u := back[o.u.GetUID()]
+		u, ok := back[o.u.GetUID()]
+		if !ok {
+			continue
+		}
 		for _, field := range o.data {
 			require.Equal(t, o.u.Object[field], u.Object[field], "%s %s: %s", o.gvr.Resource, o.name, field)
 		}
-		require.Equal(t, "shop", u.GetLabels()["app"], o.name)
+		require.Equal(t, o.u.GetLabels()["app"], u.GetLabels()["app"], o.name)
 		require.Len(t, u.GetOwnerReferences(), len(o.u.GetOwnerReferences()), o.name)
 		for i, ref := range o.u.GetOwnerReferences() {
 			got := u.GetOwnerReferences()[i]
@@ -237,6 +267,40 @@ func TestRoundTrip(t *testing.T) {
 			require.NotEmpty(t, mf)
 			require.Equal(t, "shop.example.com/"+chosen["gadgets.shop.example.com"], mf[0].APIVersion, o.name)
 		}
+	}
+
+	// The application runs again.
+	web, err := client.Resource(gvrDeployments).Namespace(ns).Get(t.Context(), "web", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, readiness.Current, readiness.Compute(web).Status, "%v", web.Object["status"])
+	pods, err := client.Resource(gvrPods).Namespace(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "app=web"})
+	require.NoError(t, err)
+	running := 0
+	for i := range pods.Items {
+		if readiness.Compute(&pods.Items[i]).Status == readiness.Current {
+			running++
+		}
+	}
+	require.Equal(t, 2, running, "the Deployment's Pods, Running and Ready")
+}
+
+// waitGone waits up to testcluster.DefaultWaitTimeout for the namespace to be deleted.
+func waitGone(t *testing.T, client dynamic.Interface, ns string) {
+	t.Helper()
+	deadline := time.Now().Add(testcluster.DefaultWaitTimeout)
+	for {
+		u, err := client.Resource(gvrNamespaces).Get(t.Context(), ns, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			var status any
+			if u != nil {
+				status = u.Object["status"]
+			}
+			t.Fatalf("namespace %s not deleted within %v: %v; last status: %v", ns, testcluster.DefaultWaitTimeout, err, status)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -93,7 +93,7 @@ func writeLegacyBackup(t *testing.T) string {
 }
 
 // A backup of format "1" plans every item restorable, at the version it was backed up at,
-// read from its legacy path.
+// read from its legacy path, but for the Pods left to their controllers.
 func TestDryRunLegacyBackup(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, run(t.Context(), []string{"--backup", writeLegacyBackup(t), "-o", "json"}, &stdout, &stderr), stderr.String())
@@ -102,7 +102,8 @@ func TestDryRunLegacyBackup(t *testing.T) {
 	require.Equal(t, "1", p.FormatVersion)
 	require.Empty(t, p.Skipped)
 	require.Empty(t, p.Problems)
-	require.Equal(t, p.Items, p.restorable())
+	require.Equal(t, p.Items, p.restorable()+len(p.LeftToControllers))
+	require.Len(t, p.LeftToControllers, 2, "the ReplicaSet's Pods")
 	for _, r := range p.Resources {
 		require.Equal(t, "FormatTooOld", r.Reason, r.Resource)
 		require.Empty(t, r.Dir, r.Resource)

@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/backupkit/backupkit/archive"
@@ -25,9 +26,13 @@ type Plan struct {
 	Waves         [][]PlanItem   `json:"waves"`
 	Conversions   []Conversion   `json:"conversions"`
 	Skipped       []Skipped      `json:"skipped"`
-	Findings      []string       `json:"findings"`
-	Problems      []string       `json:"problems"`
-	Cycle         []string       `json:"cycle,omitempty"`
+	// LeftToControllers are Pods whose controller (a ReplicaSet, StatefulSet, DaemonSet or
+	// Job) the plan restores: the controller makes its Pods again, and a Pod the restore made
+	// beside them would be deleted as one too many. Reason names the controller.
+	LeftToControllers []Skipped `json:"leftToControllers"`
+	Findings          []string  `json:"findings"`
+	Problems          []string  `json:"problems"`
+	Cycle             []string  `json:"cycle,omitempty"`
 
 	manifest *manifest.Manifest // the backup's items, for the restore's walk
 }
@@ -230,10 +235,15 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts) {
 		}
 	}
 	placed := sets.New[string]()
+	restored := sets.New[types.UID]()
 	for _, wave := range waves {
 		var out []PlanItem
 		for _, it := range wave {
 			placed.Insert(it.String())
+			if owner := recreatingController(it, p.manifest, restored); owner != nil {
+				p.LeftToControllers = append(p.LeftToControllers, Skipped{it.String(), "made again by its controller " + owner.String()})
+				continue
+			}
 			pi, why := planItem(it, byKey[it.GroupResource().String()], facts)
 			if why == "" && pi.SourceGroup != "" {
 				// Velero may have backed the object up in both groups: the copy in the
@@ -247,6 +257,7 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts) {
 				p.Skipped = append(p.Skipped, Skipped{it.String(), why})
 			} else {
 				out = append(out, pi)
+				restored.Insert(it.UID)
 			}
 		}
 		if len(out) > 0 {
@@ -259,6 +270,32 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts) {
 		}
 	}
 	slices.SortFunc(p.Skipped, func(a, b Skipped) int { return strings.Compare(a.Item, b.Item) })
+	slices.SortFunc(p.LeftToControllers, func(a, b Skipped) int { return strings.Compare(a.Item, b.Item) })
+}
+
+// podControllers are the kinds whose controller makes their Pods from a template.
+var podControllers = sets.New(
+	schema.GroupKind{Group: "apps", Kind: "ReplicaSet"},
+	schema.GroupKind{Group: "apps", Kind: "StatefulSet"},
+	schema.GroupKind{Group: "apps", Kind: "DaemonSet"},
+	schema.GroupKind{Group: "batch", Kind: "Job"},
+)
+
+// recreatingController returns the controller of a Pod when it is one of podControllers
+// and among restored (the plan creates it, in an earlier wave); nil otherwise.
+func recreatingController(it *manifest.Item, m *manifest.Manifest, restored sets.Set[types.UID]) *manifest.Item {
+	if it.Group != "" || it.Kind != "Pod" {
+		return nil
+	}
+	for _, ref := range it.OwnerReferences {
+		if ref.Controller == nil || !*ref.Controller || !restored.Has(ref.UID) {
+			continue
+		}
+		if owner, ok := m.Get(ref.UID); ok && podControllers.Has(schema.GroupKind{Group: owner.Group, Kind: owner.Kind}) {
+			return owner
+		}
+	}
+	return nil
 }
 
 // planItem is the item to create under the decision rp for its resource, or why it

@@ -77,6 +77,12 @@ func writeText(w io.Writer, p *Plan) error {
 	for _, s := range p.Skipped {
 		fmt.Fprintf(w, "  %s: %s\n", s.Item, s.Reason)
 	}
+	if len(p.LeftToControllers) > 0 {
+		fmt.Fprintln(w, "\nLeft to their controllers:")
+		for _, s := range p.LeftToControllers {
+			fmt.Fprintf(w, "  %s: %s\n", s.Item, s.Reason)
+		}
+	}
 	if len(p.Findings) > 0 {
 		fmt.Fprintln(w, "\nOwnership findings:")
 		for _, f := range p.Findings {
@@ -89,8 +95,9 @@ func writeText(w io.Writer, p *Plan) error {
 			fmt.Fprintf(w, "  %s\n", pr)
 		}
 	}
-	_, err := fmt.Fprintf(w, "\nPlan: %d of %s restorable in %s; %s converted; %s cannot be restored.\n",
-		p.restorable(), count(p.Items, "item"), count(len(p.Waves), "wave"), count(len(p.Conversions), "resource"), count(len(p.Skipped), "item"))
+	_, err := fmt.Fprintf(w, "\nPlan: %d of %s restorable in %s; %s converted; %s left to their controllers; %s cannot be restored.\n",
+		p.restorable(), count(p.Items, "item"), count(len(p.Waves), "wave"), count(len(p.Conversions), "resource"),
+		count(len(p.LeftToControllers), "item"), count(len(p.Skipped), "item"))
 	return err
 }
 
