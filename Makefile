@@ -30,8 +30,9 @@ vet:
 staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
-# kube-apiserver and etcd for the integration tests, built from source and cached
-# (hack/testbin/build.sh prints their directory; a cache hit is instant).
+# The test cluster's binaries (kube-apiserver, etcd, kube-controller-manager, kube-scheduler,
+# kwok), built from source and cached (hack/testbin/build.sh prints their directory; a cache
+# hit is instant).
 testbin:
 	bash hack/testbin/build.sh >/dev/null
 

@@ -150,27 +150,28 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 }
 
 func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err error) {
+	nodes := 0
+	switch opts.Mode {
+	case APIServerOnly:
+	case Full:
+		if nodes = opts.Nodes; nodes == 0 {
+			nodes = DefaultNodes
+		}
+		if nodes < 0 {
+			return nil, fmt.Errorf("testcluster: Options.Nodes is %d; want 0 (the default, %d) or more", opts.Nodes, DefaultNodes)
+		}
+	default:
+		return nil, fmt.Errorf("testcluster: unknown %v", opts.Mode)
+	}
 	removeStaleWorkDirs(opts.TempDir)
 	workDir, err := makeWorkDir(opts.TempDir)
 	if err != nil {
 		return nil, fmt.Errorf("testcluster: working directory: %w", err)
 	}
-	c := &Cluster{mode: opts.Mode, workDir: workDir, spawner: newSpawner()}
+	c := &Cluster{mode: opts.Mode, nodes: nodes, workDir: workDir, spawner: newSpawner()}
 	if c.reaper, err = startReaper(workDir); err != nil {
 		_ = os.RemoveAll(workDir)
 		return nil, fmt.Errorf("testcluster: start the working directory's reaper: %w", err)
-	}
-	switch opts.Mode {
-	case APIServerOnly:
-	case Full:
-		if c.nodes = opts.Nodes; c.nodes == 0 {
-			c.nodes = DefaultNodes
-		}
-		if c.nodes < 0 {
-			return nil, fmt.Errorf("testcluster: Options.Nodes is %d; want 0 (the default, %d) or more", opts.Nodes, DefaultNodes)
-		}
-	default:
-		return nil, fmt.Errorf("testcluster: unknown %v", opts.Mode)
 	}
 	defer func() {
 		if err != nil {

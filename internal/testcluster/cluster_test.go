@@ -24,7 +24,10 @@ import (
 
 var env testcluster.Env
 
-func TestMain(m *testing.M) { os.Exit(env.Main(m, nil)) }
+func TestMain(m *testing.M) {
+	testcluster.RunReaperChild()
+	os.Exit(env.Main(m, nil))
+}
 
 var (
 	namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
@@ -156,7 +159,8 @@ func TestInstallCRDs(t *testing.T) {
 	})
 }
 
-// processesMentioning returns the PIDs of processes whose command line contains s.
+// processesMentioning returns the PIDs and command lines of processes whose command line
+// contains s.
 func processesMentioning(t *testing.T, s string) []string {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
@@ -165,7 +169,7 @@ func processesMentioning(t *testing.T, s string) []string {
 	for _, e := range entries {
 		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		if err == nil && strings.Contains(string(cmdline), s) {
-			pids = append(pids, e.Name())
+			pids = append(pids, e.Name()+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
 		}
 	}
 	return pids
