@@ -90,14 +90,18 @@ func plan(getenv func(string) string) (binDir, skip string, err error) {
 const logLinesOnFailure = 40
 
 // Cluster returns the package's control plane, or skips t, saying why and how to get the
-// binaries, when Main found none. It fails t if Main was not called. If t fails, its
-// cleanup logs the last lines of every process of the control plane.
+// binaries, when Main found none. It fails t if Main was not called. Its cleanup fails t
+// when a process of the control plane has exited (with that process's last output), and
+// when t has failed logs the last lines of every process.
 func (e *Env) Cluster(t testing.TB) *Cluster {
 	t.Helper()
 	switch {
 	case e.cluster != nil:
 		c := e.cluster
 		t.Cleanup(func() {
+			if err := c.exited(); err != nil {
+				t.Errorf("a process of the control plane died during the test: %v", err)
+			}
 			if t.Failed() {
 				t.Logf("the control plane's last output:\n%s", c.Logs(logLinesOnFailure))
 			}

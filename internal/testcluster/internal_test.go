@@ -77,3 +77,15 @@ func TestEnvCluster(t *testing.T) {
 		require.Empty(t, rec.skipped)
 	})
 }
+
+// fatalRecorder records Fatalf instead of stopping the test, so that a test can check what
+// WaitFor says when it gives up.
+type fatalRecorder struct {
+	testing.TB
+	fatal string
+}
+
+func (r *fatalRecorder) Helper() {}
+func (r *fatalRecorder) Fatalf(format string, args ...any) {
+	r.fatal = fmt.Sprintf(format, args...)
+}
