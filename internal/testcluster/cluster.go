@@ -250,7 +250,7 @@ func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err er
 		return nil, fmt.Errorf("testcluster: client for kube-apiserver: %w", err)
 	}
 	defer client.CloseIdleConnections()
-	ready := func(ctx context.Context) error { return apiServerReady(ctx, client, c.host) }
+	ready := func(ctx context.Context) error { return getOK(ctx, client, c.host, "/readyz") }
 	if err := c.kapi.waitReady(ctx, ready); err != nil {
 		return nil, err
 	}
@@ -436,11 +436,12 @@ func etcdHealthy(ctx context.Context, base string) error {
 	return nil
 }
 
-// apiServerReady checks kube-apiserver's /readyz; client carries the credentials.
-func apiServerReady(ctx context.Context, client *http.Client, host string) error {
+// getOK checks that GET base+path answers 200, within checkTimeout; client carries the
+// credentials, if any. kube-apiserver's /readyz and the components' /healthz are checked so.
+func getOK(ctx context.Context, client *http.Client, base, path string) error {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, host+"/readyz", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
 	if err != nil {
 		return err
 	}
@@ -451,7 +452,7 @@ func apiServerReady(ctx context.Context, client *http.Client, host string) error
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET /readyz: %s: %s", resp.Status, strings.TrimSpace(string(body)))
+		return fmt.Errorf("GET %s: %s: %s", path, resp.Status, strings.TrimSpace(string(body)))
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -102,7 +101,7 @@ func (c *Cluster) startFull(ctx context.Context, binDir string, files apiServerF
 	}}
 	defer healthClient.CloseIdleConnections()
 	kcmReady := func(ctx context.Context) error {
-		if err := healthz(ctx, healthClient, "https://127.0.0.1:"+strconv.Itoa(kcmPort)); err != nil {
+		if err := getOK(ctx, healthClient, "https://127.0.0.1:"+strconv.Itoa(kcmPort), "/healthz"); err != nil {
 			return err
 		}
 		_, err := client.Resource(serviceAccountsGVR).Namespace("default").Get(ctx, "default", metav1.GetOptions{})
@@ -112,7 +111,7 @@ func (c *Cluster) startFull(ctx context.Context, binDir string, files apiServerF
 		return err
 	}
 	schedulerReady := func(ctx context.Context) error {
-		return healthz(ctx, healthClient, "https://127.0.0.1:"+strconv.Itoa(schedulerPort))
+		return getOK(ctx, healthClient, "https://127.0.0.1:"+strconv.Itoa(schedulerPort), "/healthz")
 	}
 	if err := c.scheduler.waitReady(ctx, schedulerReady); err != nil {
 		return err
@@ -175,27 +174,6 @@ func nodesSchedulable(ctx context.Context, client dynamic.Interface, want int) e
 		if taints, _, _ := unstructured.NestedSlice(n.Object, "spec", "taints"); len(taints) > 0 {
 			return fmt.Errorf("node %s tainted: %v", n.GetName(), taints)
 		}
-	}
-	return nil
-}
-
-// healthz checks a component's /healthz on its secure port; client carries no credentials
-// (/healthz is always allowed).
-func healthz(ctx context.Context, client *http.Client, base string) error {
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/healthz", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET /healthz: %s: %s", resp.Status, body)
 	}
 	return nil
 }

@@ -137,10 +137,7 @@ func TestReadinessNeverReadyHere(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ns := ""
-			if tt.namespaced {
-				ns = c.Namespace(t)
-			}
+			ns := namespaceFor(t, c, tt.namespaced)
 			u := tt.obj(uniqueName(t))
 			// An unavailable APIService makes discovery fail for the namespace and garbage
 			// collection controllers, which then stop deleting: remove it when done.

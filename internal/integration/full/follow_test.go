@@ -206,3 +206,11 @@ func randomSuffix(t *testing.T) string {
 	require.NoError(t, err)
 	return hex.EncodeToString(b)
 }
+
+// namespaceFor is a fresh namespace for t's namespaced objects, or "" for cluster-scoped ones.
+func namespaceFor(t *testing.T, c *testcluster.Cluster, namespaced bool) string {
+	if !namespaced {
+		return ""
+	}
+	return c.Namespace(t)
+}

@@ -146,10 +146,7 @@ func TestReadinessAgreesWithControllers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ns := ""
-			if tt.namespaced {
-				ns = c.Namespace(t)
-			}
+			ns := namespaceFor(t, c, tt.namespaced)
 			name := uniqueName(t)
 			if tt.before != nil {
 				tt.before(t, ns, name)
