@@ -179,8 +179,9 @@ func (r *restorer) createItem(ctx context.Context, it PlanItem, data []byte) (*u
 }
 
 // prepare resets what the target cluster owns, as Velero does: every metadata field but
-// name, namespace, labels, annotations and ownerReferences (remapped next), the status,
-// and a Service's cluster IPs.
+// name, namespace, labels, annotations and ownerReferences (remapped next), the status, a
+// Service's cluster IPs (but "None", which makes a Service headless and is the user's), and
+// what the API server generated from a Job's old UID.
 func prepare(u *unstructured.Unstructured) {
 	if md, ok := u.Object["metadata"].(map[string]any); ok {
 		for k := range md {
@@ -192,8 +193,30 @@ func prepare(u *unstructured.Unstructured) {
 		}
 	}
 	delete(u.Object, "status")
-	if u.GetKind() == "Service" && u.GroupVersionKind().Group == "" {
-		unstructured.RemoveNestedField(u.Object, "spec", "clusterIP")
-		unstructured.RemoveNestedField(u.Object, "spec", "clusterIPs")
+	switch gvk := u.GroupVersionKind(); {
+	case gvk.Group == "" && gvk.Kind == "Service":
+		if ip, _, _ := unstructured.NestedString(u.Object, "spec", "clusterIP"); ip != "None" {
+			unstructured.RemoveNestedField(u.Object, "spec", "clusterIP")
+			unstructured.RemoveNestedField(u.Object, "spec", "clusterIPs")
+		}
+	case gvk.Group == "batch" && gvk.Kind == "Job":
+		prepareJob(u)
+	}
+}
+
+// jobUIDLabels are the labels the API server puts on a Job's selector and Pod template from
+// the Job's UID (the first since Kubernetes 1.27, the second before and beside it).
+var jobUIDLabels = []string{"batch.kubernetes.io/controller-uid", "controller-uid"}
+
+// prepareJob drops what the API server generated from the backed-up Job's UID: the selector,
+// unless spec.manualSelector says the user wrote it, and the UID labels of the Pod template.
+// Left in, they name a UID the new Job does not have, and the API server refuses the Job
+// (422: "`selector` not auto-generated").
+func prepareJob(u *unstructured.Unstructured) {
+	if manual, _, _ := unstructured.NestedBool(u.Object, "spec", "manualSelector"); !manual {
+		unstructured.RemoveNestedField(u.Object, "spec", "selector")
+	}
+	for _, l := range jobUIDLabels {
+		unstructured.RemoveNestedField(u.Object, "spec", "template", "metadata", "labels", l)
 	}
 }

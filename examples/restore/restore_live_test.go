@@ -27,6 +27,7 @@ import (
 var resourceOf = map[string]string{
 	"Namespace": "namespaces", "ConfigMap": "configmaps", "Secret": "secrets",
 	"ServiceAccount": "serviceaccounts", "Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps",
+	"Job": "jobs.batch", "Service": "services",
 }
 
 // writeBackup writes objs as a Velero backup (every resource at v1, preferred) and returns
