@@ -11,8 +11,8 @@
 #   ${BACKUPKIT_TESTBIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/backupkit-testbin}/<k8s>-<etcd>-kwok<v>-<os>-<arch>-<hash>/
 # A hit returns at once. A miss builds into a temporary directory next to it and renames it into
 # place, so an interrupted or concurrent build never leaves a half-filled directory behind.
-# Cold (empty Go build cache and module cache) on 2 cores: see the "Cold build" line of
-# internal/testcluster's package doc; warm Go cache: seconds.
+# Cold (empty Go build cache and module cache): 486 s on 2 cores (3.4 GB of build cache,
+# 0.8 GB of modules); warm Go cache: a few minutes of linking on 2 cores.
 #
 # Use: export BACKUPKIT_TESTBIN="$(bash hack/testbin/build.sh)"
 set -euo pipefail

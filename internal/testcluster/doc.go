@@ -6,7 +6,7 @@
 // which caches them and prints their directory; tests find that directory through the
 // environment variable named by [EnvBinDir] (BACKUPKIT_TESTBIN), the way envtest uses
 // KUBEBUILDER_ASSETS. `make test` builds them and sets it. The build, cold (empty Go build
-// and module caches), takes about 11 minutes on 2 cores; cached, it returns at once.
+// and module caches), takes about 8 minutes on 2 cores; cached, it returns at once.
 //
 // # One control plane per test package
 //
