@@ -88,11 +88,6 @@ type object struct {
 	data []string // top-level fields that must come back equal
 }
 
-func ownedBy(owner *unstructured.Unstructured) []any {
-	return []any{map[string]any{"apiVersion": owner.GetAPIVersion(), "kind": owner.GetKind(), "name": owner.GetName(),
-		"uid": string(owner.GetUID()), "controller": true, "blockOwnerDeletion": true}}
-}
-
 // populate creates the round trip's objects in ns and returns them as created.
 func populate(t *testing.T, client dynamic.Interface, ns string) []object {
 	t.Helper()
