@@ -9,6 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/backupkit/backupkit/versionselect"
 )
 
 // Backup is an extracted backup opened with Open. It holds the layout read when it was
@@ -69,7 +71,7 @@ func Open(fsys fs.FS) (*Backup, error) {
 				}
 				continue
 			}
-			if strings.TrimSuffix(sub.Name(), PreferredSuffix) == "" {
+			if strings.TrimSuffix(sub.Name(), versionselect.PreferredVersionDirSuffix) == "" {
 				b.problem(spath, "not a version directory")
 				continue
 			}

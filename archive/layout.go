@@ -25,7 +25,10 @@ const (
 	// reader never looks.
 	ManifestFile = "metadata/manifest.json.gz"
 	// PreferredSuffix marks the version directory of a resource's preferred version.
-	PreferredSuffix = "-preferredversion"
+	//
+	// Deprecated: Use versionselect.PreferredVersionDirSuffix, the same string. It has one
+	// home, versionselect, which names Choice.Dir with it and may not import archive.
+	PreferredSuffix = versionselect.PreferredVersionDirSuffix
 
 	clusterDir    = "cluster"
 	namespacesDir = "namespaces"
@@ -48,7 +51,9 @@ type ItemRef struct {
 
 // Version returns the API version of the version directory ("v1" for "v1-preferredversion"),
 // or "" for the legacy unversioned path.
-func (r ItemRef) Version() string { return strings.TrimSuffix(r.VersionDir, PreferredSuffix) }
+func (r ItemRef) Version() string {
+	return strings.TrimSuffix(r.VersionDir, versionselect.PreferredVersionDirSuffix)
+}
 
 // ItemPath returns the slash path of an item inside a backup:
 // resources/<resource>[/<versionDir>]/{namespaces/<namespace>|cluster}/<name>.json.
@@ -89,7 +94,7 @@ func checkItem(resource, versionDir, namespace, name string) error {
 	if err := checkComponent("version directory", versionDir, false); err != nil {
 		return err
 	}
-	if versionDir == clusterDir || versionDir == namespacesDir || versionDir == PreferredSuffix {
+	if versionDir == clusterDir || versionDir == namespacesDir || versionDir == versionselect.PreferredVersionDirSuffix {
 		return insecure("version directory %q would be read as another path", versionDir)
 	}
 	if err := checkComponent("namespace", namespace, false); err != nil {
@@ -177,7 +182,7 @@ func groupVersions(dirs map[string]map[string]bool, legacy map[string]map[string
 		seen := map[string]bool{}
 		var versions, preferred []string
 		for d := range vdirs {
-			v, pref := strings.CutSuffix(d, PreferredSuffix)
+			v, pref := strings.CutSuffix(d, versionselect.PreferredVersionDirSuffix)
 			if v == "" {
 				continue
 			}
@@ -217,10 +222,10 @@ func groupVersions(dirs map[string]map[string]bool, legacy map[string]map[string
 		case len(vdirs) == 0:
 			// legacy, several versions: reported above
 		case len(preferred) == 0:
-			problems = append(problems, Problem{where, "no " + PreferredSuffix + " directory"})
+			problems = append(problems, Problem{where, "no " + versionselect.PreferredVersionDirSuffix + " directory"})
 		default:
 			sort.Strings(preferred)
-			problems = append(problems, Problem{where, "several " + PreferredSuffix + " directories: " + strings.Join(preferred, ", ")})
+			problems = append(problems, Problem{where, "several " + versionselect.PreferredVersionDirSuffix + " directories: " + strings.Join(preferred, ", ")})
 		}
 		out[key] = g
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/backupkit/backupkit/manifest"
+	"github.com/backupkit/backupkit/versionselect"
 )
 
 // compareStored compares a stored manifest, raw as stored (gzip-compressed or plain), with
@@ -184,7 +185,7 @@ func checkManifestItem(it *manifest.Item, files map[string]bool) error {
 	}
 	for _, v := range it.Versions() {
 		p1, err1 := ItemPath(dir, v, it.Namespace, it.Name)
-		p2, err2 := ItemPath(dir, v+PreferredSuffix, it.Namespace, it.Name)
+		p2, err2 := ItemPath(dir, v+versionselect.PreferredVersionDirSuffix, it.Namespace, it.Name)
 		if err1 != nil || err2 != nil || (!files[p1] && !files[p2]) {
 			return badFormat("item %s: version %s: neither %s nor %s is in the backup", p, v, p1, p2)
 		}

@@ -98,7 +98,7 @@ func (b genBackup) want(t require.TestingT) (map[string][]byte, map[string]metav
 	for _, it := range b.items {
 		dirs := []string{it.version}
 		if b.preferred[it.resource] == it.version {
-			dirs = []string{"", it.version + archive.PreferredSuffix}
+			dirs = []string{"", it.version + versionselect.PreferredVersionDirSuffix}
 		}
 		for _, d := range dirs {
 			p, err := archive.ItemPath(it.resource, d, it.namespace, it.name)
@@ -248,7 +248,7 @@ func versionDirs(g metav1.APIGroup) []string {
 	var out []string
 	for _, v := range g.Versions {
 		if v.Version == g.PreferredVersion.Version {
-			out = append(out, v.Version+archive.PreferredSuffix)
+			out = append(out, v.Version+versionselect.PreferredVersionDirSuffix)
 		} else {
 			out = append(out, v.Version)
 		}
@@ -261,7 +261,7 @@ func TestWriterErrors(t *testing.T) {
 	w := archive.NewWriter(&buf)
 	require.ErrorIs(t, w.Add("pods", "v1", "ns", "../x", nil), archive.ErrInsecurePath)
 	require.ErrorIs(t, w.Add("pods", "", "ns", "x", nil), archive.ErrInsecurePath)
-	require.ErrorContains(t, w.Add("pods", "v1"+archive.PreferredSuffix, "ns", "x", nil), "ends in")
+	require.ErrorContains(t, w.Add("pods", "v1"+versionselect.PreferredVersionDirSuffix, "ns", "x", nil), "ends in")
 	require.EqualError(t, w.Add("pods", "v1", "ns", "x", []byte("{}")),
 		"archive: write: pods v1 ns/x: no preferred version set for pods (call SetPreferred first)")
 	require.Zero(t, buf.Len(), "something was written despite the errors")
