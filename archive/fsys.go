@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/backupkit/backupkit/internal/layout"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
@@ -65,7 +66,7 @@ func Open(fsys fs.FS) (*Backup, error) {
 				continue
 			}
 			switch sub.Name() {
-			case clusterDir, namespacesDir:
+			case layout.ClusterDir, layout.NamespacesDir:
 				if err := b.scope(r.Name(), "", spath); err != nil {
 					return nil, err
 				}
@@ -82,7 +83,7 @@ func Open(fsys fs.FS) (*Backup, error) {
 			}
 			for _, sc := range scopes {
 				scpath := spath + "/" + sc.Name()
-				if !sc.IsDir() || (sc.Name() != clusterDir && sc.Name() != namespacesDir) {
+				if !sc.IsDir() || (sc.Name() != layout.ClusterDir && sc.Name() != layout.NamespacesDir) {
 					b.problem(scpath, "not a cluster/ or namespaces/ directory")
 					continue
 				}
@@ -139,7 +140,7 @@ func (b *Backup) readLegacyVersions(dirs map[string]map[string]bool, legacy lega
 
 // scope reads a cluster/ or namespaces/ directory at p.
 func (b *Backup) scope(resource, versionDir, p string) error {
-	if path.Base(p) == clusterDir {
+	if path.Base(p) == layout.ClusterDir {
 		return b.itemDir(p)
 	}
 	nss, err := b.readDir(p)

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/backupkit/backupkit/internal/layout"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
@@ -19,7 +20,7 @@ const (
 	// VersionFile is the path of the file holding the format version.
 	VersionFile = "metadata/version"
 	// ResourcesDir is the directory holding one directory per backed-up resource.
-	ResourcesDir = "resources"
+	ResourcesDir = layout.ResourcesDir
 	// ManifestFile is the path of the manifest Writer stores: manifest.json (manifest
 	// format version 1) compressed with gzip. It lies outside resources/, where Velero's
 	// reader never looks.
@@ -29,10 +30,6 @@ const (
 	// Deprecated: Use versionselect.PreferredVersionDirSuffix, the same string. It has one
 	// home, versionselect, which names Choice.Dir with it and may not import archive.
 	PreferredSuffix = versionselect.PreferredVersionDirSuffix
-
-	clusterDir    = "cluster"
-	namespacesDir = "namespaces"
-	itemExt       = ".json"
 )
 
 // ItemRef locates one backed-up item: where it is stored and its coordinates parsed from that
@@ -66,25 +63,7 @@ func ItemPath(resource, versionDir, namespace, name string) (string, error) {
 	if err := checkItem(resource, versionDir, namespace, name); err != nil {
 		return "", fmt.Errorf("archive: item path: %w", err)
 	}
-	var b strings.Builder
-	b.Grow(len(ResourcesDir) + len(resource) + len(versionDir) + len(namespace) + len(name) + 32)
-	b.WriteString(ResourcesDir)
-	b.WriteByte('/')
-	b.WriteString(resource)
-	if versionDir != "" {
-		b.WriteByte('/')
-		b.WriteString(versionDir)
-	}
-	if namespace == "" {
-		b.WriteString("/" + clusterDir + "/")
-	} else {
-		b.WriteString("/" + namespacesDir + "/")
-		b.WriteString(namespace)
-		b.WriteByte('/')
-	}
-	b.WriteString(name)
-	b.WriteString(itemExt)
-	return b.String(), nil
+	return layout.ItemPath(resource, "", versionDir, namespace, name), nil
 }
 
 func checkItem(resource, versionDir, namespace, name string) error {
@@ -94,7 +73,7 @@ func checkItem(resource, versionDir, namespace, name string) error {
 	if err := checkComponent("version directory", versionDir, false); err != nil {
 		return err
 	}
-	if versionDir == clusterDir || versionDir == namespacesDir || versionDir == versionselect.PreferredVersionDirSuffix {
+	if versionDir == layout.ClusterDir || versionDir == layout.NamespacesDir || versionDir == versionselect.PreferredVersionDirSuffix {
 		return insecure("version directory %q would be read as another path", versionDir)
 	}
 	if err := checkComponent("namespace", namespace, false); err != nil {
@@ -140,17 +119,17 @@ func parseItemPath(p string) (ItemRef, bool) {
 	}
 	ref := ItemRef{Path: p}
 	switch {
-	case n == 3 && parts[1] == clusterDir:
-	case n == 4 && parts[1] == namespacesDir:
+	case n == 3 && parts[1] == layout.ClusterDir:
+	case n == 4 && parts[1] == layout.NamespacesDir:
 		ref.Namespace = parts[2]
-	case n == 4 && parts[2] == clusterDir:
+	case n == 4 && parts[2] == layout.ClusterDir:
 		ref.VersionDir = parts[1]
-	case n == 5 && parts[2] == namespacesDir:
+	case n == 5 && parts[2] == layout.NamespacesDir:
 		ref.VersionDir, ref.Namespace = parts[1], parts[3]
 	default:
 		return ItemRef{}, false
 	}
-	name, ok := strings.CutSuffix(parts[n-1], itemExt)
+	name, ok := strings.CutSuffix(parts[n-1], layout.ItemExt)
 	if !ok || name == "" || parts[0] == "" {
 		return ItemRef{}, false
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/backupkit/backupkit/internal/layout"
 	"github.com/backupkit/backupkit/manifest"
 )
 
@@ -233,7 +234,7 @@ func noteDirs(dirs map[string]map[string]bool, name string, isDir bool) {
 		return
 	}
 	c, _, cMore := strings.Cut(after, "/")
-	if (isDir || cMore) && c != clusterDir && c != namespacesDir {
+	if (isDir || cMore) && c != layout.ClusterDir && c != layout.NamespacesDir {
 		vd[c] = true
 	}
 }
