@@ -32,7 +32,10 @@
 //
 // Open reads the layout of an extracted backup through an fs.FS: format version, group
 // versions, resources, items per resource and version directory, and one item as an
-// *unstructured.Unstructured. A missing resources/ is an empty backup; stray files and a
+// *unstructured.Unstructured. Group versions need only the resource directories, so Open
+// reads no directory below them (unless the backup predates version directories); the
+// item listing, every cluster/ and namespace directory, is read once, when items or
+// problems are first asked for. A missing resources/ is an empty backup; stray files and a
 // resource with no "-preferredversion" directory or several are listed by Problems, each
 // naming its path, never fatal and never guessed.
 //

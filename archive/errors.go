@@ -24,10 +24,10 @@ var (
 // stored in the archive: the refused one, or, when the stream breaks between headers, the
 // last one read ("" when the stream is at fault before any entry or after the tar end). Err wraps
 // one of the sentinels, a context error, or the underlying I/O error; errors.Is and
-// errors.As see through Error. From Open and Backup.ReadItem, Entry is the path inside the
-// extracted backup that could not be read.
+// errors.As see through Error. From Open, Backup.ReadItem and the item listing, Entry is the
+// path inside the extracted backup that could not be read.
 type Error struct {
-	Op    string // "extract", "scan", "open" (Open) or "read" (Backup.ReadItem)
+	Op    string // "extract", "scan", "open" (Open), "list" (the item listing: Backup.Items, Problems, Manifest) or "read" (Backup.ReadItem)
 	Entry string // the entry name as stored, or the path inside an extracted backup; possibly hostile, printed quoted
 	Err   error
 }

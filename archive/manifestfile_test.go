@@ -231,7 +231,7 @@ func TestWriterManifestIsStored(t *testing.T) {
 	require.Equal(t, want, manifestJSON(t, stored))
 	b, err := archive.Open(os.DirFS(dir))
 	require.NoError(t, err)
-	require.Empty(t, b.Problems())
+	require.Empty(t, problems(t, b))
 	m, err := b.Manifest()
 	require.NoError(t, err)
 	require.Equal(t, want, manifestJSON(t, m))

@@ -214,11 +214,11 @@ func TestRoundTripExtractOpen(t *testing.T) {
 		require.NoError(rt, err)
 		require.Equal(rt, idxManifest(rt, data), manifestJSON(rt, stored))
 		require.Equal(rt, wantGVs, bk.GroupVersions())
-		require.Empty(rt, bk.Problems())
+		require.Empty(rt, problems(rt, bk))
 		var gotPaths []string
 		for _, r := range bk.Resources() {
 			for _, vd := range append([]string{""}, versionDirs(wantGVs[r])...) {
-				for _, ref := range bk.Items(r, vd) {
+				for _, ref := range items(rt, bk, r, vd) {
 					gotPaths = append(gotPaths, ref.Path)
 					u, err := bk.ReadItem(r, vd, ref.Namespace, ref.Name)
 					require.NoError(rt, err)
