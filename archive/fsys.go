@@ -52,27 +52,46 @@ type listing struct {
 // Open reads the layout of an extracted backup (os.DirFS(dir), an os.Root's FS,
 // fstest.MapFS...): metadata/version, resources/ and each resource directory, which is all
 // GroupVersions needs; the item listing below them is read when first needed (see Backup).
-// A missing resources/ is an empty backup. What does not fit the layout is ignored and
-// listed by Problems, never fatal: a file where a directory belongs, a file that is not
-// "<name>.json", a resource with no "-preferredversion" directory or several. Only an error
-// reading the fs.FS itself (other than "does not exist") fails Open: an *Error with Op
-// "open" naming the path it could not read. An error reading the item listing is returned
-// by the calls that need it.
+//
+// A backup is what holds a metadata/version file or a resources/ directory (without
+// metadata/version, read as a legacy backup); anything else, an empty directory or one of
+// unrelated files, is not a backup: an *Error with Op "open" and no Entry wrapping
+// ErrNotBackup. A backup without resources/ is an empty backup.
+//
+// What does not fit the layout is ignored and listed by Problems, never fatal: a file where
+// a directory belongs or the reverse, a file that is not "<name>.json", a resource with no
+// "-preferredversion" directory or several. Only an error reading the fs.FS itself (other
+// than "does not exist") fails Open: an *Error with Op "open" naming the path it could not
+// read. An error reading the item listing is returned by the calls that need it.
 //
 // A resource without version directories in a backup whose format has none (Velero before
 // 1.4) takes its versions from its items' apiVersion: for such a backup Open reads the item
 // listing, and those items, itself, and an error there fails Open with Op "open".
 func Open(fsys fs.FS) (*Backup, error) {
 	b := &Backup{fsys: fsys, layout: map[string][]scopeDir{}}
+	rd := dirReader{fsys: fsys, op: "open"}
 	v, err := fs.ReadFile(fsys, VersionFile)
+	hasVersion := err == nil
 	switch {
 	case err == nil:
 		b.format = strings.TrimSpace(string(v))
 	case errors.Is(err, fs.ErrNotExist):
 	default:
+		if info, serr := fs.Stat(fsys, VersionFile); serr == nil && !info.Mode().IsRegular() {
+			rd.problem(VersionFile, "not a file")
+			break
+		}
 		return nil, &Error{Op: "open", Entry: VersionFile, Err: err}
 	}
-	rd := dirReader{fsys: fsys, op: "open"}
+	if !hasVersion {
+		info, err := fs.Stat(fsys, ResourcesDir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || (err == nil && !info.IsDir()):
+			return nil, &Error{Op: "open", Err: notBackup}
+		case err != nil:
+			return nil, &Error{Op: "open", Entry: ResourcesDir, Err: err}
+		}
+	}
 	resources, err := rd.readDir(ResourcesDir)
 	if err != nil {
 		return nil, err

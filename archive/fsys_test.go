@@ -21,30 +21,63 @@ func gvd(gv, v string) metav1.GroupVersionForDiscovery {
 	return metav1.GroupVersionForDiscovery{GroupVersion: gv, Version: v}
 }
 
+// A backup holds metadata/version or a resources/ directory; one with nothing else is
+// empty; anything else is not a backup.
 func TestOpenEmpty(t *testing.T) {
-	for name, fsys := range map[string]fstest.MapFS{
-		"nothing":          {},
-		"version-only":     {"metadata/version": mf("1.1.0\n")},
-		"empty-resources":  {"resources": &fstest.MapFile{Mode: fs.ModeDir}},
-		"resources-a-file": {"resources": mf("stray")},
+	for name, tc := range map[string]struct {
+		fsys     fstest.MapFS
+		format   string
+		problems []archive.Problem
+	}{
+		"version-only":    {fsys: fstest.MapFS{"metadata/version": mf("1.1.0\n")}, format: "1.1.0"},
+		"empty-version":   {fsys: fstest.MapFS{"metadata/version": mf("")}},
+		"empty-resources": {fsys: fstest.MapFS{"resources": &fstest.MapFile{Mode: fs.ModeDir}}},
+		"version-and-resources-a-file": {
+			fsys:     fstest.MapFS{"metadata/version": mf("1.1.0\n"), "resources": mf("stray")},
+			format:   "1.1.0",
+			problems: []archive.Problem{{Path: "resources", Reason: "not a directory"}},
+		},
+		"version-a-directory": {
+			fsys:     fstest.MapFS{"metadata/version/x": mf("1.1.0\n"), "resources": &fstest.MapFile{Mode: fs.ModeDir}},
+			problems: []archive.Problem{{Path: "metadata/version", Reason: "not a file"}},
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			b, err := archive.Open(fsys)
+			b, err := archive.Open(tc.fsys)
 			require.NoError(t, err)
 			require.Empty(t, b.Resources())
 			require.Empty(t, b.GroupVersions())
-			if name == "resources-a-file" {
-				require.Equal(t, []archive.Problem{{Path: "resources", Reason: "not a directory"}}, problems(t, b))
-			} else {
-				require.Empty(t, problems(t, b))
-			}
-			if name == "version-only" {
-				require.Equal(t, "1.1.0", b.FormatVersion())
-			} else {
-				require.Equal(t, "", b.FormatVersion())
-			}
+			require.Equal(t, tc.problems, problems(t, b))
+			require.Equal(t, tc.format, b.FormatVersion())
 		})
 	}
+}
+
+func TestOpenNotABackup(t *testing.T) {
+	for name, fsys := range map[string]fstest.MapFS{
+		"nothing":             {},
+		"unrelated-files":     {"velero-backup.json": mf("{}"), "README.md": mf("x"), "data/pods/p.json": mf("{}"), "metadata/other": mf("x")},
+		"resources-a-file":    {"resources": mf("stray")},
+		"version-a-directory": {"metadata/version/x": mf("1.1.0\n")},
+		"resources-misspelt":  {"Resources/pods/cluster/p.json": mf("{}"), "resource/pods/cluster/p.json": mf("{}")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b, err := archive.Open(fsys)
+			require.Nil(t, b)
+			require.ErrorIs(t, err, archive.ErrNotBackup)
+			var ae *archive.Error
+			require.ErrorAs(t, err, &ae)
+			require.Equal(t, "open", ae.Op)
+			require.Equal(t, "", ae.Entry)
+			require.EqualError(t, err, "archive: open: not a backup: no metadata/version file and no resources/ directory")
+		})
+	}
+	_, err := archive.Open(deniedFS{fstest.MapFS{}, "resources"})
+	require.ErrorIs(t, err, fs.ErrPermission, "an error reading resources/ is not ErrNotBackup")
+	require.NotErrorIs(t, err, archive.ErrNotBackup)
+	var ae *archive.Error
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, archive.Error{Op: "open", Entry: "resources", Err: ae.Err}, *ae)
 }
 
 func TestOpen(t *testing.T) {
@@ -141,6 +174,13 @@ func (d deniedFS) ReadFile(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
 	}
 	return d.MapFS.ReadFile(name)
+}
+
+func (d deniedFS) Stat(name string) (fs.FileInfo, error) {
+	if name == d.denied {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrPermission}
+	}
+	return d.MapFS.Stat(name)
 }
 
 func (d deniedFS) ReadDir(name string) ([]fs.DirEntry, error) {
