@@ -19,7 +19,8 @@ const (
 	CurrentFormat = "1.1.0"
 	// VersionFile is the path of the file holding the format version.
 	VersionFile = "metadata/version"
-	// ResourcesDir is the directory holding one directory per backed-up resource.
+	// ResourcesDir, "resources", is the directory holding one directory per backed-up
+	// resource.
 	ResourcesDir = layout.ResourcesDir
 	// ManifestFile is the path of the manifest Writer stores: manifest.json (manifest
 	// format version 1) compressed with gzip. It lies outside resources/, where Velero's
