@@ -303,8 +303,15 @@ func BenchmarkExtract(b *testing.B) {
 	})
 }
 
-// BenchmarkOpen reads the layout of an extracted backup (SetBytes: the compressed size).
-func BenchmarkOpen(b *testing.B) {
+// BenchmarkOpen reads what GroupVersions needs of an extracted backup, no item listing
+// (SetBytes: the compressed size).
+func BenchmarkOpen(b *testing.B) { benchOpen(b, false) }
+
+// BenchmarkOpenListed also reads the item listing (Problems), as Open did before it was read
+// on first use.
+func BenchmarkOpenListed(b *testing.B) { benchOpen(b, true) }
+
+func benchOpen(b *testing.B, listed bool) {
 	forSizes(b, func(b *testing.B, data []byte) {
 		dest := b.TempDir()
 		if err := archive.Extract(context.Background(), bytes.NewReader(data), dest); err != nil {
@@ -312,8 +319,14 @@ func BenchmarkOpen(b *testing.B) {
 		}
 		b.ResetTimer()
 		for b.Loop() {
-			if _, err := archive.Open(os.DirFS(dest)); err != nil {
+			bk, err := archive.Open(os.DirFS(dest))
+			if err != nil {
 				b.Fatal(err)
+			}
+			if listed {
+				if _, err := bk.Problems(); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}
 	})

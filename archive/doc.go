@@ -18,6 +18,13 @@
 // is only at its legacy path. Scan and Open read them too, taking each resource's version
 // from its items' apiVersion; versionselect.WithGate then chooses the legacy path.
 //
+// A backup is what holds a metadata/version file (every backup Velero v1.18 writes, even an
+// empty one, starts with it) or a resources/ directory (without metadata/version, it is read
+// as a legacy backup). One with metadata/version alone is an empty backup. Anything else, an
+// empty directory or stream or one of unrelated files, is not a backup: Open and Scan
+// return an error wrapping ErrNotBackup, so that a caller can tell "not a backup" from
+// "nothing to restore". Extract does not ask: it extracts any archive its gate lets through.
+//
 // # Reading a stream
 //
 // Scan reads the .tar.gz once, without touching disk, and returns an Index: the format
@@ -32,9 +39,12 @@
 //
 // Open reads the layout of an extracted backup through an fs.FS: format version, group
 // versions, resources, items per resource and version directory, and one item as an
-// *unstructured.Unstructured. A missing resources/ is an empty backup; stray files and a
-// resource with no "-preferredversion" directory or several are listed by Problems, each
-// naming its path, never fatal and never guessed.
+// *unstructured.Unstructured. Group versions need only the resource directories, so Open
+// reads no directory below them (unless the backup predates version directories); the
+// item listing, every cluster/ and namespace directory, is read once, when items or
+// problems are first asked for. Stray files and a resource with no "-preferredversion"
+// directory or several are listed by Problems, each naming its path, never fatal and never
+// guessed.
 //
 // # Extracting safely
 //

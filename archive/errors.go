@@ -18,21 +18,30 @@ var (
 	// ErrFormat: the input is not a gzip-compressed tar stream, is truncated, or fails the
 	// gzip checksum.
 	ErrFormat = errors.New("archive: bad format")
+	// ErrNotBackup: Open or Scan found neither of the two things that make a backup, a
+	// metadata/version file (Velero writes it first in every backup, even an empty one) or
+	// a resources/ directory (without metadata/version, read as a legacy backup). A backup
+	// with metadata/version and nothing else is an empty backup, not this error. Extract
+	// does not check it: it extracts any archive that passes its gate, and Open then says
+	// what Scan says.
+	ErrNotBackup = errors.New("archive: not a backup")
 )
 
 // Error reports a refused archive or a failure while reading it. Entry names the entry as
 // stored in the archive: the refused one, or, when the stream breaks between headers, the
-// last one read ("" when the stream is at fault before any entry or after the tar end). Err wraps
-// one of the sentinels, a context error, or the underlying I/O error; errors.Is and
-// errors.As see through Error. From Open and Backup.ReadItem, Entry is the path inside the
-// extracted backup that could not be read.
+// last one read ("" when the stream is at fault before any entry or after the tar end). Err
+// wraps one of the sentinels, a context error, or the underlying I/O error; errors.Is and
+// errors.As see through Error. From Open, Backup.ReadItem and the item listing, Entry is the
+// path inside the extracted backup that could not be read. With ErrNotBackup, which is about
+// the whole archive or directory, Entry is "".
 type Error struct {
-	Op    string // "extract", "scan", "open" (Open) or "read" (Backup.ReadItem)
+	Op    string // "extract", "scan", "open" (Open), "list" (the item listing: Backup.Items, Problems, Manifest) or "read" (Backup.ReadItem)
 	Entry string // the entry name as stored, or the path inside an extracted backup; possibly hostile, printed quoted
 	Err   error
 }
 
-// Error returns "archive: <op> <quoted entry>: <reason>".
+// Error returns "archive: <op> <quoted entry>: <reason>", or "archive: <op>: <reason>" when
+// Entry is "".
 func (e *Error) Error() string {
 	if e.Entry == "" {
 		return "archive: " + e.Op + ": " + e.Err.Error()
@@ -66,6 +75,10 @@ func overLimit(format string, args ...any) error {
 func badFormat(format string, args ...any) error {
 	return &reason{ErrFormat, fmt.Sprintf(format, args...)}
 }
+
+// notBackup is the error of Open and Scan for what holds neither metadata/version nor
+// resources/.
+var notBackup = &reason{ErrNotBackup, "no " + VersionFile + " file and no " + ResourcesDir + "/ directory"}
 
 // Problem is something Open or Scan found wrong with a backup but did not treat as fatal: a
 // stray file where a directory belongs, a resource without a single preferred version, an

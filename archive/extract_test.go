@@ -22,10 +22,11 @@ import (
 // acceptedCases are shapes real tools produce; each must extract to exactly want (slash
 // path to contents) and scan to the same item paths.
 var acceptedCases = []struct {
-	name  string
-	data  func(t testing.TB) []byte
-	want  map[string]string
-	items []string // the item paths, when not every file under resources/ is one
+	name      string
+	data      func(t testing.TB) []byte
+	want      map[string]string
+	items     []string // the item paths, when not every file under resources/ is one
+	notBackup bool     // Extract takes it; Scan and Open refuse it with ErrNotBackup
 }{
 	{
 		name: "dot-slash-names-and-dir-entries", // tar -C dir -czf b.tgz .
@@ -102,13 +103,49 @@ var acceptedCases = []struct {
 		items: []string{"resources/pods/v1-preferredversion/namespaces/ns/p.json", "resources/pods/namespaces/ns/p.json"},
 	},
 	{
-		name: "empty-tarball", // Velero: an empty tarball is an empty backup
-		data: func(t testing.TB) []byte { return tgz(t) },
-		want: map[string]string{},
+		// Velero restores it as "zero items", but every backup Velero writes holds
+		// metadata/version, even an empty one.
+		name:      "empty-tarball",
+		data:      func(t testing.TB) []byte { return tgz(t) },
+		want:      map[string]string{},
+		notBackup: true,
 	},
 	{
-		name: "empty-gzip-stream",
-		data: func(t testing.TB) []byte { return gz(t, nil) },
+		name:      "empty-gzip-stream",
+		data:      func(t testing.TB) []byte { return gz(t, nil) },
+		want:      map[string]string{},
+		notBackup: true,
+	},
+	{
+		name: "unrelated-files",
+		data: func(t testing.TB) []byte {
+			return tgz(t, file("velero-backup.json", "{}"), file("metadata/other", "x"), dir("resourcesx/"))
+		},
+		want:      map[string]string{"velero-backup.json": "{}", "metadata/other": "x"},
+		notBackup: true,
+	},
+	{
+		name:      "resources-a-file",
+		data:      func(t testing.TB) []byte { return tgz(t, file("resources", "x")) },
+		want:      map[string]string{"resources": "x"},
+		notBackup: true,
+	},
+	{
+		name: "metadata-version-a-directory",
+		data: func(t testing.TB) []byte {
+			return tgz(t, dir("metadata/version/"), file("metadata/version/x", "1.1.0"))
+		},
+		want:      map[string]string{"metadata/version/x": "1.1.0"},
+		notBackup: true,
+	},
+	{
+		name: "empty-backup", // what Writer and Velero write for a backup of nothing
+		data: func(t testing.TB) []byte { return tgz(t, file("metadata/version", "1.1.0\n")) },
+		want: map[string]string{"metadata/version": "1.1.0\n"},
+	},
+	{
+		name: "empty-resources-directory", // a directory resources/ alone: an empty legacy backup
+		data: func(t testing.TB) []byte { return tgz(t, dir("resources/")) },
 		want: map[string]string{},
 	},
 }
@@ -143,6 +180,15 @@ func TestAcceptedShapes(t *testing.T) {
 			require.Equal(t, tc.want, got)
 
 			idx, err := archive.Scan(context.Background(), bytes.NewReader(data))
+			if tc.notBackup {
+				require.ErrorIs(t, err, archive.ErrNotBackup)
+				require.EqualError(t, err, "archive: scan: not a backup: no metadata/version file and no resources/ directory")
+				require.Nil(t, idx)
+				_, err = archive.Open(os.DirFS(dest))
+				require.ErrorIs(t, err, archive.ErrNotBackup)
+				require.EqualError(t, err, "archive: open: not a backup: no metadata/version file and no resources/ directory")
+				return
+			}
 			require.NoError(t, err)
 			var paths []string
 			for _, it := range idx.Items {
@@ -320,7 +366,7 @@ func TestDefaultLimits(t *testing.T) {
 		{"path-over-default", file(longName(archive.DefaultLimits.MaxPathLen+1), "x"), nil, archive.ErrLimitExceeded},
 		{"path-over-default-other-field-set", file(longName(archive.DefaultLimits.MaxPathLen+1), "x"),
 			[]archive.Option{archive.WithLimits(archive.Limits{MaxEntries: 10})}, archive.ErrLimitExceeded},
-		{"entry-size-default-with-other-field-set", file("big", strings.Repeat("x", 1<<20)),
+		{"entry-size-default-with-other-field-set", file("resources/big", strings.Repeat("x", 1<<20)),
 			[]archive.Option{archive.WithLimits(archive.Limits{MaxEntries: 10})}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -52,8 +52,9 @@ func TestWriteFuzzSeeds(t *testing.T) {
 }
 
 // FuzzScan: on any input, Scan and Extract never panic and agree: both accept, or both
-// refuse with the same sentinel. Extract writes nothing outside its directory, leaves it
-// empty on error, and on success holds exactly the files Scan listed, with their sizes.
+// refuse with the same sentinel, or Scan says ErrNotBackup where Extract accepts and Open
+// then says ErrNotBackup too. Extract writes nothing outside its directory, leaves it empty
+// on error, and on success holds exactly the files Scan listed, with their sizes.
 func FuzzScan(f *testing.F) {
 	for _, data := range seedBackups(f) {
 		f.Add(data)
@@ -61,8 +62,15 @@ func FuzzScan(f *testing.F) {
 	for _, tc := range hostileCases {
 		f.Add(tc.build(f, "dest"))
 	}
+	for _, tc := range acceptedCases { // not-a-backup shapes among them
+		f.Add(tc.data(f))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		idx, scanErr := archive.Scan(context.Background(), bytes.NewReader(data), fuzzLimits, archive.WithManifest())
+		notBackup := errors.Is(scanErr, archive.ErrNotBackup)
+		if notBackup {
+			scanErr = nil // Extract does not ask
+		}
 		parent, dest := emptyDest(t)
 		before := snapshot(t, parent)
 		extractErr := archive.Extract(context.Background(), bytes.NewReader(data), dest, fuzzLimits)
@@ -80,13 +88,17 @@ func FuzzScan(f *testing.F) {
 			return
 		}
 		opened, err := archive.Open(os.DirFS(dest))
-		require.NoError(t, err)
-		require.Equal(t, opened.GroupVersions(), idx.GroupVersions, "Scan and Open disagree on group versions")
-		require.Equal(t, opened.FormatVersion(), idx.FormatVersion)
-		for _, ref := range idx.Items {
-			info, err := os.Stat(filepath.Join(dest, filepath.FromSlash(ref.Path)))
-			require.NoError(t, err, ref.Path)
-			require.Equal(t, ref.Size, info.Size(), ref.Path)
+		if notBackup {
+			require.ErrorIs(t, err, archive.ErrNotBackup, "Scan says not a backup, Open does not")
+		} else {
+			require.NoError(t, err)
+			require.Equal(t, opened.GroupVersions(), idx.GroupVersions, "Scan and Open disagree on group versions")
+			require.Equal(t, opened.FormatVersion(), idx.FormatVersion)
+			for _, ref := range idx.Items {
+				info, err := os.Stat(filepath.Join(dest, filepath.FromSlash(ref.Path)))
+				require.NoError(t, err, ref.Path)
+				require.Equal(t, ref.Size, info.Size(), ref.Path)
+			}
 		}
 		require.NoError(t, os.RemoveAll(dest))
 		require.NoError(t, os.Mkdir(dest, 0o755))

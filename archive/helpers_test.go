@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/backupkit/backupkit/archive"
 )
 
 // ent is one raw tar entry for hand-built archives; a zero Typeflag means a regular file.
@@ -99,4 +101,18 @@ func requireEmptyDir(t testing.TB, dir string) {
 	ents, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Empty(t, ents, "something was left in %s", dir)
+}
+
+// problems returns b.Problems(), requiring no error.
+func problems(t require.TestingT, b *archive.Backup) []archive.Problem {
+	p, err := b.Problems()
+	require.NoError(t, err)
+	return p
+}
+
+// items returns b.Items(resource, versionDir), requiring no error.
+func items(t require.TestingT, b *archive.Backup, resource, versionDir string) []archive.ItemRef {
+	refs, err := b.Items(resource, versionDir)
+	require.NoError(t, err)
+	return refs
 }

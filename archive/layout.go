@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/backupkit/backupkit/internal/layout"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
@@ -18,18 +19,18 @@ const (
 	CurrentFormat = "1.1.0"
 	// VersionFile is the path of the file holding the format version.
 	VersionFile = "metadata/version"
-	// ResourcesDir is the directory holding one directory per backed-up resource.
-	ResourcesDir = "resources"
+	// ResourcesDir, "resources", is the directory holding one directory per backed-up
+	// resource.
+	ResourcesDir = layout.ResourcesDir
 	// ManifestFile is the path of the manifest Writer stores: manifest.json (manifest
 	// format version 1) compressed with gzip. It lies outside resources/, where Velero's
 	// reader never looks.
 	ManifestFile = "metadata/manifest.json.gz"
 	// PreferredSuffix marks the version directory of a resource's preferred version.
-	PreferredSuffix = "-preferredversion"
-
-	clusterDir    = "cluster"
-	namespacesDir = "namespaces"
-	itemExt       = ".json"
+	//
+	// Deprecated: Use versionselect.PreferredVersionDirSuffix, the same string. It has one
+	// home, versionselect, which names Choice.Dir with it and may not import archive.
+	PreferredSuffix = versionselect.PreferredVersionDirSuffix
 )
 
 // ItemRef locates one backed-up item: where it is stored and its coordinates parsed from that
@@ -48,7 +49,9 @@ type ItemRef struct {
 
 // Version returns the API version of the version directory ("v1" for "v1-preferredversion"),
 // or "" for the legacy unversioned path.
-func (r ItemRef) Version() string { return strings.TrimSuffix(r.VersionDir, PreferredSuffix) }
+func (r ItemRef) Version() string {
+	return strings.TrimSuffix(r.VersionDir, versionselect.PreferredVersionDirSuffix)
+}
 
 // ItemPath returns the slash path of an item inside a backup:
 // resources/<resource>[/<versionDir>]/{namespaces/<namespace>|cluster}/<name>.json.
@@ -61,25 +64,7 @@ func ItemPath(resource, versionDir, namespace, name string) (string, error) {
 	if err := checkItem(resource, versionDir, namespace, name); err != nil {
 		return "", fmt.Errorf("archive: item path: %w", err)
 	}
-	var b strings.Builder
-	b.Grow(len(ResourcesDir) + len(resource) + len(versionDir) + len(namespace) + len(name) + 32)
-	b.WriteString(ResourcesDir)
-	b.WriteByte('/')
-	b.WriteString(resource)
-	if versionDir != "" {
-		b.WriteByte('/')
-		b.WriteString(versionDir)
-	}
-	if namespace == "" {
-		b.WriteString("/" + clusterDir + "/")
-	} else {
-		b.WriteString("/" + namespacesDir + "/")
-		b.WriteString(namespace)
-		b.WriteByte('/')
-	}
-	b.WriteString(name)
-	b.WriteString(itemExt)
-	return b.String(), nil
+	return layout.ItemPath(resource, "", versionDir, namespace, name), nil
 }
 
 func checkItem(resource, versionDir, namespace, name string) error {
@@ -89,7 +74,7 @@ func checkItem(resource, versionDir, namespace, name string) error {
 	if err := checkComponent("version directory", versionDir, false); err != nil {
 		return err
 	}
-	if versionDir == clusterDir || versionDir == namespacesDir || versionDir == PreferredSuffix {
+	if versionDir == layout.ClusterDir || versionDir == layout.NamespacesDir || versionDir == versionselect.PreferredVersionDirSuffix {
 		return insecure("version directory %q would be read as another path", versionDir)
 	}
 	if err := checkComponent("namespace", namespace, false); err != nil {
@@ -135,17 +120,17 @@ func parseItemPath(p string) (ItemRef, bool) {
 	}
 	ref := ItemRef{Path: p}
 	switch {
-	case n == 3 && parts[1] == clusterDir:
-	case n == 4 && parts[1] == namespacesDir:
+	case n == 3 && parts[1] == layout.ClusterDir:
+	case n == 4 && parts[1] == layout.NamespacesDir:
 		ref.Namespace = parts[2]
-	case n == 4 && parts[2] == clusterDir:
+	case n == 4 && parts[2] == layout.ClusterDir:
 		ref.VersionDir = parts[1]
-	case n == 5 && parts[2] == namespacesDir:
+	case n == 5 && parts[2] == layout.NamespacesDir:
 		ref.VersionDir, ref.Namespace = parts[1], parts[3]
 	default:
 		return ItemRef{}, false
 	}
-	name, ok := strings.CutSuffix(parts[n-1], itemExt)
+	name, ok := strings.CutSuffix(parts[n-1], layout.ItemExt)
 	if !ok || name == "" || parts[0] == "" {
 		return ItemRef{}, false
 	}
@@ -177,7 +162,7 @@ func groupVersions(dirs map[string]map[string]bool, legacy map[string]map[string
 		seen := map[string]bool{}
 		var versions, preferred []string
 		for d := range vdirs {
-			v, pref := strings.CutSuffix(d, PreferredSuffix)
+			v, pref := strings.CutSuffix(d, versionselect.PreferredVersionDirSuffix)
 			if v == "" {
 				continue
 			}
@@ -217,10 +202,10 @@ func groupVersions(dirs map[string]map[string]bool, legacy map[string]map[string
 		case len(vdirs) == 0:
 			// legacy, several versions: reported above
 		case len(preferred) == 0:
-			problems = append(problems, Problem{where, "no " + PreferredSuffix + " directory"})
+			problems = append(problems, Problem{where, "no " + versionselect.PreferredVersionDirSuffix + " directory"})
 		default:
 			sort.Strings(preferred)
-			problems = append(problems, Problem{where, "several " + PreferredSuffix + " directories: " + strings.Join(preferred, ", ")})
+			problems = append(problems, Problem{where, "several " + versionselect.PreferredVersionDirSuffix + " directories: " + strings.Join(preferred, ", ")})
 		}
 		out[key] = g
 	}

@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/manifest"
 )
 
 func TestItemPath(t *testing.T) {
@@ -52,6 +53,31 @@ func TestItemPath(t *testing.T) {
 			require.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// TestItemPathIsManifestItemString: the path ItemPath builds for an item's legacy path is
+// the manifest Item's String, for any components ItemPath accepts; the layout is written once.
+func TestItemPathIsManifestItemString(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		component := rapid.StringMatching(`[a-z0-9][a-z0-9.:-]{0,20}`)
+		it := &manifest.Item{
+			Resource: component.Draw(t, "resource"),
+			Name:     component.Draw(t, "name"),
+		}
+		if rapid.Bool().Draw(t, "grouped") {
+			it.Group = component.Draw(t, "group")
+		}
+		if rapid.Bool().Draw(t, "namespaced") {
+			it.Namespace = component.Draw(t, "namespace")
+		}
+		dir := it.Resource
+		if it.Group != "" {
+			dir += "." + it.Group
+		}
+		p, err := archive.ItemPath(dir, "", it.Namespace, it.Name)
+		require.NoError(t, err)
+		require.Equal(t, it.String(), p)
+	})
 }
 
 func TestCompareFormatVersions(t *testing.T) {

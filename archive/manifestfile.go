@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/backupkit/backupkit/manifest"
+	"github.com/backupkit/backupkit/versionselect"
 )
 
 // compareStored compares a stored manifest, raw as stored (gzip-compressed or plain), with
@@ -101,11 +102,16 @@ func clip(s string) string {
 //
 // Without a stored manifest, Manifest builds one as Scan with WithManifest does, reading
 // every item: items whose metadata cannot be read or that the manifest refuses are left
-// out (Scan lists them as problems). Each call reads the fs.FS again.
+// out (Scan lists them as problems). Each call reads the fs.FS again, except the item
+// listing, which Manifest reads on first use as Items does, with its errors.
 func (b *Backup) Manifest() (*manifest.Manifest, error) {
+	l := b.listing("list")
+	if l.err != nil {
+		return nil, l.err
+	}
 	f, err := b.fsys.Open(ManifestFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return b.buildManifest()
+		return b.buildManifest(l.items)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("archive: open %q: %w", ManifestFile, err)
@@ -115,19 +121,14 @@ func (b *Backup) Manifest() (*manifest.Manifest, error) {
 	if err != nil {
 		return nil, &Error{Op: "open", Entry: ManifestFile, Err: badFormat("%v", err)}
 	}
-	if err := b.checkManifest(m); err != nil {
+	var refs []ItemRef
+	for _, r := range l.items {
+		refs = append(refs, r...)
+	}
+	if err := checkStored(m, refs); err != nil {
 		return nil, &Error{Op: "open", Entry: ManifestFile, Err: err}
 	}
 	return m, nil
-}
-
-// checkManifest checks m against the layout read by Open.
-func (b *Backup) checkManifest(m *manifest.Manifest) error {
-	var refs []ItemRef
-	for _, r := range b.items {
-		refs = append(refs, r...)
-	}
-	return checkStored(m, refs)
 }
 
 // storedOnly is Scan's WithStoredManifest: the stored manifest if there is one and it passes
@@ -184,7 +185,7 @@ func checkManifestItem(it *manifest.Item, files map[string]bool) error {
 	}
 	for _, v := range it.Versions() {
 		p1, err1 := ItemPath(dir, v, it.Namespace, it.Name)
-		p2, err2 := ItemPath(dir, v+PreferredSuffix, it.Namespace, it.Name)
+		p2, err2 := ItemPath(dir, v+versionselect.PreferredVersionDirSuffix, it.Namespace, it.Name)
 		if err1 != nil || err2 != nil || (!files[p1] && !files[p2]) {
 			return badFormat("item %s: version %s: neither %s nor %s is in the backup", p, v, p1, p2)
 		}
@@ -192,12 +193,12 @@ func checkManifestItem(it *manifest.Item, files map[string]bool) error {
 	return nil
 }
 
-// buildManifest reads every item at a legacy path and builds the manifest as Scan does.
-func (b *Backup) buildManifest() (*manifest.Manifest, error) {
+// buildManifest reads every item listed and builds the manifest as Scan does.
+func (b *Backup) buildManifest(items map[string][]ItemRef) (*manifest.Manifest, error) {
 	m := manifest.New()
 	var others []ItemRef
 	for _, res := range b.Resources() {
-		for _, ref := range b.items[res] {
+		for _, ref := range items[res] {
 			data, err := fs.ReadFile(b.fsys, ref.Path)
 			if err != nil {
 				return nil, fmt.Errorf("archive: read item: %w", err)

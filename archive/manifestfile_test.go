@@ -190,7 +190,7 @@ func TestStoredManifest(t *testing.T) {
 // TestOpenManifestReadError: an error reading the stored manifest, other than its absence,
 // is returned.
 func TestOpenManifestReadError(t *testing.T) {
-	b, err := archive.Open(errFS{fstest.MapFS{}})
+	b, err := archive.Open(errFS{fstest.MapFS{archive.VersionFile: &fstest.MapFile{Data: []byte("1.1.0\n")}}})
 	require.NoError(t, err)
 	_, err = b.Manifest()
 	require.ErrorIs(t, err, errBroken)
@@ -231,7 +231,7 @@ func TestWriterManifestIsStored(t *testing.T) {
 	require.Equal(t, want, manifestJSON(t, stored))
 	b, err := archive.Open(os.DirFS(dir))
 	require.NoError(t, err)
-	require.Empty(t, b.Problems())
+	require.Empty(t, problems(t, b))
 	m, err := b.Manifest()
 	require.NoError(t, err)
 	require.Equal(t, want, manifestJSON(t, m))

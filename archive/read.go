@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/backupkit/backupkit/internal/layout"
 	"github.com/backupkit/backupkit/manifest"
 )
 
@@ -86,11 +87,19 @@ type Index struct {
 //
 // Every entry passes the same checks as in Extract, with the same errors: an archive Scan
 // accepts is one Extract accepts, and Index.GroupVersions and FormatVersion are what Open
-// reports once it is extracted. Options: WithVisitor, WithLimits, WithMetadata,
-// WithManifest, WithStoredManifest. A nil Option is ignored, so a call to the earlier
-// Scan(ctx, r, visit, opts...) with a nil visit and options listed one by one still compiles
-// and means the same; one that passes a visit function wraps it in WithVisitor. Cancelling ctx stops the scan with an error that errors.Is ctx.Err().
-// Scan is safe to call concurrently.
+// reports once it is extracted.
+//
+// Scan asks Open's question too: a stream that passes those checks but holds neither a
+// metadata/version file nor a resources/ directory (an entry of that name or under it) is
+// not a backup: an *Error with Op "scan" and no Entry wrapping ErrNotBackup, where Extract
+// accepts it and Open then refuses it with ErrNotBackup. It is known only at the end of the
+// stream, so any other error comes first; no visitor has been called, there being no item.
+//
+// Options: WithVisitor, WithLimits, WithMetadata, WithManifest, WithStoredManifest. A nil
+// Option is ignored, so a call to the earlier Scan(ctx, r, visit, opts...) with a nil visit
+// and options listed one by one still compiles and means the same; one that passes a visit
+// function wraps it in WithVisitor. Cancelling ctx stops the scan with an error that
+// errors.Is ctx.Err(). Scan is safe to call concurrently.
 func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	o, err := resolve(opts)
 	if err != nil {
@@ -107,7 +116,11 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	versionDirs := false // the format version read so far requires version directories
 	var scratch []byte   // item bytes read for metadata only, reused
 	var storedRaw []byte // ManifestFile as stored
+	hasVersion, hasResources := false, false
 	err = walk(ctx, r, o.limits, "scan", func(e *entry) error {
+		if (e.name == ResourcesDir && e.kind == kindDir) || strings.HasPrefix(e.name, ResourcesDir+"/") {
+			hasResources = true
+		}
 		noteDirs(dirs, e.name, e.kind == kindDir)
 		if e.kind == kindDir {
 			return nil
@@ -124,6 +137,7 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 			return nil
 		}
 		if e.name == VersionFile {
+			hasVersion = true
 			b, err := e.readInto(nil)
 			if err != nil {
 				return err
@@ -182,6 +196,9 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !hasVersion && !hasResources {
+		return nil, &Error{Op: "scan", Err: notBackup}
+	}
 	idx.Items = items.slice()
 	limit := min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes)
 	if idx.Manifest != nil {
@@ -233,7 +250,7 @@ func noteDirs(dirs map[string]map[string]bool, name string, isDir bool) {
 		return
 	}
 	c, _, cMore := strings.Cut(after, "/")
-	if (isDir || cMore) && c != clusterDir && c != namespacesDir {
+	if (isDir || cMore) && c != layout.ClusterDir && c != layout.NamespacesDir {
 		vd[c] = true
 	}
 }

@@ -98,7 +98,7 @@ func (b genBackup) want(t require.TestingT) (map[string][]byte, map[string]metav
 	for _, it := range b.items {
 		dirs := []string{it.version}
 		if b.preferred[it.resource] == it.version {
-			dirs = []string{"", it.version + archive.PreferredSuffix}
+			dirs = []string{"", it.version + versionselect.PreferredVersionDirSuffix}
 		}
 		for _, d := range dirs {
 			p, err := archive.ItemPath(it.resource, d, it.namespace, it.name)
@@ -214,11 +214,11 @@ func TestRoundTripExtractOpen(t *testing.T) {
 		require.NoError(rt, err)
 		require.Equal(rt, idxManifest(rt, data), manifestJSON(rt, stored))
 		require.Equal(rt, wantGVs, bk.GroupVersions())
-		require.Empty(rt, bk.Problems())
+		require.Empty(rt, problems(rt, bk))
 		var gotPaths []string
 		for _, r := range bk.Resources() {
 			for _, vd := range append([]string{""}, versionDirs(wantGVs[r])...) {
-				for _, ref := range bk.Items(r, vd) {
+				for _, ref := range items(rt, bk, r, vd) {
 					gotPaths = append(gotPaths, ref.Path)
 					u, err := bk.ReadItem(r, vd, ref.Namespace, ref.Name)
 					require.NoError(rt, err)
@@ -248,7 +248,7 @@ func versionDirs(g metav1.APIGroup) []string {
 	var out []string
 	for _, v := range g.Versions {
 		if v.Version == g.PreferredVersion.Version {
-			out = append(out, v.Version+archive.PreferredSuffix)
+			out = append(out, v.Version+versionselect.PreferredVersionDirSuffix)
 		} else {
 			out = append(out, v.Version)
 		}
@@ -261,7 +261,7 @@ func TestWriterErrors(t *testing.T) {
 	w := archive.NewWriter(&buf)
 	require.ErrorIs(t, w.Add("pods", "v1", "ns", "../x", nil), archive.ErrInsecurePath)
 	require.ErrorIs(t, w.Add("pods", "", "ns", "x", nil), archive.ErrInsecurePath)
-	require.ErrorContains(t, w.Add("pods", "v1"+archive.PreferredSuffix, "ns", "x", nil), "ends in")
+	require.ErrorContains(t, w.Add("pods", "v1"+versionselect.PreferredVersionDirSuffix, "ns", "x", nil), "ends in")
 	require.EqualError(t, w.Add("pods", "v1", "ns", "x", []byte("{}")),
 		"archive: write: pods v1 ns/x: no preferred version set for pods (call SetPreferred first)")
 	require.Zero(t, buf.Len(), "something was written despite the errors")

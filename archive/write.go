@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/manifest"
+	"github.com/backupkit/backupkit/versionselect"
 )
 
 // entryTime is the modification time of every entry Writer writes.
@@ -144,7 +145,7 @@ func (w *Writer) Add(resource, version, namespace, name string, data []byte) err
 		return err
 	}
 	if version == r.preferred {
-		pref, err := ItemPath(resource, version+PreferredSuffix, namespace, name)
+		pref, err := ItemPath(resource, version+versionselect.PreferredVersionDirSuffix, namespace, name)
 		if err != nil {
 			return err
 		}
@@ -242,8 +243,8 @@ func checkVersion(resource, version string) error {
 	if err := checkComponent("version", version, true); err != nil {
 		return fmt.Errorf("archive: write: %w", err)
 	}
-	if strings.HasSuffix(version, PreferredSuffix) {
-		return fmt.Errorf("archive: write: version %q of %s ends in %q", version, resource, PreferredSuffix)
+	if strings.HasSuffix(version, versionselect.PreferredVersionDirSuffix) {
+		return fmt.Errorf("archive: write: version %q of %s ends in %q", version, resource, versionselect.PreferredVersionDirSuffix)
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/backupkit/backupkit/internal/layout"
 )
 
 // Item is one backed-up object as the manifest sees it: its identity, its UID, the data
@@ -309,25 +311,7 @@ func (i *Item) String() string {
 	if i == nil {
 		return "<nil>"
 	}
-	var b strings.Builder
-	n := len("resources/") + len(i.Resource) + 1 + len(i.Group) + len("/namespaces/") + len(i.Namespace) + 1 + len(i.Name) + len(".json")
-	b.Grow(n)
-	b.WriteString("resources/")
-	b.WriteString(i.Resource)
-	if i.Group != "" {
-		b.WriteByte('.')
-		b.WriteString(i.Group)
-	}
-	if i.Namespace != "" {
-		b.WriteString("/namespaces/")
-		b.WriteString(i.Namespace)
-		b.WriteByte('/')
-	} else {
-		b.WriteString("/cluster/")
-	}
-	b.WriteString(i.Name)
-	b.WriteString(".json")
-	return b.String()
+	return layout.ItemPath(i.Resource, i.Group, "", i.Namespace, i.Name)
 }
 
 // GroupResource returns the item's group and resource.
