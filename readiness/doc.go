@@ -132,7 +132,7 @@
 // Velero's AreAdditionalItemsReady(items) (bool, error) shape in either direction;
 // RefForResource turns Velero's GroupResource identifiers into ObjectRefs.
 // WaitAdditionalItems is Velero's wait for a plugin's additional items in one call: a
-// timeout that replaces DefaultAdditionalItemsTimeout (longer or shorter), and, with
+// timeout that replaces DefaultTimeout (longer or shorter), and, with
 // WithContinueOnTimeout, running out of time reported in the Report (NotReady), not as an
 // error.
 //

@@ -20,7 +20,10 @@ import (
 
 // Defaults of Wait's options.
 const (
-	// DefaultTimeout is Velero's server-wide wait for additional items.
+	// DefaultTimeout is Wait's global deadline (WithTimeout) and WaitAdditionalItems' when
+	// given no timeout: 10 minutes, the default of Velero's --resource-timeout, which is how
+	// long Velero waits for a restore item action's additional items when the action gives
+	// no AdditionalItemsReadyTimeout.
 	DefaultTimeout = 10 * time.Minute
 	// DefaultListThreshold: with a Lister, this many objects of one kind in one namespace
 	// are read with one LIST per tick instead of a GET each.
