@@ -184,7 +184,9 @@
 //     those until the deadline would only hide them. The item's error is the getter's
 //     error (named once in the message), its Result the last status computed.
 //
-// Wait is for one goroutine; separate calls may run concurrently if their getter allows it.
+// Goroutines. Each call of Wait works on the calling goroutine, one request at a time, and
+// runs the progress callback there; calls may run concurrently when the getter they share
+// is safe for concurrent use (Wait's doc has the details).
 //
 // # Options and reasons
 //
