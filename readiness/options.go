@@ -101,10 +101,11 @@ func WithNow(t time.Time) ComputeOption {
 // Compute skips step 5, so an object of a kind whose status a controller writes is not
 // InProgress merely because it has no status yet; its rule reads the absent status as zeros
 // and decides. Some rules then still wait, as kstatus's do (a Deployment that wants pods,
-// a DaemonSet until its controller writes observedGeneration); others say Current at once
-// (a PodDisruptionBudget, a Deployment of 0 replicas). The rules stay this package's: where
-// they differ from kstatus's, they differ with or without WithLenient. Default: strict,
-// restore-aware.
+// a DaemonSet until its controller writes observedGeneration); others say Current at once,
+// as kstatus's do for a PodDisruptionBudget. It does not make Compute kstatus: the rules
+// stay this package's, which differ from kstatus's in places (a Deployment of 0 replicas
+// without status is Current here, InProgress to kstatus, which waits for its Available
+// condition). Default: strict, restore-aware.
 func WithLenient() Option {
 	return func(c *config) { c.env.Lenient = true }
 }
