@@ -26,9 +26,14 @@ import (
 // Metadata: every metadata field but labels and annotations comes from in (name,
 // namespace, uid, resourceVersion, generation, creationTimestamp, ownerReferences,
 // finalizers, ...). Labels and annotations are in's, with in's values, plus any keys the
-// converters add; keys under ReservedPrefix are managed by this package and follow the
-// converters' result (so a property bag can be consumed). With original-version tracking
-// on (SetTrackOriginalVersion), the source version is recorded when no record exists.
+// converters add, with one exception: the annotation StashAnnotation (the property bag)
+// is the converters' result's alone, there with their value if they set it and gone if
+// they did not, so that a converter consumes a bag by removing it. Every other key, under
+// ReservedPrefix or not, follows the rule: a converter cannot change or remove in's
+// OriginalVersionAnnotation. With original-version tracking on (SetTrackOriginalVersion),
+// the source version is recorded as OriginalVersionAnnotation unless the merged
+// annotations hold a non-empty record there (in's, or, when in has none at all, one a
+// converter added).
 //
 // Errors are *ConversionError naming the object and versions, wrapping
 // ErrNotRegistered, ErrUnknownVersion, ErrWrongGroup, ErrInvalidObject, ErrPanic,

@@ -30,10 +30,11 @@
 // Convert takes and returns unstructured objects; ConvertObject takes and returns typed
 // ones (and unstructured ones too); ConvertAll converts a batch with a Result per object.
 // The same version is a deep copy. Input objects are never mutated and results share no
-// memory with them, whatever the converters do: they receive deep copies. Metadata always
-// survives: every field but labels and annotations comes from the input; labels and
-// annotations are the input's plus what converters added. A converter that fails or
-// panics fails its object only, with a *ConversionError naming the object and versions
+// memory with them, whatever the converters do: they receive deep copies. Metadata
+// survives whatever the converters do: every field but labels and annotations comes from
+// the input; labels and annotations are the input's plus what converters added (the
+// property bag, StashAnnotation, aside: Convert has the details). A converter that fails
+// or panics fails its object only, with a *ConversionError naming the object and versions
 // (errors.Is reaches ErrPanic, ErrUnknownVersion, ErrNotRegistered, ErrWrongGroup, or the
 // converter's own error).
 //
@@ -73,6 +74,14 @@
 // converted, and encoded with encoding/json into buffers the handler reuses. Large reviews
 // are converted on several goroutines (WithParallelism). An object already at the desired
 // version is copied as it came.
+//
+// Metadata in the webhook follows Convert's rules with one difference, for speed: the
+// converters get the handler's own decoding, and only its labels and annotations are
+// copied before they run. What a converter returns or assigns anew is undone as in
+// Convert, but a converter that writes into the rest of the input's metadata in place (an
+// element of ownerReferences, finalizers or managedFields, what a Go object's
+// deletionTimestamp points to) changes the response. The API server puts back every
+// metadata field but labels and annotations after a webhook conversion anyway.
 //
 // # Goroutine safety
 //

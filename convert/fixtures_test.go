@@ -89,9 +89,16 @@ func (*WidgetV3) Hub() {}
 
 var errBadSize = errors.New("widget: size is not a number")
 
+// editInPlaceAnnotation on a WidgetV1 makes its ConvertTo write into the first
+// ownerReference and finalizer of its input, in place.
+const editInPlaceAnnotation = "test.backupkit.io/edit-metadata-in-place"
+
 // ConvertTo parses the size; "panic" panics, anything else not a number fails.
 func (w *WidgetV1) ConvertTo(dst convert.Hub) error {
 	h := dst.(*WidgetV3)
+	if w.Annotations[editInPlaceAnnotation] != "" && len(w.OwnerReferences) > 0 && len(w.Finalizers) > 0 {
+		w.OwnerReferences[0].Name, w.Finalizers[0] = "edited", "edited/finalizer"
+	}
 	h.ObjectMeta = w.ObjectMeta // shares maps, as the Kubebuilder tutorial does
 	if w.Spec.Size == "panic" {
 		panic("size panic")

@@ -77,8 +77,8 @@ func copySlice[E any](s []E, copyElem func(E) (E, error)) ([]E, error) {
 
 // After a conversion the object's metadata is the input's, every field of it, except
 // labels and annotations: those are the input's plus the keys the conversion added (the
-// stash, StashAnnotation, follows the output, so a converter can consume it), and the
-// original-version record (OriginalVersionAnnotation) when one is due. finishMap and
+// stash annotation, StashAnnotation, follows the output, so a converter can consume it),
+// and the original-version record (OriginalVersionAnnotation) when one is due. finishMap and
 // finishTyped restore it, the one on a map, the other on an embedded ObjectMeta, both by
 // putting back the whole snapshot and merging the two maps with mergeLabelsAnnotations.
 
@@ -122,8 +122,8 @@ func finishMap(out map[string]any, gvk schema.GroupVersionKind, snap map[string]
 // (else the caller keeps it as it was).
 func mergeLabelsAnnotations(inL, outL, inA, outA stringMap, record string) (labels, annotations map[string]string, ok map[string]bool) {
 	ok = map[string]bool{}
-	labels, ok["labels"] = mergeKeys(inL, outL)
-	annotations, ok["annotations"] = mergeKeys(inA, outA)
+	labels, ok["labels"] = mergeKeys(inL, outL, "")
+	annotations, ok["annotations"] = mergeKeys(inA, outA, StashAnnotation)
 	if ok["annotations"] && record != "" && annotations[OriginalVersionAnnotation] == "" { // an empty record is none (OriginalVersion)
 		if annotations == nil {
 			annotations = map[string]string{}
@@ -161,19 +161,20 @@ type stringMap struct {
 	ok bool
 }
 
-// mergeKeys returns in's keys with in's values, plus the keys out added; the property
-// bag (StashAnnotation) follows out, so a converter can consume it. ok is false when in is
-// malformed (then the caller keeps in). A malformed out adds nothing.
-func mergeKeys(in, out stringMap) (map[string]string, bool) {
+// mergeKeys returns in's keys with in's values, plus the keys out added, except that the
+// key follow (the property bag, StashAnnotation, among annotations; "" for none) is out's
+// alone, so a converter can consume it. ok is false when in is malformed (then the caller
+// keeps in). A malformed out adds nothing.
+func mergeKeys(in, out stringMap, follow string) (map[string]string, bool) {
 	if !in.ok {
 		return nil, false
 	}
-	if out.ok && keeps(out.m, in.m) {
+	if out.ok && keeps(out.m, in.m, follow) {
 		return out.m, true // out kept every key of in: the merge is out's map itself
 	}
 	merged := make(map[string]string, len(in.m)+len(out.m))
 	for k, v := range in.m {
-		if k != StashAnnotation {
+		if follow == "" || k != follow {
 			merged[k] = v
 		}
 	}
@@ -185,10 +186,11 @@ func mergeKeys(in, out stringMap) (map[string]string, bool) {
 	return merged, true
 }
 
-// keeps reports whether out holds every key of in (the stash aside) with in's value.
-func keeps(out, in map[string]string) bool {
+// keeps reports whether out holds every key of in (follow aside, see mergeKeys) with in's
+// value.
+func keeps(out, in map[string]string, follow string) bool {
 	for k, v := range in {
-		if k == StashAnnotation {
+		if follow != "" && k == follow {
 			continue
 		}
 		if w, ok := out[k]; !ok || w != v {
@@ -241,8 +243,9 @@ func nilIfEmpty(m map[string]string) map[string]string {
 
 // shallowSnapshotMeta is snapshotMeta for the webhook, whose input is its own decoding:
 // the labels and annotations maps, which converters commonly write to, are copied; other
-// fields are shared, so only a converter writing into an element of ownerReferences,
-// finalizers or managedFields in place could change what is restored (and the API server
+// fields are shared, so only a converter writing in place into an element of
+// ownerReferences, finalizers or managedFields, or through the deletionTimestamp or
+// deletionGracePeriodSeconds pointer, could change what is restored (and the API server
 // restores those fields itself after a webhook conversion).
 func shallowSnapshotMeta(obj runtime.Object) *metav1.ObjectMeta {
 	m := objectMetaOf(obj)

@@ -74,8 +74,10 @@ type webhook struct {
 // typed decoding); an object already at the desired version is returned byte for byte.
 // One difference, for speed: the object handed to converters is the handler's own
 // decoding, and only its labels and annotations are copied beforehand, so a converter
-// editing an element of ownerReferences, finalizers or managedFields in place changes the
-// response (the API server restores those fields after a webhook conversion anyway). And
+// writing into the rest of its metadata in place (an element of ownerReferences,
+// finalizers or managedFields, what a Go object's deletionTimestamp or
+// deletionGracePeriodSeconds points to) changes the response (the API server restores
+// those fields after a webhook conversion anyway). And
 // the Go objects passed to ConvertTo and ConvertFrom are reused, zeroed, for later objects
 // of the same review once the result is encoded, so a converter must not keep a reference
 // to them after it returns (none of Kubebuilder's do). The request's context reaches the

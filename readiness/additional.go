@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// DefaultAdditionalItemsTimeout is how long Velero waits, by default, for the additional
-// items a restore item action asks it to wait for: its server's --resource-timeout, 10
-// minutes.
-const DefaultAdditionalItemsTimeout = 10 * time.Minute
+// DefaultAdditionalItemsTimeout is DefaultTimeout, under a second name.
+//
+// Deprecated: Use DefaultTimeout, the same duration: Velero's 10 minutes have one name.
+const DefaultAdditionalItemsTimeout = DefaultTimeout
 
 // WithContinueOnTimeout makes running out of time no error (Wait only): when the only
 // objects not Current are those that timed out (ErrTimeout, the global deadline or their
@@ -24,14 +24,13 @@ func WithContinueOnTimeout() WaitOption {
 }
 
 // WaitAdditionalItems is Velero's wait for the additional items of a restore item action,
-// in one call: it waits as Wait does, for at most timeout, or DefaultAdditionalItemsTimeout
-// when timeout is not positive. timeout is a plugin's AdditionalItemsReadyTimeout: it
-// replaces the default whether longer or shorter, and any WithTimeout among opts. Pass
-// WithContinueOnTimeout for Velero's behaviour of going on when time runs out.
+// in one call: it waits as Wait does, for at most timeout, or DefaultTimeout (Velero's
+// default) when timeout is not positive; either replaces any WithTimeout among opts.
+// timeout is a plugin's AdditionalItemsReadyTimeout, Velero's per-plugin override: it
+// replaces the default whether longer or shorter. Pass WithContinueOnTimeout for Velero's
+// behaviour of going on when time runs out.
 func WaitAdditionalItems(ctx context.Context, g Getter, refs []ObjectRef, timeout time.Duration, opts ...WaitOption) (*Report, error) {
-	if timeout <= 0 {
-		timeout = DefaultAdditionalItemsTimeout
-	}
+	// WithTimeout of a duration that is not positive is DefaultTimeout.
 	return Wait(ctx, g, refs, append(slices.Clone(opts), WithTimeout(timeout))...)
 }
 

@@ -40,12 +40,15 @@ func TestWaitAdditionalItems(t *testing.T) {
 		require.Equal(t, 700*time.Second, elapsed)
 		require.Empty(t, rep.NotReady())
 	})
-	t.Run("no timeout: the default", func(t *testing.T) {
-		g := newFake()
-		progressing(g, "web", 1000)
-		_, elapsed, err := wait(g, []readiness.ObjectRef{ref("shop", "web")}, 0)
-		require.ErrorIs(t, err, readiness.ErrTimeout)
-		require.Equal(t, readiness.DefaultAdditionalItemsTimeout, elapsed)
+	t.Run("no timeout: the default, not any WithTimeout", func(t *testing.T) {
+		for _, timeout := range []time.Duration{0, -time.Second} {
+			g := newFake()
+			progressing(g, "web", 1000)
+			_, elapsed, err := wait(g, []readiness.ObjectRef{ref("shop", "web")}, timeout, readiness.WithTimeout(time.Minute))
+			require.ErrorIs(t, err, readiness.ErrTimeout)
+			require.Equal(t, readiness.DefaultTimeout, elapsed)
+			require.Equal(t, 10*time.Minute, elapsed, "Velero's default")
+		}
 	})
 	t.Run("continue on timeout: not an error, the report says which", func(t *testing.T) {
 		g := newFake()

@@ -91,11 +91,20 @@ func TestCompute(t *testing.T) {
 		{"deployment available status not a string", `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1,"readyReplicas":1,"availableReplicas":1,"conditions":[{"type":"Available","status":false}]}}`, nil, readiness.Unknown, "MalformedStatus"},
 		// More pods than spec.replicas: scaling down, old pods still counted.
 		{"deployment scaling down", `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":2,"replicas":3,"updatedReplicas":3,"readyReplicas":3,"availableReplicas":3}}`, nil, readiness.InProgress, "ExtraReplicas"},
+		// A counter missing beside counters that contradict it (issue 26): replicas, omitted
+		// only at 0, cannot be fewer than the pods counted updated, ready or available.
+		{"deployment without replicas, 3 of 3 otherwise", `{` + deployHead + `,"spec":{"replicas":3},"status":{"observedGeneration":2,"updatedReplicas":3,"readyReplicas":3,"availableReplicas":3,"conditions":[{"type":"Available","status":"True"}]}}`, nil, readiness.InProgress, "LessReplicas"},
+		{"deployment without replicas, 3 of 3 otherwise, lenient", `{` + deployHead + `,"spec":{"replicas":3},"status":{"observedGeneration":2,"updatedReplicas":3,"readyReplicas":3,"availableReplicas":3}}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.InProgress, "LessReplicas"},
+		{"deployment without replicas, none wanted", `{` + deployHead + `,"spec":{"replicas":0},"status":{"observedGeneration":2,"updatedReplicas":2,"readyReplicas":2,"availableReplicas":2}}`, nil, readiness.InProgress, "LessReplicas"},
+		{"deployment fewer replicas than ready", `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1,"readyReplicas":2,"availableReplicas":1}}`, nil, readiness.InProgress, "LessReplicas"},
 
 		// StatefulSet.
 		{"statefulset no status", `{` + stsHead + `,"spec":{"replicas":2}}`, nil, readiness.InProgress, "NoStatus"},
 		{"statefulset less ready", `{` + stsHead + `,"spec":{"replicas":3},"status":{"observedGeneration":1,"replicas":3,"readyReplicas":1,"currentReplicas":3,"updatedReplicas":3,"currentRevision":"db-1","updateRevision":"db-1"}}`, nil, readiness.InProgress, "LessReady"},
 		{"statefulset scaling down", `{` + stsHead + `,"spec":{"replicas":2},"status":{"observedGeneration":1,"replicas":3,"readyReplicas":3}}`, nil, readiness.InProgress, "ExtraReplicas"},
+		{"statefulset scaling up", `{` + stsHead + `,"spec":{"replicas":3},"status":{"observedGeneration":1,"replicas":1,"readyReplicas":1,"availableReplicas":1,"updatedReplicas":1}}`, nil, readiness.InProgress, "LessReplicas"},
+		{"statefulset without replicas, 3 of 3 otherwise", `{` + stsHead + `,"spec":{"replicas":3},"status":{"observedGeneration":1,"readyReplicas":3,"availableReplicas":3,"currentReplicas":3,"updatedReplicas":3,"currentRevision":"db-1","updateRevision":"db-1"}}`, nil, readiness.InProgress, "LessReplicas"},
+		{"statefulset without replicas, none wanted", `{` + stsHead + `,"spec":{"replicas":0},"status":{"observedGeneration":1,"readyReplicas":2,"availableReplicas":2,"updatedReplicas":2}}`, nil, readiness.InProgress, "LessReplicas"},
 		{"statefulset less available", `{` + stsHead + `,"spec":{"replicas":2},"status":{"observedGeneration":1,"replicas":2,"readyReplicas":2,"availableReplicas":1,"updatedReplicas":2}}`, nil, readiness.InProgress, "LessAvailable"},
 		{"statefulset rolling", `{` + stsHead + `,"spec":{"replicas":3},"status":{"observedGeneration":1,"replicas":3,"readyReplicas":3,"availableReplicas":3,"currentReplicas":2,"updatedReplicas":1,"currentRevision":"db-1","updateRevision":"db-2"}}`, nil, readiness.InProgress, "LessUpdated"},
 		{"statefulset revision mismatch", `{` + stsHead + `,"spec":{"replicas":3},"status":{"observedGeneration":1,"replicas":3,"readyReplicas":3,"updatedReplicas":3,"currentRevision":"db-1","updateRevision":"db-2"}}`, nil, readiness.InProgress, "RevisionMismatch"},
@@ -109,6 +118,12 @@ func TestCompute(t *testing.T) {
 
 		// DaemonSet.
 		{"daemonset no status", `{` + dsHead + `}`, nil, readiness.InProgress, "NoStatus"},
+		// As the API server creates it; kstatus too waits for observedGeneration (issue 26).
+		{"daemonset as created, lenient", `{` + dsHead + `,"status":{"currentNumberScheduled":0,"numberMisscheduled":0,"desiredNumberScheduled":0,"numberReady":0}}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.InProgress, "NoObservedGeneration"},
+		{"daemonset counters without observedGeneration", `{` + dsHead + `,"status":{"desiredNumberScheduled":3,"currentNumberScheduled":3,"numberMisscheduled":0,"numberReady":3,"numberAvailable":3,"updatedNumberScheduled":3}}`, nil, readiness.InProgress, "NoObservedGeneration"},
+		// desiredNumberScheduled is written even at 0: without it, "0/0 nodes" would be Current.
+		{"daemonset without desiredNumberScheduled", `{` + dsHead + `,"status":{"observedGeneration":1,"currentNumberScheduled":3,"numberMisscheduled":0,"numberReady":3,"numberAvailable":3,"updatedNumberScheduled":3}}`, nil, readiness.InProgress, "NoDesiredNumber"},
+		{"daemonset without desiredNumberScheduled, lenient", `{` + dsHead + `,"status":{"observedGeneration":1}}`, []readiness.ComputeOption{readiness.WithLenient()}, readiness.InProgress, "NoDesiredNumber"},
 		{"daemonset no nodes", `{` + dsHead + `,"status":{"observedGeneration":1,"desiredNumberScheduled":0,"currentNumberScheduled":0,"numberReady":0}}`, nil, readiness.Current, "Available"},
 		{"daemonset less scheduled", `{` + dsHead + `,"status":{"observedGeneration":1,"desiredNumberScheduled":3,"currentNumberScheduled":2,"numberReady":2,"numberAvailable":2,"updatedNumberScheduled":2}}`, nil, readiness.InProgress, "LessScheduled"},
 		{"daemonset misscheduled", `{` + dsHead + `,"status":{"observedGeneration":1,"desiredNumberScheduled":3,"currentNumberScheduled":3,"numberMisscheduled":1,"numberReady":3,"numberAvailable":3,"updatedNumberScheduled":3}}`, nil, readiness.InProgress, "Misscheduled"},
@@ -131,6 +146,8 @@ func TestCompute(t *testing.T) {
 		{"replicaset current", `{` + rsHead + `,"spec":{"replicas":2},"status":{"observedGeneration":1,"replicas":2,"fullyLabeledReplicas":2,"readyReplicas":2,"availableReplicas":2}}`, nil, readiness.Current, "Available"},
 		{"replicaset null labeled", `{` + rsHead + `,"spec":{"replicas":2},"status":{"observedGeneration":1,"replicas":2,"fullyLabeledReplicas":null,"readyReplicas":2,"availableReplicas":2}}`, nil, readiness.Unknown, "MalformedStatus"},
 		{"replicaset negative replicas", `{` + rsHead + `,"spec":{"replicas":0},"status":{"observedGeneration":1,"replicas":-1}}`, nil, readiness.Unknown, "MalformedStatus"},
+		{"replicaset without fullyLabeledReplicas", `{` + rsHead + `,"spec":{"replicas":2},"status":{"observedGeneration":1,"replicas":2,"readyReplicas":2,"availableReplicas":2}}`, nil, readiness.InProgress, "LessLabeled"},
+		{"replicaset without replicas, none wanted", `{` + rsHead + `,"spec":{"replicas":0},"status":{"observedGeneration":1,"fullyLabeledReplicas":2,"readyReplicas":2,"availableReplicas":2}}`, nil, readiness.InProgress, "LessReplicas"},
 
 		// Pod.
 		{"pod no status", `{` + podHead + `,"spec":{"containers":[{"name":"app","image":"nginx"}]}}`, nil, readiness.InProgress, "NoStatus"},

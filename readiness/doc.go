@@ -26,9 +26,15 @@
 // # Built-in rules
 //
 // "S" marks the kinds step 5 applies to. Counters default to 0 when absent, spec.replicas to
-// 1; a counter that is null or negative is malformed (the API server omits a zero counter and
-// never writes either), and so is an ingress entry that is not an object. Within a kind, rows
-// are tried top to bottom.
+// 1; a counter that is null or negative is malformed (the API server writes a counter, or
+// omits it when it is 0, but never writes null or a negative number), and so is an ingress
+// entry that is not an object. A Deployment, StatefulSet or ReplicaSet whose status counts
+// fewer replicas than pods updated, ready, available or fully labeled is InProgress, never
+// Current: its controller counts them all in one pass, so such a status is not its whole
+// report, as when replicas, omitted at 0, is missing beside the others. A DaemonSet without
+// observedGeneration (which its controller writes with every status) or
+// desiredNumberScheduled (which the API server writes even at 0) is InProgress likewise.
+// Within a kind, rows are tried top to bottom.
 //
 //	Kind (group)                      S  Condition                                            Status/Reason
 //	CustomResourceDefinition          S  NamesAccepted=False                                  Failed/NamesNotAccepted
@@ -41,6 +47,8 @@
 //	                                     other phase                                          Unknown/NamespacePhaseUnknown
 //	Deployment (apps)                 S  Progressing=False reason ProgressDeadlineExceeded    Failed/ProgressDeadlineExceeded
 //	                                     updatedReplicas < spec.replicas                      InProgress/LessUpdated
+//	                                     replicas < updatedReplicas, readyReplicas or
+//	                                       availableReplicas (replicas absent: 0)             InProgress/LessReplicas
 //	                                     replicas > updatedReplicas                           InProgress/OldReplicas
 //	                                     replicas > spec.replicas (scaling down)              InProgress/ExtraReplicas
 //	                                     availableReplicas < spec.replicas                    InProgress/LessAvailable
@@ -48,6 +56,8 @@
 //	                                     Available present and not True                       InProgress/NotAvailable
 //	                                     otherwise                                            Current/Available
 //	StatefulSet (apps)                S  replicas > spec.replicas                             InProgress/ExtraReplicas
+//	                                     replicas < spec.replicas, readyReplicas,
+//	                                       availableReplicas or updatedReplicas               InProgress/LessReplicas
 //	                                     readyReplicas < spec.replicas                        InProgress/LessReady
 //	                                     availableReplicas (if present) < spec.replicas       InProgress/LessAvailable
 //	                                     updateStrategy OnDelete                              Current/OnDelete
@@ -56,7 +66,9 @@
 //	                                     updatedReplicas < spec.replicas                      InProgress/LessUpdated
 //	                                     currentRevision != updateRevision                    InProgress/RevisionMismatch
 //	                                     otherwise                                            Current/Ready
-//	DaemonSet (apps)                  S  currentNumberScheduled < desiredNumberScheduled      InProgress/LessScheduled
+//	DaemonSet (apps)                  S  no observedGeneration                                InProgress/NoObservedGeneration
+//	                                     no desiredNumberScheduled                            InProgress/NoDesiredNumber
+//	                                     currentNumberScheduled < desiredNumberScheduled      InProgress/LessScheduled
 //	                                     numberMisscheduled > 0                               InProgress/Misscheduled
 //	                                     not OnDelete, updatedNumberScheduled < desired       InProgress/LessUpdated
 //	                                     numberAvailable < desired                            InProgress/LessAvailable
@@ -64,7 +76,8 @@
 //	                                     otherwise                                            Current/Available
 //	ReplicaSet (apps)                 S  ReplicaFailure=True                                  InProgress/ReplicaFailure
 //	                                     replicas > spec.replicas                             InProgress/ExtraReplicas
-//	                                     replicas < spec.replicas                             InProgress/LessReplicas
+//	                                     replicas < spec.replicas, fullyLabeledReplicas,
+//	                                       readyReplicas or availableReplicas                 InProgress/LessReplicas
 //	                                     fullyLabeledReplicas < spec.replicas                 InProgress/LessLabeled
 //	                                     availableReplicas < spec.replicas                    InProgress/LessAvailable
 //	                                     readyReplicas < spec.replicas                        InProgress/LessReady
@@ -119,7 +132,7 @@
 // Velero's AreAdditionalItemsReady(items) (bool, error) shape in either direction;
 // RefForResource turns Velero's GroupResource identifiers into ObjectRefs.
 // WaitAdditionalItems is Velero's wait for a plugin's additional items in one call: a
-// timeout that replaces DefaultAdditionalItemsTimeout (longer or shorter), and, with
+// timeout that replaces DefaultTimeout (longer or shorter), and, with
 // WithContinueOnTimeout, running out of time reported in the Report (NotReady), not as an
 // error.
 //
@@ -171,7 +184,9 @@
 //     those until the deadline would only hide them. The item's error is the getter's
 //     error (named once in the message), its Result the last status computed.
 //
-// Wait is for one goroutine; separate calls may run concurrently if their getter allows it.
+// Goroutines. Each call of Wait works on the calling goroutine, one request at a time, and
+// runs the progress callback there; calls may run concurrently when the getter they share
+// is safe for concurrent use (Wait's doc has the details).
 //
 // # Options and reasons
 //

@@ -53,8 +53,8 @@ func RefOf(u *unstructured.Unstructured) ObjectRef {
 
 // Getter fetches one object. It returns an error for which apierrors.IsNotFound is true
 // when the object does not exist (meta.IsNoMatchError, a kind not served yet, counts the
-// same). Implementations must be safe for the waiter's sequential use; NewDynamicGetter's is
-// safe for concurrent use.
+// same). Implementations must be safe for the waiter's sequential use (see Wait);
+// NewDynamicGetter's is safe for concurrent use when its client and mapper are.
 type Getter interface {
 	Get(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error)
 }

@@ -97,9 +97,15 @@ func WithNow(t time.Time) ComputeOption {
 	return computeOption(func(c *config) { c.env.Now = t })
 }
 
-// WithLenient restores kstatus's reading (Compute and Wait): an object of a kind whose
-// status a controller writes is not InProgress merely because it has no status yet; its rule
-// reads the absent status as zeros. Default: strict, restore-aware.
+// WithLenient restores kstatus's reading of an object without status (Compute and Wait):
+// Compute skips step 5, so an object of a kind whose status a controller writes is not
+// InProgress merely because it has no status yet; its rule reads the absent status as zeros
+// and decides. Some rules then still wait, as kstatus's do (a Deployment that wants pods,
+// a DaemonSet until its controller writes observedGeneration); others say Current at once,
+// as kstatus's do for a PodDisruptionBudget. It does not make Compute kstatus: the rules
+// stay this package's, which differ from kstatus's in places (a Deployment of 0 replicas
+// without status is Current here, InProgress to kstatus, which waits for its Available
+// condition). Default: strict, restore-aware.
 func WithLenient() Option {
 	return func(c *config) { c.env.Lenient = true }
 }

@@ -58,6 +58,8 @@ const (
 	ReasonPartitionRollout         Reason = "PartitionRollout"
 	ReasonPartitionRolledOut       Reason = "PartitionRolledOut"
 	ReasonRevisionMismatch         Reason = "RevisionMismatch"
+	ReasonNoObservedGeneration     Reason = "NoObservedGeneration"
+	ReasonNoDesiredNumber          Reason = "NoDesiredNumber"
 	ReasonLessScheduled            Reason = "LessScheduled"
 	ReasonMisscheduled             Reason = "Misscheduled"
 	ReasonReplicaFailure           Reason = "ReplicaFailure"

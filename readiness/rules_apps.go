@@ -20,6 +20,9 @@ func deploymentRule(v view, _ Env) Result {
 		return malformed(f.bad)
 	case updated < want:
 		return Result{Status: InProgress, Reason: ReasonLessUpdated, Message: count(msgReplicasUpdated, updated, want)}
+	case replicas < max(updated, ready, available):
+		// Here updated >= want, so this is also "fewer replicas than wanted".
+		return lessReplicas(replicas, counter{"status.updatedReplicas", updated}, counter{"status.readyReplicas", ready}, counter{"status.availableReplicas", available})
 	case replicas > updated:
 		return Result{Status: InProgress, Reason: ReasonOldReplicas, Message: itoa(replicas-updated) + " old replicas pending termination"}
 	case replicas > want:
@@ -55,6 +58,10 @@ func statefulSetRule(v view, _ Env) Result {
 		return malformed(f.bad)
 	case replicas > want:
 		return Result{Status: InProgress, Reason: ReasonExtraReplicas, Message: count(msgReplicasScalingDown, replicas, want)}
+	case replicas < want:
+		return Result{Status: InProgress, Reason: ReasonLessReplicas, Message: count(msgReplicasCreated, replicas, want)}
+	case replicas < max(ready, available, updated):
+		return lessReplicas(replicas, counter{"status.readyReplicas", ready}, counter{"status.availableReplicas", available}, counter{"status.updatedReplicas", updated})
 	case ready < want:
 		return Result{Status: InProgress, Reason: ReasonLessReady, Message: count(msgReplicasReady, ready, want)}
 	case hasAvailable && available < want:
@@ -75,13 +82,16 @@ func statefulSetRule(v view, _ Env) Result {
 	return Result{Status: Current, Reason: ReasonReady, Message: count(msgReplicasReady, ready, want)}
 }
 
-// daemonSetRule: apps/DaemonSet.
+// daemonSetRule: apps/DaemonSet. The DaemonSet controller writes observedGeneration with
+// every status, and the API server writes desiredNumberScheduled even when it is 0, so a
+// status without either has not been reported by the controller (kstatus reads it so too).
 func daemonSetRule(v view, _ Env) Result {
 	var f fields
 	spec := f.mapAt(v.obj, "spec", "spec")
 	status := v.statusMap(&f)
 	onDelete := f.str(f.mapAt(spec, "updateStrategy", "spec.updateStrategy"), "type", "spec.updateStrategy.type") == "OnDelete"
-	desired := f.intOr(status, "desiredNumberScheduled", "status.desiredNumberScheduled", 0)
+	_, observed := f.integer(status, "observedGeneration", "status.observedGeneration")
+	desired, hasDesired := f.count(status, "desiredNumberScheduled", "status.desiredNumberScheduled")
 	scheduled := f.intOr(status, "currentNumberScheduled", "status.currentNumberScheduled", 0)
 	mis := f.intOr(status, "numberMisscheduled", "status.numberMisscheduled", 0)
 	updated := f.intOr(status, "updatedNumberScheduled", "status.updatedNumberScheduled", 0)
@@ -90,6 +100,10 @@ func daemonSetRule(v view, _ Env) Result {
 	switch {
 	case f.bad != "":
 		return malformed(f.bad)
+	case !observed:
+		return Result{Status: InProgress, Reason: ReasonNoObservedGeneration, Message: "no status.observedGeneration: the DaemonSet controller has not reported yet"}
+	case !hasDesired:
+		return Result{Status: InProgress, Reason: ReasonNoDesiredNumber, Message: "no status.desiredNumberScheduled: the DaemonSet controller has not reported yet"}
 	case scheduled < desired:
 		return Result{Status: InProgress, Reason: ReasonLessScheduled, Message: count(msgNodesScheduled, scheduled, desired)}
 	case mis > 0:
@@ -113,7 +127,7 @@ func replicaSetRule(v view, _ Env) Result {
 	replicas := f.intOr(status, "replicas", "status.replicas", 0)
 	ready := f.intOr(status, "readyReplicas", "status.readyReplicas", 0)
 	available := f.intOr(status, "availableReplicas", "status.availableReplicas", 0)
-	labeled := f.intOr(status, "fullyLabeledReplicas", "status.fullyLabeledReplicas", replicas)
+	labeled := f.intOr(status, "fullyLabeledReplicas", "status.fullyLabeledReplicas", 0)
 	rf := v.condition(&f, v.conditions(&f, status), condReplicaFailure)
 	switch {
 	case f.bad != "":
@@ -124,6 +138,8 @@ func replicaSetRule(v view, _ Env) Result {
 		return Result{Status: InProgress, Reason: ReasonExtraReplicas, Message: count(msgReplicasScalingDown, replicas, want)}
 	case replicas < want:
 		return Result{Status: InProgress, Reason: ReasonLessReplicas, Message: count(msgReplicasCreated, replicas, want)}
+	case replicas < max(labeled, ready, available):
+		return lessReplicas(replicas, counter{"status.fullyLabeledReplicas", labeled}, counter{"status.readyReplicas", ready}, counter{"status.availableReplicas", available})
 	case labeled < want:
 		return Result{Status: InProgress, Reason: ReasonLessLabeled, Message: count(msgReplicasLabeled, labeled, want)}
 	case available < want:
@@ -132,4 +148,24 @@ func replicaSetRule(v view, _ Env) Result {
 		return Result{Status: InProgress, Reason: ReasonLessReady, Message: count(msgReplicasReady, ready, want)}
 	}
 	return Result{Status: Current, Reason: ReasonAvailable, Message: count(msgReplicasAvailable, available, want)}
+}
+
+// counter is a status counter and its path, for a message.
+type counter struct {
+	path string
+	n    int64
+}
+
+// lessReplicas is the result of a status whose replicas (pods counted) are fewer than one
+// of parts, counters of pods the controller counts among them in the same pass: the status
+// did not come whole from the controller, or a replicas omitted at 0 is missing, and
+// nothing about it is done. The message names the first part above replicas.
+func lessReplicas(replicas int64, parts ...counter) Result {
+	for _, p := range parts {
+		if p.n > replicas {
+			return Result{Status: InProgress, Reason: ReasonLessReplicas,
+				Message: "status.replicas " + itoa(replicas) + " is below " + p.path + " " + itoa(p.n)}
+		}
+	}
+	return Result{Status: InProgress, Reason: ReasonLessReplicas, Message: "status.replicas " + itoa(replicas) + " is below a count of its pods"}
 }

@@ -20,7 +20,10 @@ import (
 
 // Defaults of Wait's options.
 const (
-	// DefaultTimeout is Velero's server-wide wait for additional items.
+	// DefaultTimeout is Wait's global deadline (WithTimeout) and WaitAdditionalItems' when
+	// given no timeout: 10 minutes, the default of Velero's --resource-timeout, which is how
+	// long Velero waits for a restore item action's additional items when the action gives
+	// no AdditionalItemsReadyTimeout.
 	DefaultTimeout = 10 * time.Minute
 	// DefaultListThreshold: with a Lister, this many objects of one kind in one namespace
 	// are read with one LIST per tick instead of a GET each.
@@ -75,8 +78,10 @@ func WithRequestTimeout(d time.Duration) WaitOption {
 
 // WithItemTimeout gives each object its own limit, counted from the start of Wait (Wait
 // only): an object not Current by then ends with ErrTimeout while the global deadline may
-// still be far (Velero's per-plugin override). Default: none (only the global deadline);
-// a value beyond the global deadline has no effect.
+// still be far. It can only shorten an object's wait: a value beyond the global deadline
+// has no effect. Default: none (only the global deadline). Velero's per-plugin override,
+// AdditionalItemsReadyTimeout, is not this: it replaces the global deadline, longer or
+// shorter, as WaitAdditionalItems' timeout does.
 func WithItemTimeout(d time.Duration) WaitOption {
 	return waitOption(func(c *config) { c.itemTimeout = d })
 }
@@ -199,9 +204,14 @@ type watchEvent struct {
 //
 // The error is nil exactly when every object is Current; otherwise it is a *WaitError. A
 // malformed ref list (empty kind or name, a duplicate) is an error wrapping ErrInvalidRef,
-// returned before any API call, with a nil report. Wait may run in several goroutines at
-// once (each call has its own state) when the getter is safe for concurrent use; the progress
-// callback runs in the calling goroutine.
+// returned before any API call, with a nil report.
+//
+// Goroutines: each call has its own state and works on the calling goroutine, making its
+// requests (GET, LIST, the opening of a watch) one at a time and running the progress
+// callback between them; while it watches, a goroutine per watch only hands the watch's
+// events to it. So a getter used by one call at a time need not be safe for concurrent use.
+// Calls may run at once in several goroutines; the getter they share must then be safe for
+// concurrent use (NewDynamicGetter's is when its client and mapper are).
 //
 // Watching: when the getter is also a Watcher, a group read with a LIST is watched from the
 // list's resourceVersion, and its objects are then updated by events rather than by more

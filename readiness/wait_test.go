@@ -245,6 +245,15 @@ func TestWaitTimeouts(t *testing.T) {
 		require.ErrorIs(t, rep.Items[0].Err, readiness.ErrTimeout)
 		require.ErrorIs(t, rep.Items[1].Err, readiness.ErrTimeout, "late would be ready at 3s")
 	})
+	t.Run("an item timeout beyond the global deadline has no effect", func(t *testing.T) {
+		g := newFake()
+		g.add("shop", "slow", resp{obj: deploy("shop", "slow", "u1", "progressing")})
+		rep, elapsed, err := runWait(t, context.Background(), g, refs[:1],
+			readiness.WithTimeout(10*time.Second), readiness.WithItemTimeout(time.Hour))
+		require.ErrorIs(t, err, readiness.ErrTimeout)
+		require.Equal(t, 10*time.Second, elapsed, "the item timeout cannot lengthen the wait")
+		require.ErrorIs(t, rep.Items[0].Err, readiness.ErrTimeout)
+	})
 }
 
 func TestWaitCancel(t *testing.T) {

@@ -133,7 +133,9 @@ func WithConverter(conv Converter) Option { return func(c *config) { c.converter
 // no version directories, and chooses an empty version for a source group without a
 // preferred version; Choose returns ReasonNoSourceVersion, or the best backed-up version.
 // P4 applies only if WithConverter is given too (Velero has no conversion), and
-// WithServedResources still filters the target's versions when given.
+// WithServedResources still filters the target's versions when given. P0 uses the
+// priorities as given: to read Velero's ConfigMap as Velero does, parse it
+// WithVeleroParsing.
 func WithVeleroCompat() Option { return func(c *config) { c.compat = true } }
 
 // WithServedResources restricts the target's versions per resource to those at which the

@@ -27,11 +27,11 @@ const (
 var ErrNoPrioritiesKey = errors.New("versionselect: no " + PrioritiesKey + " key")
 
 // PrioritiesFromConfigMap parses the [PrioritiesKey] value of Velero's enableapigroupversions
-// ConfigMap with [ParsePriorities]. A nil ConfigMap, or one without the key, is an error
-// naming the ConfigMap (the latter wraps [ErrNoPrioritiesKey]); line errors are wrapped in
-// one naming it, so errors.As still finds each *LineError, and the valid lines are
-// returned with them.
-func PrioritiesFromConfigMap(cm *corev1.ConfigMap) (Priorities, error) {
+// ConfigMap with [ParsePriorities], which opts are passed to. A nil ConfigMap, or one
+// without the key, is an error naming the ConfigMap (the latter wraps
+// [ErrNoPrioritiesKey]); line errors are wrapped in one naming it, so errors.As still finds
+// each *LineError, and the valid lines are returned with them.
+func PrioritiesFromConfigMap(cm *corev1.ConfigMap, opts ...ParseOption) (Priorities, error) {
 	if cm == nil {
 		return nil, errors.New("versionselect: nil ConfigMap")
 	}
@@ -39,7 +39,7 @@ func PrioritiesFromConfigMap(cm *corev1.ConfigMap) (Priorities, error) {
 	if !ok {
 		return nil, fmt.Errorf("ConfigMap %s: %w", cmName(cm), ErrNoPrioritiesKey)
 	}
-	p, err := ParsePriorities(text)
+	p, err := ParsePriorities(text, opts...)
 	if err != nil {
 		return p, fmt.Errorf("ConfigMap %s: %w", cmName(cm), err)
 	}
@@ -58,14 +58,14 @@ func cmName(cm *corev1.ConfigMap) string {
 // writes it), or the bare [PrioritiesKey] text. A document of another apiVersion or kind is
 // an error naming them, as is one that starts like a manifest but does not decode; anything
 // else (text that is not a mapping, or a mapping with neither apiVersion nor kind) is taken
-// as the bare text.
-func ReadPriorities(data []byte) (Priorities, error) {
+// as the bare text. opts are passed to ParsePriorities.
+func ReadPriorities(data []byte, opts ...ParseOption) (Priorities, error) {
 	doc, err := firstDocument(data)
 	if err != nil || doc == nil || (doc["apiVersion"] == nil && doc["kind"] == nil) {
 		if err != nil && looksLikeDocument(data) {
 			return nil, fmt.Errorf("versionselect: reading priorities ConfigMap: %w", err)
 		}
-		return ParsePriorities(string(data))
+		return ParsePriorities(string(data), opts...)
 	}
 	if doc["apiVersion"] != "v1" || doc["kind"] != "ConfigMap" {
 		return nil, fmt.Errorf("versionselect: priorities: want a v1 ConfigMap, got apiVersion %q kind %q",
@@ -75,7 +75,7 @@ func ReadPriorities(data []byte) (Priorities, error) {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(doc, &cm); err != nil {
 		return nil, fmt.Errorf("versionselect: reading priorities ConfigMap: %w", err)
 	}
-	return PrioritiesFromConfigMap(&cm)
+	return PrioritiesFromConfigMap(&cm, opts...)
 }
 
 // firstDocument decodes the first non-empty YAML or JSON document of data as a mapping;
@@ -110,8 +110,8 @@ func looksLikeDocument(data []byte) bool {
 // PrioritiesFromCluster reads the priorities ConfigMap from a cluster: namespace and name
 // default to Velero's ([DefaultPrioritiesNamespace], [DefaultPrioritiesConfigMap]) when
 // empty. A ConfigMap that does not exist means no priorities: (nil, nil). Other errors
-// name the ConfigMap.
-func PrioritiesFromCluster(ctx context.Context, client corev1client.ConfigMapsGetter, namespace, name string) (Priorities, error) {
+// name the ConfigMap. opts are passed to ParsePriorities.
+func PrioritiesFromCluster(ctx context.Context, client corev1client.ConfigMapsGetter, namespace, name string, opts ...ParseOption) (Priorities, error) {
 	if namespace == "" {
 		namespace = DefaultPrioritiesNamespace
 	}
@@ -125,5 +125,5 @@ func PrioritiesFromCluster(ctx context.Context, client corev1client.ConfigMapsGe
 	if err != nil {
 		return nil, fmt.Errorf("versionselect: reading ConfigMap %s/%s: %w", namespace, name, err)
 	}
-	return PrioritiesFromConfigMap(cm)
+	return PrioritiesFromConfigMap(cm, opts...)
 }

@@ -23,10 +23,39 @@
 //
 // Unlike Velero, P3 searches the whole intersection (Velero skips the first version of both
 // sorted lists and so misses common versions when a preferred version is not the highest),
-// ParsePriorities reports every bad line with its number instead of dropping it at debug
-// level, and nothing is mutated: Velero sorts discovery's cached slices in place.
-// WithVeleroCompat reproduces Velero v1.18's choices, quirks included, for forks that must
-// not change behaviour.
+// ParsePriorities reads the user's priorities differently (next section), and nothing is
+// mutated: Velero sorts discovery's cached slices in place. WithVeleroCompat reproduces
+// Velero v1.18's choices, quirks included, for forks that must not change behaviour; with
+// priorities, parse them WithVeleroParsing too.
+//
+// # Priorities: how ParsePriorities differs from Velero
+//
+// ParsePriorities reads the restoreResourcesVersionPriority text differently from Velero
+// v1.18.3 (parseUserPriorities in pkg/restore/prioritize_group_version.go) in these ways,
+// and in no other:
+//
+//   - Whitespace. Velero deletes only the ASCII space (U+0020). A tab, a carriage return (a
+//     text with CRLF line ends) or another Unicode space stays in the resource or version,
+//     which then matches nothing: with CRLF, the last version of every line is lost ("v2\r"
+//     is not "v2"). ParsePriorities deletes every Unicode space.
+//   - Comments. Velero has none: '#' and what follows are part of the text. "pods=v1,v2 #
+//     new" gives the versions v1 and "v2#new", which matches nothing; "pods=v1 # v1=GA"
+//     is a bad line (two '='); a commented-out "#pods=v1" gives a resource "#pods", which
+//     matches nothing; a comment line without '=' is a bad line. ParsePriorities ignores
+//     '#' to the end of the line.
+//   - A resource on two lines. Velero takes the last line, silently; ParsePriorities keeps
+//     the first and reports the later one (ErrDuplicateKey).
+//   - Empty and repeated versions. Velero keeps them ("pods=v1,,v1" is v1, "", v1; "pods=,"
+//     is a resource with two empty versions); ParsePriorities drops them, and a line left
+//     with none is bad (ErrNoVersions). Neither changes a choice: no cluster serves an
+//     empty version, and a repeated version is always found at its first place.
+//   - Bad lines. Velero logs each at debug level and drops it; ParsePriorities returns a
+//     *LineError for each, beside the valid lines.
+//   - Nothing valid. Velero has no priorities (a nil map); ParsePriorities returns empty
+//     Priorities. Choose treats both alike.
+//
+// WithVeleroParsing removes every difference but the last two: the Priorities are Velero's
+// map, entry for entry, and the errors name each line Velero ignores.
 //
 // # Pure core, thin edge
 //

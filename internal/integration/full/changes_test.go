@@ -176,16 +176,20 @@ func TestReadinessNamespaceDeletion(t *testing.T) {
 	t.Logf("%d versions; Compute said %v", len(samples), statuses(samples))
 }
 
-// TestFollowCatchesAnEarlyCurrent shows that the comparison can fail: kstatus's lenient
-// reading (WithLenient) calls a DaemonSet the controller has not reported on yet Current,
-// and the controller disagrees.
+// TestFollowCatchesAnEarlyCurrent shows that the comparison can fail: the lenient reading
+// (WithLenient, which skips the no-status step as kstatus does) calls a
+// PodDisruptionBudget Current as the API server creates it, zero counters and no
+// observedGeneration, before the disruption controller has looked, and the controller
+// disagrees. (It used to be a DaemonSet; its rule now waits for observedGeneration, as
+// kstatus's does, so it is no longer early.)
 func TestFollowCatchesAnEarlyCurrent(t *testing.T) {
 	c := env.Cluster(t)
 	ns, name := c.Namespace(t), uniqueName(t)
-	u := workload("DaemonSet", name, appLabels, "")
-	verdict := daemonSetVerdict(testcluster.DefaultNodes)
-	samples := observe(t, c, daemonSets, ns, name, verdict, func(s sample) bool { return s.verdict == done },
-		func() { create(t, c, daemonSets, ns, u) }, 0, readiness.WithLenient())
+	create(t, c, deployments, ns, workload("Deployment", name, appLabels, ""))
+	u := object(`{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "%[1]s"},
+	  "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "%[1]s"}}}}`, name)
+	samples := observe(t, c, pdbs, ns, name, pdbVerdict, func(s sample) bool { return s.verdict == done },
+		func() { create(t, c, pdbs, ns, u) }, 0, readiness.WithLenient())
 	var early []sample
 	for _, s := range samples {
 		if s.result.Status == readiness.Current && s.verdict != done {
