@@ -79,9 +79,15 @@ func deployment(ns, name string) *unstructured.Unstructured {
 
 // replicaSet is owned by the Deployment with that name and backed-up UID, and labelled as
 // the Deployment's selector asks (a Deployment controller releases a ReplicaSet it owns
-// that its selector does not match).
+// that its selector does not match). Its Pod template is an older revision than the
+// Deployment's: were it the current one, the Deployment controller could adopt it as its
+// new ReplicaSet and copy the Deployment's annotations onto it, the restore's original UID
+// among them.
 func replicaSet(ns, name, owner, ownerUID string) *unstructured.Unstructured {
-	u := obj("apps/v1", "ReplicaSet", ns, name, "uid-rs-"+name, map[string]any{"spec": podTemplate(owner)})
+	spec := podTemplate(owner)
+	containers := spec["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
+	containers[0].(map[string]any)["image"] = "registry.example/app:0"
+	u := obj("apps/v1", "ReplicaSet", ns, name, "uid-rs-"+name, map[string]any{"spec": spec})
 	u.SetLabels(map[string]string{"app": owner})
 	controller := true
 	u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: owner, UID: types.UID(ownerUID), Controller: &controller}})
