@@ -25,10 +25,9 @@ require (
 	k8s.io/client-go v0.33.0
 	// As low as it goes: k8s.io/apimachinery and client-go v0.33.0 require it.
 	k8s.io/utils v0.0.0-20241104100929-3ea5e8cea738
-	// Used by convert/converttest too, not only by tests. v0.5.0 to v0.5.2 lack
-	// rapid.Permutation, v0.5.3 rapid.Map (it was Transform), older ones generics; v0.5.4
-	// has the code of v0.5.5 (which changed only documentation) but this project's module
-	// proxy does not serve it.
+	// Used by convert/converttest too, not only by tests. v0.5.3 and older lack rapid.Map
+	// (v0.5.0 to v0.5.3 name it Transform, v0.4 has no generics); v0.5.4 has the code of
+	// v0.5.5 (which changed only documentation) but the module proxy here does not serve it.
 	pgregory.net/rapid v0.5.5
 )
 
