@@ -10,9 +10,9 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME_SHORT ?= 5000x
 FUZZTIME ?= 2m
 
-.PHONY: test fmt-check no-unsafe vet staticcheck testbin unit fuzz-short fuzz bench bench-smoke bench-compare
+.PHONY: test fmt-check no-unsafe vet staticcheck testbin unit unit-newest fuzz-short fuzz bench bench-smoke bench-compare
 
-test: fmt-check no-unsafe vet staticcheck unit fuzz-short bench-smoke
+test: fmt-check no-unsafe vet staticcheck unit unit-newest fuzz-short bench-smoke
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -38,6 +38,23 @@ testbin:
 
 unit: testbin
 	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" $(GO) test -race -count=1 ./...
+
+# go.mod requires the lowest versions the library works with (README.md, "For forks of
+# Velero"), so `unit` tests that end; this tests the other. Every test `unit` runs, the live
+# ones included (BACKUPKIT_TESTBIN as there), with NEWEST (k8s.io/api, apimachinery,
+# client-go and utils at @latest: the newest the module proxy has when it runs) and
+# whatever else that raises through MVS and `go mod tidy`. The upgrade is made in a copy of
+# go.mod and go.sum in a temporary directory, used with -modfile: the checked-in go.mod and
+# go.sum are never changed. It prints the versions it tests. Without -race: `unit` runs the
+# race detector over the same tests at the floors, and this run is about the versions.
+NEWEST ?= k8s.io/api@latest k8s.io/apimachinery@latest k8s.io/client-go@latest k8s.io/utils@latest
+unit-newest: testbin
+	@set -e; tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	cp go.mod go.sum "$$tmp/"; \
+	$(GO) get -modfile="$$tmp/go.mod" $(NEWEST); \
+	$(GO) mod tidy -modfile="$$tmp/go.mod"; \
+	echo "unit-newest: testing with" $$($(GO) list -modfile="$$tmp/go.mod" -m k8s.io/api k8s.io/apimachinery k8s.io/client-go k8s.io/utils); \
+	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" $(GO) test -modfile="$$tmp/go.mod" -count=1 ./...
 
 fuzz-short:
 	FUZZTIME=$(FUZZTIME_SHORT) bash hack/fuzz.sh

@@ -2,51 +2,71 @@ module github.com/backupkit/backupkit
 
 go 1.26.0
 
+// Floors, not the newest: each direct requirement is the lowest version this module builds
+// and passes its unit tests with, so that `go get` raises none of a fork's pins (Velero
+// v1.18.3: k8s.io v0.33.12, controller-runtime v0.21.0). The indirect ones below follow from
+// these by `go mod tidy`. `make unit-newest` runs the tests with k8s.io/api, apimachinery,
+// client-go and utils at their newest releases; README.md, "For forks of Velero", says more.
 require (
-	github.com/go-json-experiment/json v1.27.2
-	github.com/klauspost/compress v1.20.3
-	github.com/stretchr/testify v1.12.1
-	k8s.io/api v0.36.6
-	k8s.io/apimachinery v0.36.6
-	k8s.io/client-go v0.36.6
-	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2
-	pgregory.net/rapid v1.2.0
+	// convert's numberAsInt64 falls back with errors.ErrUnsupported from an
+	// UnmarshalFromFunc function and calls jsontext.Token's Int and Float for their errors:
+	// versions before February 2026 (Velero v1.18.3's module graph holds one from July 2025)
+	// honour only SkipFunc, which v1.27 removed. v1.27.0 is the oldest release with both.
+	github.com/go-json-experiment/json v1.27.0
+	// v1.15.9 (and v1.10.3, also tried) read and write backups, but their gzip output at
+	// DefaultCompression differs, so the byte-for-byte check of the checked-in sample
+	// backup (examples/internal/sample) fails.
+	github.com/klauspost/compress v1.15.10
+	// As low as it goes: k8s.io/apimachinery v0.33.0 requires v1.10.0.
+	github.com/stretchr/testify v1.10.0
+	// Velero v1.18.3's line (it pins v0.33.12); v0.33.0 is its oldest patch.
+	k8s.io/api v0.33.0
+	k8s.io/apimachinery v0.33.0
+	k8s.io/client-go v0.33.0
+	// As low as it goes: k8s.io/apimachinery and client-go v0.33.0 require it.
+	k8s.io/utils v0.0.0-20241104100929-3ea5e8cea738
+	// Used by convert/converttest too, not only by tests. v0.5.3 and older lack rapid.Map
+	// (v0.5.0 to v0.5.3 name it Transform, v0.4 has no generics); v0.5.4 has the code of
+	// v0.5.5 (which changed only documentation) but the module proxy here does not serve it.
+	pgregory.net/rapid v0.5.5
 )
 
 require (
-	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
-	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
-	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
-	github.com/go-logr/logr v1.4.3 // indirect
+	github.com/davecgh/go-spew v1.1.1 // indirect
+	github.com/emicklei/go-restful/v3 v3.11.0 // indirect
+	github.com/fxamacker/cbor/v2 v2.7.0 // indirect
+	github.com/go-logr/logr v1.4.2 // indirect
 	github.com/go-openapi/jsonpointer v0.21.0 // indirect
 	github.com/go-openapi/jsonreference v0.20.2 // indirect
 	github.com/go-openapi/swag v0.23.0 // indirect
-	github.com/google/gnostic-models v0.7.0 // indirect
+	github.com/gogo/protobuf v1.3.2 // indirect
+	github.com/google/gnostic-models v0.6.9 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
-	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
+	github.com/modern-go/reflect2 v1.0.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/spf13/pflag v1.0.5 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
-	go.yaml.in/yaml/v2 v2.4.3 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/net v0.56.0 // indirect
-	golang.org/x/oauth2 v0.34.0 // indirect
-	golang.org/x/sys v0.46.0 // indirect
-	golang.org/x/term v0.44.0 // indirect
-	golang.org/x/text v0.39.0 // indirect
-	golang.org/x/time v0.14.0 // indirect
-	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
-	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
+	golang.org/x/net v0.38.0 // indirect
+	golang.org/x/oauth2 v0.27.0 // indirect
+	golang.org/x/sys v0.31.0 // indirect
+	golang.org/x/term v0.30.0 // indirect
+	golang.org/x/text v0.23.0 // indirect
+	golang.org/x/time v0.9.0 // indirect
+	google.golang.org/protobuf v1.36.5 // indirect
+	gopkg.in/evanphx/json-patch.v4 v4.12.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/klog/v2 v2.140.0 // indirect
-	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a // indirect
-	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
+	k8s.io/klog/v2 v2.130.1 // indirect
+	k8s.io/kube-openapi v0.0.0-20250318190949-c8a335a9a2ff // indirect
+	sigs.k8s.io/json v0.0.0-20241010143419-9aa6b5e7a4b3 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
-	sigs.k8s.io/structured-merge-diff/v6 v6.3.3 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
+	sigs.k8s.io/structured-merge-diff/v4 v4.6.0 // indirect
+	sigs.k8s.io/yaml v1.4.0 // indirect
 )

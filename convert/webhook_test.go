@@ -395,6 +395,9 @@ func TestWebhookCyclicResult(t *testing.T) {
 }
 
 // slowBody sends its data, tells arrived, then holds the connection open until released.
+// arrived needs a buffer of one: the send does not wait, and the test may not be receiving
+// yet when the data has all been read (under -race on a loaded machine it was not, and the
+// test hung until its timeout).
 type slowBody struct {
 	data     []byte
 	arrived  chan struct{}
@@ -421,7 +424,7 @@ func (b *slowBody) Close() error { return nil }
 // body is read as it arrives.
 func TestWebhookBodyGrowsWithWhatArrives(t *testing.T) {
 	h := convert.NewWebhookHandler(newRegistry())
-	body := &slowBody{data: []byte(`{"apiVers`), arrived: make(chan struct{}), released: make(chan struct{})}
+	body := &slowBody{data: []byte(`{"apiVers`), arrived: make(chan struct{}, 1), released: make(chan struct{})}
 	req := httptest.NewRequest(http.MethodPost, "/", nil)
 	req.Body, req.ContentLength = body, 32<<20
 	var before, after runtime.MemStats
