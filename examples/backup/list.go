@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"sync"
 	"time"
 
@@ -14,12 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/pager"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/readiness"
 )
 
 // unread is a listing that could not be read: a resource at a version, in a namespace
@@ -196,20 +194,11 @@ func (b *backupper) retry(ctx context.Context, fn func() (*unstructured.Unstruct
 	}
 }
 
-// retryable reports whether an error is a broken connection or an overloaded server,
-// worth trying again.
-func retryable(err error) bool {
-	var netErr net.Error
-	switch {
-	case utilnet.IsConnectionReset(err), utilnet.IsConnectionRefused(err), utilnet.IsProbableEOF(err),
-		errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &netErr) && netErr.Timeout():
-		return true
-	case apierrors.IsServerTimeout(err), apierrors.IsTimeout(err), apierrors.IsTooManyRequests(err),
-		apierrors.IsServiceUnavailable(err), apierrors.IsInternalError(err):
-		return true
-	}
-	return false
-}
+// retryable reports whether a failed listing is worth sending again: the project's one
+// transient-error rule, readiness.Transient (429, every 5xx and the API server's timeouts;
+// connections refused, reset or lost, HTTP/2 ones included; bodies cut short; network
+// timeouts). A LIST is a read, so sending it again is always harmless.
+func retryable(err error) bool { return readiness.Transient(err) }
 
 // refused reports whether the server refused the listing (not allowed, gone, not listable):
 // reported and skipped, not a failure of the backup.

@@ -199,6 +199,9 @@ func TestRetryableAndRefused(t *testing.T) {
 		{"500", apierrors.NewInternalError(errors.New("boom")), true, false},
 		{"429", apierrors.NewTooManyRequests("slow down", 1), true, false},
 		{"504", apierrors.NewTimeoutError("slow", 1), true, false},
+		// Missed before the backup took readiness's rule: an HTTP/2 connection lost mid-way.
+		{"HTTP/2 connection lost", errors.New("http2: client connection lost"), true, false},
+		{"body cut, as client-go says it", errors.New("unexpected error when reading response body. Please retry. Original error: read tcp: connection reset by peer"), true, false},
 		{"forbidden", apierrors.NewForbidden(gr, "", errors.New("no")), false, true},
 		{"not found", apierrors.NewNotFound(gr, ""), false, true},
 		{"expired", apierrors.NewResourceExpired("too old"), false, false},
