@@ -26,9 +26,11 @@ type Plan struct {
 	Waves         [][]PlanItem   `json:"waves"`
 	Conversions   []Conversion   `json:"conversions"`
 	Skipped       []Skipped      `json:"skipped"`
-	// LeftToControllers are Pods whose controller (a ReplicaSet, StatefulSet, DaemonSet or
-	// Job) the plan restores: the controller makes its Pods again, and a Pod the restore made
-	// beside them would be deleted as one too many. Reason names the controller.
+	// LeftToControllers are what their makers make again, so the plan does not: Pods whose
+	// controller (a ReplicaSet, StatefulSet, DaemonSet or Job) the plan restores, as a Pod
+	// the restore made beside the controller's would be deleted as one too many; and the
+	// APIServices, IPAddresses and EndpointSlices the API server and the controllers label
+	// as theirs. Reason names the maker.
 	LeftToControllers []Skipped `json:"leftToControllers"`
 	Findings          []string  `json:"findings"`
 	Problems          []string  `json:"problems"`
@@ -240,8 +242,8 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts) {
 		var out []PlanItem
 		for _, it := range wave {
 			placed.Insert(it.String())
-			if owner := recreatingController(it, p.manifest, restored); owner != nil {
-				p.LeftToControllers = append(p.LeftToControllers, Skipped{it.String(), "made again by its controller " + owner.String()})
+			if why := leftToControllers(it, p.manifest, restored); why != "" {
+				p.LeftToControllers = append(p.LeftToControllers, Skipped{it.String(), why})
 				continue
 			}
 			pi, why := planItem(it, byKey[it.GroupResource().String()], facts)
@@ -281,21 +283,55 @@ var podControllers = sets.New(
 	schema.GroupKind{Group: "batch", Kind: "Job"},
 )
 
-// recreatingController returns the controller of a Pod when it is one of podControllers
-// and among restored (the plan creates it, in an earlier wave); nil otherwise.
-func recreatingController(it *manifest.Item, m *manifest.Manifest, restored sets.Set[types.UID]) *manifest.Item {
-	if it.Group != "" || it.Kind != "Pod" {
-		return nil
+// managedBy are the labels by which the API server and the controllers mark what they make
+// and keep on their own, with the value and what makes it; the plan leaves such an object to
+// its maker, which makes it again (or has already) for the restored objects it serves.
+var managedBy = []struct {
+	gk           schema.GroupKind
+	label, value string
+	maker        string
+}{
+	// An APIService kube-aggregator makes for every group the API server serves itself,
+	// a CRD's group included ("onstart" or "true").
+	{schema.GroupKind{Group: "apiregistration.k8s.io", Kind: "APIService"}, "kube-aggregator.kubernetes.io/automanaged", "", "the API server (kube-aggregator)"},
+	// The IPAddress of a Service's cluster IP: allocated again with the Service.
+	{schema.GroupKind{Group: "networking.k8s.io", Kind: "IPAddress"}, "ipaddress.kubernetes.io/managed-by", "ipallocator.k8s.io", "the API server's IP allocator"},
+	// A Service's EndpointSlices, kept by the EndpointSlice controller.
+	{schema.GroupKind{Group: "discovery.k8s.io", Kind: "EndpointSlice"}, "endpointslice.kubernetes.io/managed-by", "endpointslice-controller.k8s.io", "the EndpointSlice controller"},
+}
+
+// leftToControllers says why the plan leaves the item to what makes it, or "" when the plan
+// restores it: a Pod whose controller (podControllers) the plan restores, in an earlier
+// wave (restored); an object labelled as one the API server or a controller makes
+// (managedBy).
+func leftToControllers(it *manifest.Item, m *manifest.Manifest, restored sets.Set[types.UID]) string {
+	gk := schema.GroupKind{Group: it.Group, Kind: it.Kind}
+	for _, mb := range managedBy {
+		if v, ok := it.Labels[mb.label]; ok && mb.gk == gk && (mb.value == "" || v == mb.value) {
+			return fmt.Sprintf("made by %s (%s=%s)", mb.maker, mb.label, v)
+		}
+	}
+	if gk != (schema.GroupKind{Kind: "Pod"}) {
+		return ""
 	}
 	for _, ref := range it.OwnerReferences {
 		if ref.Controller == nil || !*ref.Controller || !restored.Has(ref.UID) {
 			continue
 		}
 		if owner, ok := m.Get(ref.UID); ok && podControllers.Has(schema.GroupKind{Group: owner.Group, Kind: owner.Kind}) {
-			return owner
+			return "made again by its controller " + owner.String()
 		}
 	}
-	return nil
+	return ""
+}
+
+// restorable counts the items the plan creates.
+func (p *Plan) restorable() int {
+	n := 0
+	for _, w := range p.Waves {
+		n += len(w)
+	}
+	return n
 }
 
 // planItem is the item to create under the decision rp for its resource, or why it
@@ -319,13 +355,4 @@ func planItem(it *manifest.Item, rp *ResourcePlan, facts backupFacts) (PlanItem,
 		pi.Group, pi.SourceGroup = rp.Group, it.Group
 	}
 	return pi, ""
-}
-
-// restorable counts the items the plan creates.
-func (p *Plan) restorable() int {
-	n := 0
-	for _, w := range p.Waves {
-		n += len(w)
-	}
-	return n
 }

@@ -21,8 +21,9 @@ type fixture struct {
 
 type fixtureItem struct {
 	group, resource, kind, namespace, name string
-	dirs                                   []string // version directories the file is in
-	dependsOn                              string   // the depends-on annotation, if any
+	dirs                                   []string          // version directories the file is in
+	dependsOn                              string            // the depends-on annotation, if any
+	labels                                 map[string]string // its labels, if any
 }
 
 func (f fixture) index(t *testing.T) *archive.Index {
@@ -39,7 +40,7 @@ func (f fixture) index(t *testing.T) *archive.Index {
 			idx.Items = append(idx.Items, archive.ItemRef{Path: p, GroupResource: key, Resource: it.resource, Group: it.group, VersionDir: dir, Namespace: it.namespace, Name: it.name})
 		}
 		mi := &manifest.Item{Group: it.group, Version: "v1", Resource: it.resource, Kind: it.kind, Namespace: it.namespace, Name: it.name,
-			UID: types.UID("uid-" + it.name)}
+			UID: types.UID("uid-" + it.name), Labels: it.labels}
 		if it.dependsOn != "" {
 			mi.Annotations = map[string]string{manifest.DependsOnAnnotation: it.dependsOn}
 		}
@@ -145,6 +146,49 @@ func TestPlanBranches(t *testing.T) {
 			require.Equal(t, len(planned), plan.restorable())
 		})
 	}
+}
+
+// What the API server and the controllers make and label as theirs is left to them; the
+// same kinds without the label (made by a user) are restored.
+func TestPlanLeavesManagedObjects(t *testing.T) {
+	target := []metav1.APIGroup{group("apiregistration.k8s.io", "v1", "v1"), group("networking.k8s.io", "v1", "v1"), group("discovery.k8s.io", "v1", "v1")}
+	item := func(g, resource, kind, ns, name string, labels map[string]string) fixtureItem {
+		return fixtureItem{group: g, resource: resource, kind: kind, namespace: ns, name: name, dirs: []string{"", "v1-preferredversion"}, labels: labels}
+	}
+	f := fixture{
+		groups: map[string]metav1.APIGroup{
+			"apiservices.apiregistration.k8s.io": group("apiregistration.k8s.io", "v1", "v1"),
+			"ipaddresses.networking.k8s.io":      group("networking.k8s.io", "v1", "v1"),
+			"endpointslices.discovery.k8s.io":    group("discovery.k8s.io", "v1", "v1"),
+		},
+		items: []fixtureItem{
+			item("apiregistration.k8s.io", "apiservices", "APIService", "", "v1.apps", map[string]string{"kube-aggregator.kubernetes.io/automanaged": "onstart"}),
+			item("apiregistration.k8s.io", "apiservices", "APIService", "", "v1.music.example.io", map[string]string{"kube-aggregator.kubernetes.io/automanaged": "true"}),
+			item("apiregistration.k8s.io", "apiservices", "APIService", "", "v1beta1.metrics.k8s.io", nil),
+			item("networking.k8s.io", "ipaddresses", "IPAddress", "", "10.0.0.7", map[string]string{"ipaddress.kubernetes.io/managed-by": "ipallocator.k8s.io"}),
+			item("networking.k8s.io", "ipaddresses", "IPAddress", "", "10.0.0.8", map[string]string{"ipaddress.kubernetes.io/managed-by": "someone-else"}),
+			item("discovery.k8s.io", "endpointslices", "EndpointSlice", "ns", "web-abcde", map[string]string{"endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io"}),
+			item("discovery.k8s.io", "endpointslices", "EndpointSlice", "ns", "external", nil),
+		},
+	}
+	plan := buildPlan(f.index(t), target, nil)
+	left := map[string]string{}
+	for _, s := range plan.LeftToControllers {
+		left[s.Item] = s.Reason
+	}
+	require.Equal(t, map[string]string{
+		"resources/apiservices.apiregistration.k8s.io/cluster/v1.apps.json":             "made by the API server (kube-aggregator) (kube-aggregator.kubernetes.io/automanaged=onstart)",
+		"resources/apiservices.apiregistration.k8s.io/cluster/v1.music.example.io.json": "made by the API server (kube-aggregator) (kube-aggregator.kubernetes.io/automanaged=true)",
+		"resources/ipaddresses.networking.k8s.io/cluster/10.0.0.7.json":                 "made by the API server's IP allocator (ipaddress.kubernetes.io/managed-by=ipallocator.k8s.io)",
+		"resources/endpointslices.discovery.k8s.io/namespaces/ns/web-abcde.json":        "made by the EndpointSlice controller (endpointslice.kubernetes.io/managed-by=endpointslice-controller.k8s.io)",
+	}, left)
+	var planned []string
+	for _, w := range plan.Waves {
+		for _, it := range w {
+			planned = append(planned, it.Name)
+		}
+	}
+	require.ElementsMatch(t, []string{"v1beta1.metrics.k8s.io", "10.0.0.8", "external"}, planned)
 }
 
 // An Ingress backed up in both groups (Velero on clusters that served both) is restored
