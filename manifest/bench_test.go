@@ -122,3 +122,42 @@ func BenchmarkWalk(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAdd compares adding 100,000 realistic items with Add (the Items made
+// beforehand, outside the timer) and with AddItemer from an Itemer that is not an *Item
+// (AddItemer makes the Item, copying its maps and ownerReferences).
+func BenchmarkAdd(b *testing.B) {
+	items := realistic(100_000)
+	b.Run("Add", func(b *testing.B) {
+		clones := make([]*manifest.Item, len(items))
+		for b.Loop() {
+			b.StopTimer()
+			for k, it := range items {
+				clones[k] = it.Clone()
+			}
+			b.StartTimer()
+			m := manifest.New()
+			for _, it := range clones {
+				if _, err := m.Add(it); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(items)), "ns/item")
+	})
+	b.Run("AddItemer", func(b *testing.B) {
+		xs := make([]manifest.Itemer, len(items))
+		for k, it := range items {
+			xs[k] = itemerOf{it}
+		}
+		for b.Loop() {
+			m := manifest.New()
+			for _, x := range xs {
+				if _, err := m.AddItemer(x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(items)), "ns/item")
+	})
+}
