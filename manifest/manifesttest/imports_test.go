@@ -36,5 +36,5 @@ func TestImports(t *testing.T) {
 			}
 		}
 	}
-	require.GreaterOrEqual(t, helpers, 2, "converttest and manifesttest at least")
+	require.GreaterOrEqual(t, helpers, 3, "converttest, manifesttest and archivetest at least")
 }
