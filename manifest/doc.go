@@ -81,4 +81,9 @@
 //
 // Every method of [Manifest] is safe for concurrent use. An [Item]'s fields must not
 // change once it is added; its methods are then safe for concurrent use too.
+//
+// # Property tests
+//
+// Package manifesttest draws objects of built-in kinds, and whole object graphs as
+// objects, items or manifests, for property tests of a tool's own planning code.
 package manifest

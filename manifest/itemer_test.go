@@ -1,6 +1,7 @@
 package manifest_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"path"
@@ -340,6 +341,63 @@ type reentrant struct {
 func (r reentrant) GetName() string {
 	_ = r.m.Len()
 	return r.itemerOf.GetName()
+}
+
+// counting is an Itemer that counts the calls of each method.
+type counting struct {
+	itemerOf
+	calls map[string]int
+}
+
+func (c counting) GroupVersionKind() schema.GroupVersionKind {
+	c.calls["GroupVersionKind"]++
+	return c.itemerOf.GroupVersionKind()
+}
+func (c counting) GroupResource() schema.GroupResource {
+	c.calls["GroupResource"]++
+	return c.itemerOf.GroupResource()
+}
+func (c counting) GetNamespace() string { c.calls["GetNamespace"]++; return c.itemerOf.GetNamespace() }
+func (c counting) GetName() string      { c.calls["GetName"]++; return c.itemerOf.GetName() }
+func (c counting) GetUID() types.UID    { c.calls["GetUID"]++; return c.itemerOf.GetUID() }
+func (c counting) GetLabels() map[string]string {
+	c.calls["GetLabels"]++
+	return c.itemerOf.GetLabels()
+}
+func (c counting) GetAnnotations() map[string]string {
+	c.calls["GetAnnotations"]++
+	return c.itemerOf.GetAnnotations()
+}
+func (c counting) GetOwnerReferences() []metav1.OwnerReference {
+	c.calls["GetOwnerReferences"]++
+	return c.itemerOf.GetOwnerReferences()
+}
+
+func TestAddItemerCallsEachMethodOnce(t *testing.T) {
+	c := counting{itemerOf{item("ReplicaSet", "replicasets", "apps", "shop", "web-1", item("Deployment", "deployments", "apps", "shop", "web"))}, map[string]int{}}
+	var m manifest.Manifest // the zero Manifest is ready to use
+	it, err := m.AddItemer(c)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{
+		"GroupVersionKind": 1, "GroupResource": 1, "GetNamespace": 1, "GetName": 1, "GetUID": 1,
+		"GetLabels": 1, "GetAnnotations": 1, "GetOwnerReferences": 1,
+	}, c.calls)
+	require.Equal(t, manifest.Itemer(c), it.Source())
+	require.Equal(t, 1, m.Len())
+}
+
+// TestSourceAfterRead: manifest.json keeps no sources; a read item is its own.
+func TestSourceAfterRead(t *testing.T) {
+	m := manifest.New()
+	_, err := m.AddItemer(newForkItem("v1", "ConfigMap", "configmaps", "a", "c", "u"))
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, manifest.Write(&buf, m))
+	back, err := manifest.Read(&buf)
+	require.NoError(t, err)
+	it, ok := back.Get("u")
+	require.True(t, ok)
+	require.Same(t, it, it.Source())
 }
 
 func TestAddItemerMethodsMayUseTheManifest(t *testing.T) {
