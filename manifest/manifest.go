@@ -132,8 +132,9 @@ func (m *Manifest) Grow(n int) {
 // concurrent use.
 //
 // Add checks only what indexing needs; [NewItem] and [NewItemFromMetadata] are the
-// validating constructors, and [Manifest.AddItemer] adds an item type of the caller's own. An item with an empty UID is indexed by identity only: Get
-// cannot find it and no ownerReference can name it.
+// validating constructors, and [Manifest.AddItemer] adds an item type of the caller's
+// own. An item with an empty UID is indexed by identity only: Get cannot find it and no
+// ownerReference can name it.
 func (m *Manifest) Add(it *Item) (bool, error) {
 	if it == nil {
 		return false, fmt.Errorf("%w: nil item", ErrInvalidItem)

@@ -57,7 +57,7 @@ func (m *Manifest) Union(other *Manifest) (*Manifest, error) {
 }
 
 // cloneWhere adds clones of the items of m whose String passes keep to out, in String
-// order, with their recorded versions.
+// order, with their recorded versions and sources.
 func (m *Manifest) cloneWhere(out *Manifest, keep func(string) bool) (*Manifest, error) {
 	m.mu.Lock()
 	var picked []copied
