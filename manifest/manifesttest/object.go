@@ -53,8 +53,8 @@ func gvk(group, version, k string) schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: group, Version: version, Kind: k}
 }
 
-// builtinKinds are the kinds BuiltinObject draws, in the order the package doc lists
-// their groups. Their specs hold only fields of the k8s.io/api types.
+// builtinKinds are the kinds BuiltinObject draws, in the order its doc lists them. Their
+// specs hold only fields of the k8s.io/api types.
 var builtinKinds = []kind{
 	{gvk("", "v1", "ConfigMap"), "configmaps", true, func(b *builder, u *unstructured.Unstructured, a app) {
 		u.Object["data"] = map[string]any{"LOG_LEVEL": b.pick("logLevel", "info", "debug", "warn"), "app.properties": "name=" + a.name + "\n"}
