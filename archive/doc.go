@@ -94,4 +94,10 @@
 // owners): one that disagrees is listed in Index.Problems. The path check cannot see an
 // item left out of the manifest or a uid that differs from its file; the full comparison
 // does.
+//
+// # Testing a reader
+//
+// Package archivetest draws Velero-layout backups for property tests: tarballs Writer
+// wrote from realistic object sets, each with the files, group versions and manifest a
+// reader must find in it.
 package archive

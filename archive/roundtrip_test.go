@@ -3,12 +3,10 @@ package archive_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,67 +14,23 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/archive/archivetest"
 	"github.com/backupkit/backupkit/manifest"
+	"github.com/backupkit/backupkit/manifest/manifesttest"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
-// genItem is one object of a generated backup, in one version.
-type genItem struct {
-	resource, version, namespace, name string
-	data                               []byte
-}
-
-// genBackup is a random backup: items and the preferred version of each resource.
-type genBackup struct {
-	items     []genItem
-	preferred map[string]string
-}
-
-var genResources = []string{"pods", "configmaps", "deployments.apps", "widgets.example.com", "clusterroles.rbac.authorization.k8s.io"}
-var genVersions = []string{"v1", "v2", "v1beta1", "v1alpha1", "v2beta3"}
-
-func drawBackup(t *rapid.T) genBackup {
-	b := genBackup{preferred: map[string]string{}}
-	resources := rapid.SliceOfNDistinct(rapid.SampledFrom(genResources), 0, 4, rapid.ID).Draw(t, "resources")
-	for _, r := range resources {
-		versions := rapid.SliceOfNDistinct(rapid.SampledFrom(genVersions), 1, 3, rapid.ID).Draw(t, "versions")
-		b.preferred[r] = rapid.SampledFrom(versions).Draw(t, "preferred")
-		names := rapid.SliceOfNDistinct(rapid.StringMatching(`[a-z0-9][a-z0-9:.-]{0,12}`), 1, 4, rapid.ID).Draw(t, "names")
-		_, group, _ := strings.Cut(r, ".")
-		for _, n := range names {
-			ns := rapid.SampledFrom([]string{"", "default", "kube-system"}).Draw(t, "ns")
-			md := map[string]any{"name": n, "namespace": ns, "uid": r + "/" + ns + "/" + n}
-			if rapid.Bool().Draw(t, "labelled") {
-				md["labels"] = map[string]any{"app": n}
-			}
-			for _, v := range versions {
-				apiVersion := v
-				if group != "" {
-					apiVersion = group + "/" + v
-				}
-				data, _ := json.Marshal(map[string]any{"apiVersion": apiVersion, "kind": "K", "metadata": md})
-				b.items = append(b.items, genItem{r, v, ns, n, data})
-			}
-		}
-	}
-	return b
-}
-
-func (b genBackup) write(t require.TestingT, order []int) []byte {
-	data, _ := b.writeManifest(t, order)
-	return data
-}
-
-// writeManifest writes the items in order and returns the bytes and Writer's manifest.
-func (b genBackup) writeManifest(t require.TestingT, order []int) ([]byte, *manifest.Manifest) {
+// writeItems writes the items of b in order, as Backups did in their own order, and
+// returns the bytes and Writer's manifest.
+func writeItems(t require.TestingT, b *archivetest.Backup, order []int) ([]byte, *manifest.Manifest) {
 	var buf bytes.Buffer
 	w := archive.NewWriter(&buf)
-	for r, v := range b.preferred {
+	for r, v := range b.Preferred {
 		require.NoError(t, w.SetPreferred(r, v))
 	}
 	for _, i := range order {
-		it := b.items[i]
-		require.NoError(t, w.Add(it.resource, it.version, it.namespace, it.name, it.data))
+		it := b.Items[i]
+		require.NoError(t, w.Add(it.Resource, it.Version, it.Namespace, it.Name, it.Data))
 	}
 	require.Nil(t, w.Manifest(), "a manifest before Close")
 	require.NoError(t, w.Close())
@@ -91,69 +45,24 @@ func manifestJSON(t require.TestingT, m *manifest.Manifest) string {
 	return buf.String()
 }
 
-// want returns the expected path → bytes and group versions.
-func (b genBackup) want(t require.TestingT) (map[string][]byte, map[string]metav1.APIGroup) {
-	files := map[string][]byte{}
-	versions := map[string][]string{}
-	for _, it := range b.items {
-		dirs := []string{it.version}
-		if b.preferred[it.resource] == it.version {
-			dirs = []string{"", it.version + versionselect.PreferredVersionDirSuffix}
-		}
-		for _, d := range dirs {
-			p, err := archive.ItemPath(it.resource, d, it.namespace, it.name)
-			require.NoError(t, err)
-			files[p] = it.data
-		}
-		if !contains(versions[it.resource], it.version) {
-			versions[it.resource] = append(versions[it.resource], it.version)
-		}
-	}
-	gvs := map[string]metav1.APIGroup{}
-	for r, vs := range versions {
-		_, group, _ := strings.Cut(r, ".")
-		versionselect.Sort(vs)
-		g := metav1.APIGroup{Name: group}
-		for _, v := range vs {
-			g.Versions = append(g.Versions, gvFor(group, v))
-		}
-		g.PreferredVersion = gvFor(group, b.preferred[r])
-		gvs[r] = g
-	}
-	return files, gvs
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-func gvFor(group, v string) metav1.GroupVersionForDiscovery {
-	if group == "" {
-		return gvd(v, v)
-	}
-	return gvd(group+"/"+v, v)
-}
-
 // TestRoundTripScan: whatever Writer writes, Scan gives back every item, its bytes, the
 // group versions and Writer's manifest; the same calls give the same bytes, and the same
 // items in another order the same files and manifest.
 func TestRoundTripScan(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		b := drawBackup(t)
-		order := make([]int, len(b.items))
+		b := archivetest.Backups(manifesttest.WithMaxObjects(20)).Draw(t, "backup")
+		order := make([]int, len(b.Items))
 		for i := range order {
 			order[i] = i
 		}
 		shuffled := rapid.Permutation(order).Draw(t, "order")
-		data, written := b.writeManifest(t, shuffled)
-		require.Equal(t, data, b.write(t, shuffled), "Writer output differs for the same calls")
-		inOrder, writtenInOrder := b.writeManifest(t, order)
+		data, written := writeItems(t, b, shuffled)
+		again, _ := writeItems(t, b, shuffled)
+		require.Equal(t, data, again, "Writer output differs for the same calls")
+		inOrder, writtenInOrder := writeItems(t, b, order)
+		require.Equal(t, b.Data, inOrder, "Writer output depends on the order of SetPreferred calls")
 		require.Equal(t, manifestJSON(t, writtenInOrder), manifestJSON(t, written), "manifest depends on call order")
+		require.Equal(t, manifestJSON(t, b.Manifest), manifestJSON(t, written), "Writer's manifest is not the backup's")
 		filesOf := func(data []byte) map[string][]byte {
 			got := map[string][]byte{}
 			_, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithVisitor(func(it *archive.Item) error {
@@ -166,7 +75,6 @@ func TestRoundTripScan(t *testing.T) {
 		}
 		require.Equal(t, filesOf(inOrder), filesOf(data), "files depend on call order")
 
-		wantFiles, wantGVs := b.want(t)
 		got := map[string][]byte{}
 		idx, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithVisitor(func(it *archive.Item) error {
 			bs, err := it.Bytes()
@@ -180,15 +88,15 @@ func TestRoundTripScan(t *testing.T) {
 		require.Empty(t, fast.Problems)
 		require.Equal(t, manifestJSON(t, written), manifestJSON(t, fast.Manifest), "the stored manifest is not Writer's")
 		require.Equal(t, archive.CurrentFormat, idx.FormatVersion)
-		require.Equal(t, wantFiles, got)
-		require.Equal(t, wantGVs, idx.GroupVersions)
+		require.Equal(t, b.Files, got)
+		require.Equal(t, b.GroupVersions, idx.GroupVersions)
 		require.Empty(t, idx.Problems)
-		require.Len(t, idx.Items, len(wantFiles))
+		require.Len(t, idx.Items, len(b.Files))
 		for _, ref := range idx.Items {
 			p, err := archive.ItemPath(ref.GroupResource, ref.VersionDir, ref.Namespace, ref.Name)
 			require.NoError(t, err)
 			require.Equal(t, ref.Path, p)
-			require.Equal(t, int64(len(wantFiles[p])), ref.Size)
+			require.Equal(t, int64(len(b.Files[p])), ref.Size)
 		}
 	})
 }
@@ -197,39 +105,33 @@ func TestRoundTripScan(t *testing.T) {
 // versions as Scan of the same bytes.
 func TestRoundTripExtractOpen(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		b := drawBackup(rt)
-		order := make([]int, len(b.items))
-		for i := range order {
-			order[i] = i
-		}
-		data := b.write(rt, order)
+		b := archivetest.Backups(manifesttest.WithMaxObjects(20)).Draw(rt, "backup")
 		dest, err := os.MkdirTemp(t.TempDir(), "x")
 		require.NoError(rt, err)
-		require.NoError(rt, archive.Extract(context.Background(), bytes.NewReader(data), dest))
+		require.NoError(rt, archive.Extract(context.Background(), bytes.NewReader(b.Data), dest))
 		bk, err := archive.Open(os.DirFS(dest))
 		require.NoError(rt, err)
-		wantFiles, wantGVs := b.want(rt)
 		require.Equal(rt, archive.CurrentFormat, bk.FormatVersion())
 		stored, err := bk.Manifest()
 		require.NoError(rt, err)
-		require.Equal(rt, idxManifest(rt, data), manifestJSON(rt, stored))
-		require.Equal(rt, wantGVs, bk.GroupVersions())
+		require.Equal(rt, idxManifest(rt, b.Data), manifestJSON(rt, stored))
+		require.Equal(rt, b.GroupVersions, bk.GroupVersions())
 		require.Empty(rt, problems(rt, bk))
 		var gotPaths []string
 		for _, r := range bk.Resources() {
-			for _, vd := range append([]string{""}, versionDirs(wantGVs[r])...) {
+			for _, vd := range append([]string{""}, versionDirs(b.GroupVersions[r])...) {
 				for _, ref := range items(rt, bk, r, vd) {
 					gotPaths = append(gotPaths, ref.Path)
 					u, err := bk.ReadItem(r, vd, ref.Namespace, ref.Name)
 					require.NoError(rt, err)
 					raw, err := u.MarshalJSON()
 					require.NoError(rt, err)
-					require.JSONEq(rt, string(wantFiles[ref.Path]), string(raw))
+					require.JSONEq(rt, string(b.Files[ref.Path]), string(raw))
 				}
 			}
 		}
 		var wantPaths []string
-		for p := range wantFiles {
+		for p := range b.Files {
 			wantPaths = append(wantPaths, p)
 		}
 		sort.Strings(wantPaths)

@@ -1,6 +1,7 @@
 package manifest_test
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"testing"
@@ -94,4 +95,69 @@ func BenchmarkBuildAndOrder(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) { benchmarkBuildAndOrder(b, n) })
 	}
+}
+
+// BenchmarkWalk walks a realistic manifest built once, with a function that does nothing:
+// what Walk itself costs per item (its snapshot, the ready queue, the coordination), at
+// one call at a time and at 8.
+func BenchmarkWalk(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		m := manifest.New()
+		for _, it := range realistic(n) {
+			if _, err := m.Add(it); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, parallelism := range []int{1, 8} {
+			b.Run(fmt.Sprintf("%d/parallel=%d", n, parallelism), func(b *testing.B) {
+				noop := func(context.Context, *manifest.Item) error { return nil }
+				for b.Loop() {
+					results, err := m.Walk(context.Background(), parallelism, noop)
+					if err != nil || len(results) != m.Len() {
+						b.Fatalf("walk: %d results, %v", len(results), err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(m.Len()), "ns/item")
+			})
+		}
+	}
+}
+
+// BenchmarkAdd compares adding 100,000 realistic items with Add (the Items made
+// beforehand, outside the timer) and with AddItemer from an Itemer that is not an *Item
+// (AddItemer makes the Item, copying its maps and ownerReferences).
+func BenchmarkAdd(b *testing.B) {
+	items := realistic(100_000)
+	b.Run("Add", func(b *testing.B) {
+		clones := make([]*manifest.Item, len(items))
+		for b.Loop() {
+			b.StopTimer()
+			for k, it := range items {
+				clones[k] = it.Clone()
+			}
+			b.StartTimer()
+			m := manifest.New()
+			for _, it := range clones {
+				if _, err := m.Add(it); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(items)), "ns/item")
+	})
+	b.Run("AddItemer", func(b *testing.B) {
+		xs := make([]manifest.Itemer, len(items))
+		for k, it := range items {
+			xs[k] = itemerOf{it}
+		}
+		for b.Loop() {
+			m := manifest.New()
+			for _, x := range xs {
+				if _, err := m.AddItemer(x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(items)), "ns/item")
+	})
 }

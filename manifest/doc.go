@@ -20,6 +20,12 @@
 // identity with [ErrItemAlreadyExists] and is safe for many goroutines at once.
 // [Manifest.Get] looks up by UID, [Manifest.Lookup] by identity.
 //
+// A tool with an item type of its own (a fork of Velero's restore has one) gives it the
+// methods of [Itemer], metav1.Object's getters with GroupVersionKind and GroupResource,
+// and adds it with [Manifest.AddItemer]: the manifest copies what the graph needs into a
+// new Item, orders and walks it like any other, and [Item.Source] hands the tool's value
+// back. *Item is an Itemer too.
+//
 // # Edges and restore order
 //
 // One rule per kind of edge, each a function of its own: an item depends on
@@ -75,4 +81,9 @@
 //
 // Every method of [Manifest] is safe for concurrent use. An [Item]'s fields must not
 // change once it is added; its methods are then safe for concurrent use too.
+//
+// # Property tests
+//
+// Package manifesttest draws objects of built-in kinds, and whole object graphs as
+// objects, items or manifests, for property tests of a tool's own planning code.
 package manifest

@@ -22,7 +22,8 @@ import (
 // depend on Version. UID is the index key. Labels and Annotations are data, never identity.
 //
 // An Item may be built with [NewItem], [NewItemFromMetadata] or as a struct literal; a
-// literal supports [Item.String] at once. Owners come only from OwnerReferences, which
+// literal supports [Item.String] at once. [Manifest.AddItemer] builds one from any
+// [Itemer]. Owners come only from OwnerReferences, which
 // the constructors fill from the object's metadata. Once an Item is added to a
 // [Manifest] (which keeps the pointer, no copy), its fields must not be modified; its
 // methods are then safe for concurrent use with each other and with the manifest's.
@@ -332,7 +333,8 @@ func (i *Item) CRDName() string {
 
 // Clone returns a copy of the item that belongs to no manifest. Maps and the
 // OwnerReferences slice are shared with i (treat them as read-only). Versions recorded by
-// [Manifest.AddVersion] are not part of the Item and are not copied.
+// [Manifest.AddVersion] and the source ([Item.Source]) are not part of the Item and are
+// not copied.
 func (i *Item) Clone() *Item {
 	c := *i
 	c.m, c.idx, c.gr, c.ns = nil, 0, 0, 0

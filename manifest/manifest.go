@@ -33,6 +33,7 @@ type Manifest struct {
 	lastNS int32 // the namespace interned last, an index into nss
 
 	versions   map[int32][]string // versions beyond Item.Version, by item index
+	sources    []Itemer           // by item index, what AddItemer was given; may be shorter than items
 	dependsOn  dependsOnList      // items carrying a depends-on annotation, by index
 	graph      *graph             // nil when stale
 	orderCache []int32            // item indices in String order; nil when stale
@@ -131,17 +132,26 @@ func (m *Manifest) Grow(n int) {
 // concurrent use.
 //
 // Add checks only what indexing needs; [NewItem] and [NewItemFromMetadata] are the
-// validating constructors. An item with an empty UID is indexed by identity only: Get
-// cannot find it and no ownerReference can name it.
+// validating constructors, and [Manifest.AddItemer] adds an item type of the caller's
+// own. An item with an empty UID is indexed by identity only: Get cannot find it and no
+// ownerReference can name it.
 func (m *Manifest) Add(it *Item) (bool, error) {
 	if it == nil {
 		return false, fmt.Errorf("%w: nil item", ErrInvalidItem)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.addLocked(it); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// addLocked is Add of a non-nil item. m.mu must be held.
+func (m *Manifest) addLocked(it *Item) error {
 	m.initLocked()
 	if it.m != nil && it.m != m {
-		return false, fmt.Errorf("%w: %s", ErrItemInManifest, describe(it))
+		return fmt.Errorf("%w: %s", ErrItemInManifest, describe(it))
 	}
 	uidHash := m.hashString(string(it.UID))
 	key := identKey{gr: m.internGR(it.Group, it.Resource), ns: m.internNS(it.Namespace), name: it.Name}
@@ -152,16 +162,16 @@ func (m *Manifest) Add(it *Item) (bool, error) {
 	uidFirst, identFirst := m.byUID.first(uidHash), m.byIdent.first(identHash)
 	if uidFirst != 0 && it.UID != "" {
 		if _, dup := m.uidIndexHash(it.UID, uidHash); dup {
-			return false, ErrItemAlreadyExists
+			return ErrItemAlreadyExists
 		}
 	}
 	if identFirst != 0 {
 		if _, dup := m.identIndexHash(key, identHash); dup {
-			return false, ErrItemAlreadyExists
+			return ErrItemAlreadyExists
 		}
 	}
 	if len(m.items) >= 1<<31-1 {
-		return false, fmt.Errorf("%w: manifest full (%d items)", ErrInvalidItem, len(m.items))
+		return fmt.Errorf("%w: manifest full (%d items)", ErrInvalidItem, len(m.items))
 	}
 	idx := int32(len(m.items))
 	if len(m.items) == cap(m.items) {
@@ -178,7 +188,7 @@ func (m *Manifest) Add(it *Item) (bool, error) {
 		m.dependsOn.add(dependsOnEntry{idx: idx, value: v})
 	}
 	m.graph, m.orderCache = nil, nil
-	return true, nil
+	return nil
 }
 
 func (m *Manifest) internGR(group, resource string) int32 {
@@ -222,14 +232,51 @@ func (m *Manifest) AddVersion(uid types.UID, version string) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("%w: uid %q", ErrItemNotFound, uid)
 	}
+	return m.addVersionLocked(idx, version), nil
+}
+
+// addVersionLocked is AddVersion of the item at idx. m.mu must be held.
+func (m *Manifest) addVersionLocked(idx int32, version string) bool {
 	if version == "" || version == m.items[idx].Version || slices.Contains(m.versions[idx], version) {
-		return false, nil
+		return false
 	}
 	if m.versions == nil {
 		m.versions = map[int32][]string{}
 	}
 	m.versions[idx] = append(m.versions[idx], version)
-	return true, nil
+	return true
+}
+
+// copied is an item of one manifest picked for another: a clone of the Item with what the
+// manifest keeps of it beside the Item, the versions recorded by AddVersion and the Itemer
+// it was added from.
+type copied struct {
+	it       *Item
+	versions []string
+	source   Itemer
+}
+
+// copyLocked returns a clone of the item at idx with its versions and source. m.mu must
+// be held.
+func (m *Manifest) copyLocked(idx int32) copied {
+	return copied{it: m.items[idx].Clone(), versions: m.versions[idx], source: m.sourceLocked(idx)}
+}
+
+// addCopy adds an item copyLocked returned, with its versions and source, under one lock:
+// no reader sees the item without them.
+func (m *Manifest) addCopy(c copied) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.addLocked(c.it); err != nil {
+		return err
+	}
+	for _, v := range c.versions {
+		m.addVersionLocked(c.it.idx, v)
+	}
+	if c.source != nil {
+		m.setSourceLocked(c.it.idx, c.source)
+	}
+	return nil
 }
 
 // Len returns the number of items.

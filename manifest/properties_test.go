@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/backupkit/backupkit/manifest"
+	"github.com/backupkit/backupkit/manifest/manifesttest"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -33,9 +34,16 @@ var genKinds = []struct {
 	{"c", "a.b", "AB", false},
 }
 
-// genItems draws up to max items with unique identities and UIDs, random ownerReferences
-// (self, dangling, cross-namespace included) and depends-on annotations (some malformed).
+// genItems draws up to max items with unique identities and UIDs: half the time a
+// realistic set from manifesttest (namespaces, CRDs, workloads and what their controllers
+// make, cycles and invalid references included), otherwise items made to collide (names
+// and group/resources whose String segments meet, "a.b" as resource and name) with random
+// ownerReferences (self, dangling, cross-namespace included) and depends-on annotations
+// (some malformed), which no realistic set holds.
 func genItems(t *rapid.T, max int) []*manifest.Item {
+	if rapid.Bool().Draw(t, "realistic") {
+		return manifesttest.Items(manifesttest.WithMaxObjects(max), manifesttest.WithCycles(), manifesttest.WithInvalidReferences()).Draw(t, "items")
+	}
 	n := rapid.IntRange(0, max).Draw(t, "n")
 	names := []string{"a", "b", "c", "widgets.example.com", "gadgets.example.com", "a.b"}
 	nss := []string{"a", "b", "c"}

@@ -43,7 +43,8 @@ func (s Selector) matches(it *Item) bool {
 }
 
 // Select returns a new manifest of clones of the selected items (see [Item.Clone]), with
-// their recorded versions; m is not changed. Safe for concurrent use.
+// their recorded versions and sources ([Item.Source]); m is not changed. Safe for
+// concurrent use.
 func (m *Manifest) Select(s Selector) *Manifest {
 	m.mu.Lock()
 	var seeds []int32
@@ -57,7 +58,8 @@ func (m *Manifest) Select(s Selector) *Manifest {
 }
 
 // Closure returns a new manifest of clones of the items with these UIDs and everything
-// they need restored before them, transitively: "this item and everything it needs".
+// they need restored before them, transitively: "this item and everything it needs". As
+// with Select, the clones keep their recorded versions and sources.
 // An unknown UID is an error wrapping [ErrItemNotFound].
 func (m *Manifest) Closure(uids ...types.UID) (*Manifest, error) {
 	m.mu.Lock()
@@ -95,25 +97,18 @@ func (m *Manifest) closure(seeds []int32, deps bool) *Manifest {
 			}
 		}
 	}
-	type entry struct {
-		it       *Item
-		versions []string
-	}
-	var picked []entry
+	var picked []copied
 	for _, idx := range m.orderLocked() {
 		if keep[idx] {
-			picked = append(picked, entry{m.items[idx].Clone(), m.versions[idx]})
+			picked = append(picked, m.copyLocked(idx))
 		}
 	}
 	m.mu.Unlock()
 	out := New()
 	out.Grow(len(picked))
-	for _, e := range picked {
+	for _, c := range picked {
 		// Items of one manifest cannot collide with each other.
-		_, _ = out.Add(e.it)
-		for _, v := range e.versions {
-			_, _ = out.AddVersion(e.it.UID, v)
-		}
+		_ = out.addCopy(c)
 	}
 	return out
 }

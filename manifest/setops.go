@@ -8,7 +8,8 @@ import (
 
 // The set algebra compares items by identity, [Item.String], exactly as [Manifest.Set]
 // does; UIDs and versions play no part. Results are new manifests holding clones of the
-// items (see [Item.Clone]) with their recorded versions; the operands are not changed.
+// items (see [Item.Clone]) with their recorded versions and sources ([Item.Source]); the
+// operands are not changed.
 // Each operand is read under its own lock, one after the other, so the operations are
 // safe for concurrent use and a manifest may be combined with itself.
 
@@ -56,29 +57,19 @@ func (m *Manifest) Union(other *Manifest) (*Manifest, error) {
 }
 
 // cloneWhere adds clones of the items of m whose String passes keep to out, in String
-// order, with their recorded versions.
+// order, with their recorded versions and sources.
 func (m *Manifest) cloneWhere(out *Manifest, keep func(string) bool) (*Manifest, error) {
-	type entry struct {
-		it       *Item
-		versions []string
-	}
 	m.mu.Lock()
-	var picked []entry
+	var picked []copied
 	for _, idx := range m.orderLocked() {
-		it := m.items[idx]
-		if keep(it.String()) {
-			picked = append(picked, entry{it.Clone(), m.versions[idx]})
+		if keep(m.items[idx].String()) {
+			picked = append(picked, m.copyLocked(idx))
 		}
 	}
 	m.mu.Unlock()
-	for _, e := range picked {
-		if _, err := out.Add(e.it); err != nil {
-			return out, fmt.Errorf("%w: %s", err, describe(e.it))
-		}
-		for _, v := range e.versions {
-			if _, err := out.AddVersion(e.it.UID, v); err != nil {
-				return out, err
-			}
+	for _, c := range picked {
+		if err := out.addCopy(c); err != nil {
+			return out, fmt.Errorf("%w: %s", err, describe(c.it))
 		}
 	}
 	return out, nil

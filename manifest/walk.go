@@ -68,7 +68,8 @@ func (e *WalkError) Error() string {
 // all returned nil, with at most parallelism calls at a time (less than 1 means 1). An
 // item starts as soon as its last dependency has returned and a call slot is free, not
 // when a whole wave has finished; among items ready at the same time, those earlier in
-// Waves' order start first. fn receives ctx.
+// Waves' order start first. fn receives ctx and the item; [Item.Source] gives what an
+// item added with [Manifest.AddItemer] was added from.
 //
 // The result holds one WalkResult per item: first the items of the waves, in Waves'
 // order, then the items on or behind a cycle, in [Item.String] order. Outcomes:
