@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/api/validate/content"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -29,7 +29,7 @@ func requireRealisticMetadata(t require.TestingT, o manifesttest.Object) {
 	case "Namespace":
 		require.Empty(t, validation.IsDNS1123Label(name), "namespace name %q", name)
 	case "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding":
-		require.Empty(t, content.IsPathSegmentName(name), "RBAC name %q", name)
+		require.Empty(t, path.IsValidPathSegmentName(name), "RBAC name %q", name)
 	default:
 		require.Empty(t, validation.IsDNS1123Subdomain(name), "name %q", name)
 	}
