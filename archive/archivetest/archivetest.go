@@ -11,6 +11,7 @@ package archivetest
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -110,7 +111,7 @@ func Backups(opts ...manifesttest.Option) *rapid.Generator[*Backup] {
 		b.groupVersions()
 		var buf bytes.Buffer
 		w := archive.NewWriter(&buf)
-		for _, r := range sortedKeys(b.Preferred) {
+		for _, r := range slices.Sorted(maps.Keys(b.Preferred)) {
 			if err := w.SetPreferred(r, b.Preferred[r]); err != nil {
 				t.Fatalf("archivetest: %v", err)
 			}
@@ -231,13 +232,4 @@ func servedVersions(objects []manifesttest.Object) map[string][]string {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

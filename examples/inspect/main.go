@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"slices"
@@ -98,7 +99,7 @@ func report(w io.Writer, idx *archive.Index) error {
 	fmt.Fprintln(w, "Resources (* preferred version):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  RESOURCE\tVERSIONS\tOBJECTS")
-	for _, key := range sortedKeys(idx.GroupVersions) {
+	for _, key := range slices.Sorted(maps.Keys(idx.GroupVersions)) {
 		g := idx.GroupVersions[key]
 		versions := make([]string, len(g.Versions))
 		for i, v := range g.Versions {
@@ -111,7 +112,7 @@ func report(w io.Writer, idx *archive.Index) error {
 	}
 
 	fmt.Fprintln(w, "\nObjects per namespace:")
-	for _, ns := range sortedKeys(perNamespace) {
+	for _, ns := range slices.Sorted(maps.Keys(perNamespace)) {
 		fmt.Fprintf(w, "  %-18s %d\n", ns, perNamespace[ns])
 	}
 
@@ -130,13 +131,4 @@ func report(w io.Writer, idx *archive.Index) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
