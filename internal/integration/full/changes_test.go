@@ -67,12 +67,7 @@ func TestReadinessFollowsRollouts(t *testing.T) {
 // must say Failed exactly when the controller does, and never Current.
 func TestReadinessFailures(t *testing.T) {
 	c := env.Cluster(t)
-	tests := []struct {
-		name    string
-		gvr     schema.GroupVersionResource
-		obj     func(name string) *unstructured.Unstructured
-		verdict func(*unstructured.Unstructured) verdict
-	}{
+	tests := []liveCase{
 		{name: "Pod whose container fails", gvr: pods, verdict: podVerdict,
 			obj: func(n string) *unstructured.Unstructured {
 				return object(`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "%[1]s", "labels": `+failPodLabels+`},
@@ -114,14 +109,7 @@ func TestReadinessFailures(t *testing.T) {
 // Current.
 func TestReadinessNeverReadyHere(t *testing.T) {
 	c := env.Cluster(t)
-	tests := []struct {
-		name       string
-		gvr        schema.GroupVersionResource
-		namespaced bool
-		obj        func(name string) *unstructured.Unstructured
-		verdict    func(*unstructured.Unstructured) verdict
-		wantReason readiness.Reason
-	}{
+	tests := []liveCase{
 		{name: "LoadBalancer Service", gvr: services, namespaced: true, verdict: serviceVerdict, wantReason: readiness.ReasonNoIngress,
 			obj: func(n string) *unstructured.Unstructured {
 				return object(`{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "%[1]s"},

@@ -22,6 +22,21 @@ import (
 	"github.com/backupkit/backupkit/readiness"
 )
 
+// liveCase is one object a test creates and follows: its resource, whether it is
+// namespaced, the object by name, what it needs first, the controller's verdict, and what
+// the test expects of Compute at the end (the fields a test does not use stay zero).
+type liveCase struct {
+	name       string
+	gvr        schema.GroupVersionResource
+	namespaced bool
+	obj        func(name string) *unstructured.Unstructured
+	// before, if set, creates what the object needs first, in namespace ns.
+	before     func(t *testing.T, ns, name string)
+	verdict    func(*unstructured.Unstructured) verdict
+	wantLast   readiness.Status
+	wantReason readiness.Reason
+}
+
 // verdict is what the controller that owns a kind's status says of one version of an
 // object, in its own terms (a Deployment's rollout complete, a Job's Complete condition...).
 type verdict int

@@ -47,16 +47,7 @@ const appLabels = `{"app": "%[1]s"}`
 // must say Current exactly on the versions the controller calls done, never before.
 func TestReadinessAgreesWithControllers(t *testing.T) {
 	c := env.Cluster(t)
-	tests := []struct {
-		name       string
-		gvr        schema.GroupVersionResource
-		namespaced bool
-		obj        func(name string) *unstructured.Unstructured
-		// before, if set, creates what the object needs first, in namespace ns.
-		before   func(t *testing.T, ns, name string)
-		verdict  func(*unstructured.Unstructured) verdict
-		wantLast readiness.Status
-	}{
+	tests := []liveCase{
 		{name: "Deployment", gvr: deployments, namespaced: true, verdict: deploymentVerdict, wantLast: readiness.Current,
 			obj: func(n string) *unstructured.Unstructured {
 				return workload("Deployment", n, appLabels, "")
