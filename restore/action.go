@@ -1,0 +1,147 @@
+package restore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// ItemAction changes, or skips, one backed-up object before the restore creates it, with
+// the meaning of Velero's RestoreItemAction (v2, without asynchronous operations): the
+// restore calls Execute for every item its AppliesTo selects, in the order the actions are
+// listed, each action receiving the object the previous one returned.
+type ItemAction interface {
+	// Name identifies the action in errors and reports, e.g. "backupkit.io/job".
+	Name() string
+	// AppliesTo selects the items the action is called for.
+	AppliesTo() Selector
+	// Execute returns what to create in place of in.Item, or that the item is not to be
+	// restored (Output.Skip). An error fails the item; it is never created.
+	Execute(ctx context.Context, in *Input) (*Output, error)
+}
+
+// Selector says which items an [ItemAction] applies to. An empty field selects everything
+// along its dimension. Resources are written "<resource>" for the core group and
+// "<resource>.<group>" otherwise (as versionselect keys them), or "*" for all; an item is
+// selected when it matches an included entry (or none is given) and no excluded one.
+type Selector struct {
+	IncludedResources  []string
+	ExcludedResources  []string
+	IncludedNamespaces []string // "" selects cluster-scoped items
+	ExcludedNamespaces []string
+	// LabelSelector, when not nil, must match the item's labels.
+	LabelSelector labels.Selector
+}
+
+// Matches reports whether the selector selects an item of resource gr in namespace ns
+// ("" when cluster-scoped) with the given labels.
+func (s Selector) Matches(gr schema.GroupResource, ns string, l map[string]string) bool {
+	key := gr.String()
+	if gr.Group == "" {
+		key = gr.Resource
+	}
+	in := func(list []string, v string) bool { return slices.Contains(list, v) || slices.Contains(list, "*") }
+	if len(s.IncludedResources) > 0 && !in(s.IncludedResources, key) {
+		return false
+	}
+	if in(s.ExcludedResources, key) {
+		return false
+	}
+	if len(s.IncludedNamespaces) > 0 && !in(s.IncludedNamespaces, ns) {
+		return false
+	}
+	if in(s.ExcludedNamespaces, ns) {
+		return false
+	}
+	return s.LabelSelector == nil || s.LabelSelector.Matches(labels.Set(l))
+}
+
+// Input is what an [ItemAction] is given for one item.
+type Input struct {
+	// Item is the object as the restore will create it: converted to the version it is
+	// created at, in the target's namespace, with what the target cluster owns reset
+	// (metadata the API server sets, status unless restored) and the previous actions'
+	// changes. The action may change it and return it.
+	Item *unstructured.Unstructured
+	// ItemFromBackup is the object as backed up, before conversion. Do not change it.
+	ItemFromBackup *unstructured.Unstructured
+	// Resource is the item's resource in the target cluster.
+	Resource schema.GroupResource
+	// Restore is what the action may need to know of the restore as a whole.
+	Restore *Info
+}
+
+// Info describes the restore an item belongs to, for [ItemAction]s.
+type Info struct {
+	// Name is the restore's name, labelled on every object it creates.
+	Name string
+	// NamespaceMapping maps a backed-up namespace to the namespace it is restored into;
+	// a namespace it does not name is restored into itself.
+	NamespaceMapping map[string]string
+	// PreserveNodePorts keeps a Service's node ports as backed up (Velero's
+	// --preserve-nodeports); otherwise the target allocates them.
+	PreserveNodePorts bool
+	// InBackup reports whether the backup holds the object of resource gr named
+	// namespace/name (namespace "" for cluster-scoped objects), by its backed-up identity.
+	InBackup func(gr schema.GroupResource, namespace, name string) bool
+}
+
+// TargetNamespace is the namespace a backed-up namespace is restored into.
+func (i *Info) TargetNamespace(ns string) string {
+	if to, ok := i.NamespaceMapping[ns]; ok && ns != "" {
+		return to
+	}
+	return ns
+}
+
+// Output is what an [ItemAction] returns.
+type Output struct {
+	// Item is the object to create; nil keeps Input.Item as it is (with whatever the action
+	// changed in place).
+	Item *unstructured.Unstructured
+	// Skip, with Reason saying why, restores nothing of this item; later actions are not
+	// called.
+	Skip   bool
+	Reason string
+	// AdditionalItems are objects of the backup the restore creates before this one (when
+	// the backup holds them and the plan restores them), identified as backed up.
+	AdditionalItems []ItemRef
+	// WaitForAdditionalItems makes the restore wait, up to AdditionalItemsReadyTimeout
+	// (0: the restore's wait timeout), until the additional items are ready.
+	WaitForAdditionalItems      bool
+	AdditionalItemsReadyTimeout time.Duration
+}
+
+// ItemRef names one backed-up object by its resource, namespace and name.
+type ItemRef struct {
+	GroupResource schema.GroupResource
+	Namespace     string
+	Name          string
+}
+
+func (r ItemRef) String() string {
+	if r.Namespace == "" {
+		return fmt.Sprintf("%s %s", r.GroupResource, r.Name)
+	}
+	return fmt.Sprintf("%s %s/%s", r.GroupResource, r.Namespace, r.Name)
+}
+
+// ActionError is an item's failure in an [ItemAction].
+type ActionError struct {
+	Action string    // the action's Name
+	Item   string    // the item, as manifest.Item's String
+	UID    types.UID // the item's UID in the backup
+	Err    error
+}
+
+func (e *ActionError) Error() string {
+	return fmt.Sprintf("restore: action %s on %s: %v", e.Action, e.Item, e.Err)
+}
+
+func (e *ActionError) Unwrap() error { return e.Err }
