@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/restore"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
@@ -133,7 +134,7 @@ func TestLiveAPIGroupVersions(t *testing.T) {
 			// The plan chooses as Velero's test expects.
 			var stdout, stderr bytes.Buffer
 			require.Equal(t, 0, run(ctx, append(args, "--dry-run", "-o", "json"), &stdout, &stderr), stderr.String())
-			var plan Plan
+			var plan restore.Plan
 			require.NoError(t, json.Unmarshal(stdout.Bytes(), &plan))
 			rp := resourcePlan(t, plan, resource)
 			require.Equal(t, string(tc.wantReason), rp.Reason)
@@ -155,7 +156,7 @@ func TestLiveAPIGroupVersions(t *testing.T) {
 				require.NoError(t, err, "%s at %s", name, tc.wantAt)
 				require.Equal(t, tc.group+"/"+tc.wantAt, u.GetAPIVersion())
 				require.Equal(t, spec, u.Object["spec"], name)
-				require.Equal(t, "api-group", u.GetLabels()[restoreNameLabel])
+				require.Equal(t, "api-group", u.GetLabels()[restore.RestoreNameLabel])
 			}
 		})
 	}
@@ -190,7 +191,7 @@ func discoveredPreferred(t *testing.T, d discovery.DiscoveryInterface, group str
 	return preferred
 }
 
-func resourcePlan(t *testing.T, p Plan, key string) ResourcePlan {
+func resourcePlan(t *testing.T, p restore.Plan, key string) restore.ResourcePlan {
 	t.Helper()
 	for _, r := range p.Resources {
 		if r.Resource == key {
@@ -198,10 +199,10 @@ func resourcePlan(t *testing.T, p Plan, key string) ResourcePlan {
 		}
 	}
 	t.Fatalf("%s not in the plan", key)
-	return ResourcePlan{}
+	return restore.ResourcePlan{}
 }
 
-func countSkipped(p Plan, key string) int {
+func countSkipped(p restore.Plan, key string) int {
 	n := 0
 	for _, s := range p.Skipped {
 		if strings.HasPrefix(s.Item, fmt.Sprintf("resources/%s/", key)) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/backupkit/backupkit/internal/testcluster"
 	"github.com/backupkit/backupkit/readiness"
+	"github.com/backupkit/backupkit/restore"
 )
 
 var (
@@ -53,7 +54,7 @@ func TestLiveRestoreKindsAsServed(t *testing.T) {
 
 	code, rep, stderr := restoreJSON(t, "--kubeconfig", writeKubeconfig(t, c.RESTConfig()), "--backup", backup, "--wait", "--wait-timeout", "60s")
 	require.Equal(t, 0, code, stderr)
-	require.Equal(t, countsByKind{actionCreated: 2}, rep.Counts, stderr)
+	require.Equal(t, map[restore.Result]int{restore.ResultCreated: 2}, rep.Counts, stderr)
 	again := c.WaitFor(t, jobsGVR, ns, "migrate", testcluster.DefaultWaitTimeout, "complete again", complete)
 	require.NotEqual(t, served.GetUID(), again.GetUID())
 	svc, err := client.Resource(servicesGVR).Namespace(ns).Get(t.Context(), "db", metav1.GetOptions{})

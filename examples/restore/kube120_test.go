@@ -15,6 +15,7 @@ import (
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/examples/internal/sample"
+	"github.com/backupkit/backupkit/restore"
 )
 
 // writeKube120Backup writes the sample backup of a Kubernetes 1.20 cluster.
@@ -37,15 +38,15 @@ const pspRemoved = "podsecuritypolicies.policy/v1beta1: removed in Kubernetes 1.
 // the built-in conversions the removed versions cannot be restored.
 func TestDryRunKube120Plan(t *testing.T) {
 	backup := writeKube120Backup(t)
-	plan := func(t *testing.T, args ...string) Plan {
+	plan := func(t *testing.T, args ...string) restore.Plan {
 		var stdout, stderr bytes.Buffer
 		require.Equal(t, 0, run(t.Context(), append([]string{"--backup", backup, "-o", "json"}, args...), &stdout, &stderr), stderr.String())
-		var p Plan
+		var p restore.Plan
 		require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
 		return p
 	}
-	byResource := func(p Plan) map[string]ResourcePlan {
-		out := map[string]ResourcePlan{}
+	byResource := func(p restore.Plan) map[string]restore.ResourcePlan {
+		out := map[string]restore.ResourcePlan{}
 		for _, r := range p.Resources {
 			out[r.Resource] = r
 		}
@@ -60,13 +61,13 @@ func TestDryRunKube120Plan(t *testing.T) {
 		require.Equal(t, "v1", got[key].Version, key)
 		require.Empty(t, got[key].Unrestorable, key)
 	}
-	require.ElementsMatch(t, []Conversion{
+	require.ElementsMatch(t, []restore.Conversion{
 		{Resource: "cronjobs.batch", From: "v1beta1", To: "v1", Items: 1},
 		{Resource: "poddisruptionbudgets.policy", From: "v1beta1", To: "v1", Items: 1},
 		{Resource: "endpointslices.discovery.k8s.io", From: "v1beta1", To: "v1", Items: 1},
 	}, p.Conversions)
 	require.Equal(t, pspRemoved, got["podsecuritypolicies.policy"].Unrestorable)
-	require.Equal(t, []Skipped{{"resources/podsecuritypolicies.policy/cluster/restricted.json", pspRemoved}}, p.Skipped)
+	require.Equal(t, []restore.Skipped{{Item: "resources/podsecuritypolicies.policy/cluster/restricted.json", Reason: pspRemoved}}, p.Skipped)
 
 	off := byResource(plan(t, "--builtin-conversions=false"))
 	require.Equal(t, "NoCommonVersion", off["cronjobs.batch"].Reason)
@@ -89,7 +90,7 @@ func TestLiveRestoreKube120(t *testing.T) {
 	require.Equal(t, 8, objects)
 	require.Equal(t, objects-1, rep.Total)
 	require.Equal(t, 1, rep.Unrestorable)
-	require.Equal(t, countsByKind{actionCreated: objects - 1}, rep.Counts, stderr)
+	require.Equal(t, map[restore.Result]int{restore.ResultCreated: objects - 1}, rep.Counts, stderr)
 	client, err := dynamic.NewForConfig(c.RESTConfig())
 	require.NoError(t, err)
 	versions := map[string]string{}
@@ -135,28 +136,28 @@ func TestExtensionsIngress(t *testing.T) {
 	require.NoError(t, w.Close())
 	backup := filepath.Join(t.TempDir(), "old.tar.gz")
 	require.NoError(t, os.WriteFile(backup, buf.Bytes(), 0o600))
-	pspSkipped := Skipped{"resources/podsecuritypolicies.extensions/cluster/p.json", "podsecuritypolicies.extensions/v1beta1: removed in Kubernetes 1.16; the API is gone with no replacement (Pod Security Admission replaced it, configured by namespace labels)"}
-	plan := func(t *testing.T, args ...string) Plan {
+	pspSkipped := restore.Skipped{Item: "resources/podsecuritypolicies.extensions/cluster/p.json", Reason: "podsecuritypolicies.extensions/v1beta1: removed in Kubernetes 1.16; the API is gone with no replacement (Pod Security Admission replaced it, configured by namespace labels)"}
+	plan := func(t *testing.T, args ...string) restore.Plan {
 		var stdout, stderr bytes.Buffer
 		require.Equal(t, 0, run(t.Context(), append([]string{"--backup", backup, "-o", "json"}, args...), &stdout, &stderr), stderr.String())
-		var p Plan
+		var p restore.Plan
 		require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
 		return p
 	}
 
 	t.Run("planned in networking.k8s.io", func(t *testing.T) {
 		p := plan(t)
-		require.Equal(t, []Skipped{pspSkipped}, p.Skipped)
+		require.Equal(t, []restore.Skipped{pspSkipped}, p.Skipped)
 		require.Len(t, p.Waves, 1)
-		require.Equal(t, []PlanItem{{Item: "resources/ingresses.extensions/namespaces/old/web.json", UID: "u1", Group: "networking.k8s.io", SourceGroup: "extensions",
+		require.Equal(t, []restore.PlanItem{{Item: "resources/ingresses.extensions/namespaces/old/web.json", UID: "u1", Group: "networking.k8s.io", SourceGroup: "extensions",
 			Resource: "ingresses", Kind: "Ingress", Namespace: "old", Name: "web", Version: "v1", SourceVersion: "v1beta1",
 			ReadPath: "resources/ingresses.extensions/v1beta1-preferredversion/namespaces/old/web.json"}}, p.Waves[0])
-		require.Equal(t, []Conversion{{Resource: "ingresses.extensions", From: "v1beta1", To: "v1", ToGroup: "networking.k8s.io", Items: 1}}, p.Conversions)
+		require.Equal(t, []restore.Conversion{{Resource: "ingresses.extensions", From: "v1beta1", To: "v1", ToGroup: "networking.k8s.io", Items: 1}}, p.Conversions)
 	})
 	t.Run("without the built-in conversions", func(t *testing.T) {
 		p := plan(t, "--builtin-conversions=false")
-		require.ElementsMatch(t, []Skipped{
-			{"resources/ingresses.extensions/namespaces/old/web.json", "its kind moved to networking.k8s.io/v1beta1 with the same fields, which the target does not serve or this restore does not convert (--builtin-conversions)"},
+		require.ElementsMatch(t, []restore.Skipped{
+			{Item: "resources/ingresses.extensions/namespaces/old/web.json", Reason: "its kind moved to networking.k8s.io/v1beta1 with the same fields, which the target does not serve or this restore does not regroup (WithRegrouping)"},
 			pspSkipped,
 		}, p.Skipped)
 		require.Empty(t, p.Waves)
@@ -169,7 +170,7 @@ func TestExtensionsIngress(t *testing.T) {
 		require.Equal(t, 0, code, stderr.String())
 		var rep report
 		require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep), stderr.String())
-		require.Equal(t, countsByKind{actionCreated: 1}, rep.Counts)
+		require.Equal(t, map[restore.Result]int{restore.ResultCreated: 1}, rep.Counts)
 		require.Equal(t, 1, rep.Unrestorable, "the PodSecurityPolicy")
 		client, err := dynamic.NewForConfig(cfg)
 		require.NoError(t, err)
@@ -187,6 +188,6 @@ func TestExtensionsIngress(t *testing.T) {
 		require.Equal(t, "api", path["backend"].(map[string]any)["service"].(map[string]any)["name"])
 		require.Equal(t, "http", path["backend"].(map[string]any)["service"].(map[string]any)["port"].(map[string]any)["name"])
 		require.Equal(t, "ImplementationSpecific", path["pathType"], "pathType defaults as the v1beta1 API server did")
-		require.Equal(t, "u1", got.GetAnnotations()[originalUIDAnnotation])
+		require.Equal(t, "u1", got.GetAnnotations()[restore.OriginalUIDAnnotation])
 	})
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/backupkit/backupkit/internal/testcluster"
 	"github.com/backupkit/backupkit/readiness"
+	"github.com/backupkit/backupkit/restore"
 )
 
 var env = testcluster.Env{Options: testcluster.Options{Mode: testcluster.Full}}
@@ -77,7 +78,7 @@ func TestLiveRestore(t *testing.T) {
 	// The plan, as the dry run against this cluster computes it.
 	var planOut, stderr bytes.Buffer
 	require.Equal(t, 0, run(t.Context(), []string{"--kubeconfig", kubeconfig, "--dry-run", "-o", "json"}, &planOut, &stderr), stderr.String())
-	var plan Plan
+	var plan restore.Plan
 	require.NoError(t, json.Unmarshal(planOut.Bytes(), &plan))
 	require.NotEmpty(t, plan.Waves)
 
@@ -89,7 +90,7 @@ func TestLiveRestore(t *testing.T) {
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
 	require.Equal(t, 14, rep.Restored, "all but the ReplicaSet's Pods, left to it")
 	require.Equal(t, 1, rep.Unrestorable)
-	require.Equal(t, countsByKind{actionCreated: 12, actionExists: 2}, rep.Counts, "the two CRDs were installed before")
+	require.Equal(t, map[restore.Result]int{restore.ResultCreated: 12, restore.ResultExists: 2}, rep.Counts, "the two CRDs were installed before")
 
 	// The order the items were done in: everything an item depends on before it.
 	order := map[string]int64{}
@@ -114,7 +115,7 @@ func TestLiveRestore(t *testing.T) {
 	before("resources/serviceaccounts/namespaces/shop/web.json", "resources/deployments.apps/namespaces/shop/web.json")
 	before("resources/customresourcedefinitions.apiextensions.k8s.io/cluster/rockbands.music.example.io.json", "resources/rockbands.music.example.io/namespaces/shop/queen.json")
 
-	get := func(it PlanItem) *unstructured.Unstructured {
+	get := func(it restore.PlanItem) *unstructured.Unstructured {
 		gvr := schema.GroupVersionResource{Group: it.Group, Version: it.Version, Resource: it.Resource}
 		var ri dynamic.ResourceInterface = client.Resource(gvr)
 		if it.Namespace != "" {
@@ -150,16 +151,16 @@ func TestLiveRestore(t *testing.T) {
 				continue
 			}
 			u := get(it)
-			require.Equal(t, "sample", u.GetLabels()[restoreNameLabel], it.Item)
+			require.Equal(t, "sample", u.GetLabels()[restore.RestoreNameLabel], it.Item)
 			want := []string{it.UID}
 			if it.Kind == "ReplicaSet" {
 				want = append(want, "uid-deploy-web")
 			}
-			require.Contains(t, want, u.GetAnnotations()[originalUIDAnnotation], it.Item)
+			require.Contains(t, want, u.GetAnnotations()[restore.OriginalUIDAnnotation], it.Item)
 		}
 	}
 
-	byName := func(kind, name string) PlanItem {
+	byName := func(kind, name string) restore.PlanItem {
 		for _, wave := range plan.Waves {
 			for _, it := range wave {
 				if it.Kind == kind && it.Name == name {
@@ -168,7 +169,7 @@ func TestLiveRestore(t *testing.T) {
 			}
 		}
 		t.Fatalf("%s %s not in the plan", kind, name)
-		return PlanItem{}
+		return restore.PlanItem{}
 	}
 	rs := get(byName("ReplicaSet", "web-5d8f9"))
 	require.Len(t, rs.GetOwnerReferences(), 1)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/backupkit/backupkit/restore"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/backupkit/backupkit/examples/internal/golden"
@@ -26,7 +28,7 @@ func TestDryRunPlanJSON(t *testing.T) {
 	code := run(context.Background(), []string{"-o", "json"}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	golden.Check(t, "plan.json", stdout.Bytes())
-	var p Plan
+	var p restore.Plan
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
 	require.NotEmpty(t, p.Waves)
 }
@@ -58,7 +60,7 @@ func TestRunFlags(t *testing.T) {
 		{name: "bad policy", args: []string{"--existing-resource-policy", "replace"}, code: 2, stderr: `--existing-resource-policy must be none or update, not "replace"`},
 		{name: "no parallelism", args: []string{"--parallel", "0"}, code: 2, stderr: "--parallel must be at least 1, not 0"},
 		{name: "negative qps", args: []string{"--qps", "-5"}, code: 2, stderr: "--qps and --burst must not be negative"},
-		{name: "restore name not a label value", args: []string{"--restore-name", "has space"}, code: 2, stderr: `--restore-name "has space": a valid label must be`},
+		{name: "restore name not a label value", args: []string{"--restore-name", "has space"}, code: 2, stderr: `--restore-name: name "has space" is not a label value: a valid label must be`},
 		{name: "not a backup", args: []string{"--backup", notGzip}, code: 1, stderr: "bad format: not gzip"},
 		{name: "missing backup", args: []string{"--backup", filepath.Join(dir, "absent.tgz")}, code: 1, stderr: "no such file"},
 	}
@@ -97,12 +99,12 @@ func writeLegacyBackup(t *testing.T) string {
 func TestDryRunLegacyBackup(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, run(t.Context(), []string{"--backup", writeLegacyBackup(t), "-o", "json"}, &stdout, &stderr), stderr.String())
-	var p Plan
+	var p restore.Plan
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &p))
 	require.Equal(t, "1", p.FormatVersion)
 	require.Empty(t, p.Skipped)
 	require.Empty(t, p.Problems)
-	require.Equal(t, p.Items, p.restorable()+len(p.LeftToControllers))
+	require.Equal(t, p.Items, p.Restorable()+len(p.LeftToControllers))
 	require.Len(t, p.LeftToControllers, 2, "the ReplicaSet's Pods")
 	for _, r := range p.Resources {
 		require.Equal(t, "FormatTooOld", r.Reason, r.Resource)
@@ -139,7 +141,7 @@ data:
 			[]string{
 				"horizontalpodautoscalers.autoscaling            1      v2*, v1       v2*, v1       v2          legacy path  FeatureDisabled",
 				"rockbands.music.example.io                      2      v1*, v2beta1  v2*, v2beta1  -           -            FeatureDisabled",
-				"resources/rockbands.music.example.io/namespaces/shop/queen.json: the target does not serve v1, and --enable-api-group-versions is off: it is restored only at the version it was backed up at",
+				"resources/rockbands.music.example.io/namespaces/shop/queen.json: the target does not serve v1, and the API group versions feature is off (WithAPIGroupVersions): it is restored only at the version it was backed up at",
 			}},
 	}
 	for _, tt := range tests {

@@ -31,10 +31,10 @@ func startProgress(w io.Writer, total int, start time.Time) *progress {
 }
 
 // add counts one item finished (created, found, or failed).
-func (p *progress) add(err error) {
+func (p *progress) add(failed bool) {
 	p.mu.Lock()
 	p.done++
-	if err != nil {
+	if failed {
 		p.failed++
 	}
 	p.mu.Unlock()

@@ -8,11 +8,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/backupkit/backupkit/restore"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
 // writeText renders the plan for people.
-func writeText(w io.Writer, p *Plan) error {
+func writeText(w io.Writer, p *restore.Plan) error {
 	fmt.Fprintf(w, "Backup format %s, %d items in %d resources.\n\n", p.FormatVersion, p.Items, len(p.Resources))
 
 	fmt.Fprintln(w, "Versions (* preferred):")
@@ -96,7 +97,7 @@ func writeText(w io.Writer, p *Plan) error {
 		}
 	}
 	_, err := fmt.Fprintf(w, "\nPlan: %d of %s restorable in %s; %s converted; %s left to their controllers; %s cannot be restored.\n",
-		p.restorable(), count(p.Items, "item"), count(len(p.Waves), "wave"), count(len(p.Conversions), "resource"),
+		p.Restorable(), count(p.Items, "item"), count(len(p.Waves), "wave"), count(len(p.Conversions), "resource"),
 		count(len(p.LeftToControllers), "item"), count(len(p.Skipped), "item"))
 	return err
 }
@@ -114,4 +115,50 @@ func writeJSON(w io.Writer, p any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(p)
+}
+
+// report is the end of a restore: the summary, and what happened to every planned item in
+// the order the restore decided them.
+type report struct {
+	restore.Summary
+	Items []reportItem `json:"items"`
+}
+
+// reportItem is one planned item's line of the report.
+type reportItem struct {
+	Item    string `json:"item"`
+	Version string `json:"version"`
+	Result  string `json:"result"`
+	Detail  string `json:"detail,omitempty"`
+	UID     string `json:"uid,omitempty"`   // in the target
+	Order   int64  `json:"order,omitempty"` // see restore.Event
+}
+
+func (r *report) add(ev restore.Event) {
+	detail := ev.Detail
+	if detail == "" && ev.Err != nil {
+		detail = ev.Err.Error()
+	}
+	r.Items = append(r.Items, reportItem{Item: ev.Item.Item, Version: ev.Item.Version, Result: string(ev.Result),
+		Detail: detail, UID: string(ev.UID), Order: ev.Order})
+}
+
+// write renders the report as a table and a summary, or as JSON.
+func (r *report) write(w io.Writer, format string) error {
+	if format == "json" {
+		return writeJSON(w, r)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ITEM\tVERSION\tRESULT\tDETAIL")
+	for _, it := range r.Items {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", it.Item, it.Version, it.Result, it.Detail)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	c := r.Counts
+	_, err := fmt.Fprintf(w, "\nRestored %d of %d items (%d created, %d already there, %d updated); %d failed, %d not ready, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
+		r.Restored, r.Total, c[restore.ResultCreated], c[restore.ResultExists], c[restore.ResultUpdated],
+		c[restore.ResultFailed], c[restore.ResultNotReady], c[restore.ResultSkipped], c[restore.ResultNotRun], r.LeftToControllers, r.Unrestorable)
+	return err
 }

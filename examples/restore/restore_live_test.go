@@ -21,6 +21,7 @@ import (
 	"github.com/backupkit/backupkit/examples/internal/sample"
 	"github.com/backupkit/backupkit/internal/faultproxy"
 	"github.com/backupkit/backupkit/internal/testcluster"
+	"github.com/backupkit/backupkit/restore"
 )
 
 // resourceOf is the backup resource directory of the kinds these tests write.
@@ -147,10 +148,10 @@ func TestLiveRestoreUnderFaults(t *testing.T) {
 	require.Positive(t, lost, "creates applied but answered with an error: %v", counts)
 
 	require.Equal(t, len(objs), rep.Total)
-	require.Equal(t, countsByKind{actionCreated: len(objs)}, rep.Counts, stderr)
+	require.Equal(t, map[restore.Result]int{restore.ResultCreated: len(objs)}, rep.Counts, stderr)
 	confirmed := 0
 	for _, it := range rep.Items {
-		if it.Detail == detailConfirmedByRetry {
+		if it.Detail == restore.DetailConfirmedByRetry {
 			confirmed++
 		}
 	}
@@ -162,7 +163,7 @@ func TestLiveRestoreUnderFaults(t *testing.T) {
 	require.NoError(t, err)
 	inCluster := map[string]*unstructured.Unstructured{}
 	for _, gvr := range []schema.GroupVersionResource{configMapsGVR, secretsGVR, deploymentsGVR, replicaSetsGVR} {
-		list, err := client.Resource(gvr).Namespace(ns).List(t.Context(), metav1.ListOptions{LabelSelector: restoreNameLabel + "=faults"})
+		list, err := client.Resource(gvr).Namespace(ns).List(t.Context(), metav1.ListOptions{LabelSelector: restore.RestoreNameLabel + "=faults"})
 		require.NoError(t, err)
 		for i := range list.Items {
 			u := &list.Items[i]
@@ -177,7 +178,7 @@ func TestLiveRestoreUnderFaults(t *testing.T) {
 	for _, o := range objs {
 		u := inCluster[o.GetKind()+"/"+o.GetName()]
 		require.NotNil(t, u, "%s %s", o.GetKind(), o.GetName())
-		require.Equal(t, string(o.GetUID()), u.GetAnnotations()[originalUIDAnnotation])
+		require.Equal(t, string(o.GetUID()), u.GetAnnotations()[restore.OriginalUIDAnnotation])
 		path, err := archive.ItemPath(resourceOf[o.GetKind()], "", ns, o.GetName())
 		require.NoError(t, err)
 		require.Equal(t, string(u.GetUID()), byPath[path].UID, "reported UID of %s", path)
@@ -258,10 +259,10 @@ func TestLiveRestoreExisting(t *testing.T) {
 
 	code, rep, stderr = restoreJSON(t, "--kubeconfig", kubeconfig, "--backup", backup, "--restore-name", "second", "--existing-resource-policy", "update")
 	require.Equal(t, 0, code, stderr)
-	require.Equal(t, countsByKind{actionUpdated: len(objs)}, rep.Counts, stderr)
+	require.Equal(t, map[restore.Result]int{restore.ResultUpdated: len(objs)}, rep.Counts, stderr)
 	kept := get(configMapsGVR, "kept")
 	require.Equal(t, "from the backup", kept.Object["data"].(map[string]any)["value"])
-	require.Equal(t, "second", kept.GetLabels()[restoreNameLabel])
+	require.Equal(t, "second", kept.GetLabels()[restore.RestoreNameLabel])
 }
 
 // An item the API server refuses fails; exactly what depends on it is skipped, and the
@@ -278,7 +279,7 @@ func TestLiveRestoreFailureSkipsDependents(t *testing.T) {
 	code, rep, stderr := restoreJSON(t, "--kubeconfig", writeKubeconfig(t, c.RESTConfig()), "--backup", writeBackup(t, objs))
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "restore: 2 of 3 items not restored: manifest: walk: 1 items failed, 1 skipped")
-	require.Equal(t, countsByKind{actionCreated: 1, actionFailed: 1, actionSkipped: 1}, rep.Counts)
+	require.Equal(t, map[restore.Result]int{restore.ResultCreated: 1, restore.ResultFailed: 1, restore.ResultSkipped: 1}, rep.Counts)
 	for _, it := range rep.Items {
 		switch filepath.Base(it.Item) {
 		case "bad.json":
@@ -307,7 +308,7 @@ func TestLiveRestoreLegacyBackup(t *testing.T) {
 	idx, err := archive.Scan(ctx, bytes.NewReader(b))
 	require.NoError(t, err)
 	require.Equal(t, len(idx.Items)-2, rep.Total)
-	require.Equal(t, countsByKind{actionCreated: len(idx.Items) - 2}, rep.Counts, stderr)
+	require.Equal(t, map[restore.Result]int{restore.ResultCreated: len(idx.Items) - 2}, rep.Counts, stderr)
 	client, err := dynamic.NewForConfig(c.RESTConfig())
 	require.NoError(t, err)
 	for _, it := range rep.Items {

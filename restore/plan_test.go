@@ -1,4 +1,4 @@
-package main
+package restore
 
 import (
 	"testing"
@@ -125,7 +125,7 @@ func TestPlanBranches(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := buildPlan(tc.fixture.index(t), target, nil)
+			plan := mustPlan(t, tc.fixture.index(t), target, nil)
 			var planned []string
 			for _, w := range plan.Waves {
 				for _, it := range w {
@@ -171,7 +171,7 @@ func TestPlanLeavesManagedObjects(t *testing.T) {
 			item("discovery.k8s.io", "endpointslices", "EndpointSlice", "ns", "external", nil),
 		},
 	}
-	plan := buildPlan(f.index(t), target, nil)
+	plan := mustPlan(t, f.index(t), target, nil)
 	left := map[string]string{}
 	for _, s := range plan.LeftToControllers {
 		left[s.Item] = s.Reason
@@ -213,7 +213,7 @@ func TestPlanIngressInBothGroups(t *testing.T) {
 	require.Equal(t, 1, idx.Manifest.Len())
 	_, err = idx.Manifest.Add(&manifest.Item{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses", Kind: "Ingress", Namespace: "ns", Name: "web", UID: "uid-twin"})
 	require.NoError(t, err)
-	plan := buildPlan(idx, target, reg)
+	plan := mustPlan(t, idx, target, reg)
 	require.Equal(t, []Skipped{{"resources/ingresses.extensions/namespaces/ns/web.json", "restored from resources/ingresses.networking.k8s.io/namespaces/ns/web.json"}}, plan.Skipped)
 	require.Len(t, plan.Waves, 1)
 	require.Len(t, plan.Waves[0], 1)

@@ -1,4 +1,4 @@
-package main
+package restore
 
 import (
 	"context"
@@ -68,7 +68,7 @@ func (r *restorer) remapOwners(ctx context.Context, u *unstructured.Unstructured
 	}
 	r.owners.mu.Unlock()
 	for _, ref := range missing {
-		if r.restoring[ref.UID] {
+		if _, ok := r.byUID[ref.UID]; ok {
 			continue // in the restore but not created (the walk would have skipped u): drop
 		}
 		ns := u.GetNamespace()
@@ -92,7 +92,7 @@ func (r *restorer) findOwner(ctx context.Context, ref metav1.OwnerReference, ns 
 	if err != nil {
 		return "", nil // malformed: dropped
 	}
-	mapping, err := r.c.mapper.RESTMapping(gv.WithKind(ref.Kind).GroupKind(), gv.Version)
+	mapping, err := r.c.Mapper.RESTMapping(gv.WithKind(ref.Kind).GroupKind(), gv.Version)
 	if err != nil {
 		return "", nil // a kind the target does not serve holds no owner
 	}
@@ -108,16 +108,15 @@ func (r *restorer) findOwner(ctx context.Context, ref metav1.OwnerReference, ns 
 	}
 	r.owners.mu.Unlock()
 	l.once.Do(func() {
-		ri := r.c.dynamic.Resource(mapping.Resource)
+		ri := r.c.Dynamic.Resource(mapping.Resource)
 		var got *unstructured.Unstructured
-		_, err := withRetry(ctx, func() error {
+		_, err := r.retry(ctx, func() error {
 			var err error
 			if ns != "" {
 				got, err = ri.Namespace(ns).Get(ctx, ref.Name, metav1.GetOptions{})
 			} else {
 				got, err = ri.Get(ctx, ref.Name, metav1.GetOptions{})
 			}
-			r.requests.Add(1)
 			return err
 		})
 		switch {

@@ -1,4 +1,4 @@
-package main
+package restore
 
 import (
 	"errors"
@@ -32,11 +32,28 @@ type Plan struct {
 	// APIServices, IPAddresses and EndpointSlices the API server and the controllers label
 	// as theirs. Reason names the maker.
 	LeftToControllers []Skipped `json:"leftToControllers"`
-	Findings          []string  `json:"findings"`
-	Problems          []string  `json:"problems"`
-	Cycle             []string  `json:"cycle,omitempty"`
+	// Findings are what manifest.Validate finds wrong with the backup's owners.
+	Findings []string `json:"findings"`
+	// Problems are what archive.Scan found odd in the backup.
+	Problems []string `json:"problems"`
+	// Cycle is a dependency cycle, when the items have one: the items on it, in order. The
+	// items on or behind it are in Skipped.
+	Cycle []string `json:"cycle,omitempty"`
+	// Dependencies are the edges the plan read from the objects beyond owners, Namespaces and
+	// CustomResourceDefinitions (a Pod's ServiceAccount, a webhook's Service, ...); see
+	// [Dependency].
+	Dependencies []PlanDependency `json:"dependencies"`
+	// ResourceOrder lists the resource priorities applied, as "<before> < <after>" pairs of
+	// resources the backup holds, and OrderConflicts the ones not applied because the
+	// objects' own dependencies run the other way (a Pod owned by a ReplicaSet comes after
+	// it whatever the priorities say).
+	ResourceOrder  []string `json:"resourceOrder"`
+	OrderConflicts []string `json:"orderConflicts,omitempty"`
 
-	manifest *manifest.Manifest // the backup's items, for the restore's walk
+	manifest  *manifest.Manifest // the backup's items and their edges, for the restore's walk
+	source    Source
+	converter Converter
+	deps      []Dependency // restorable ends only
 }
 
 // ResourcePlan is the decision for one backed-up resource.
@@ -71,6 +88,18 @@ type PlanItem struct {
 	Version       string `json:"version"`       // to create
 	SourceVersion string `json:"sourceVersion"` // to read
 	ReadPath      string `json:"readPath"`      // where its bytes are in the backup
+	// Ready: the restore waits until the item is ready before what depends on it starts (a
+	// CustomResourceDefinition, a Namespace, what serves a webhook or an APIService, ...).
+	Ready bool `json:"ready,omitempty"`
+}
+
+// PlanDependency is one edge of [Plan.Dependencies]: Item is created after Dependency
+// (after it is ready, with Ready), because of Why.
+type PlanDependency struct {
+	Item       string `json:"item"`
+	Dependency string `json:"dependency"`
+	Why        string `json:"why"`
+	Ready      bool   `json:"ready,omitempty"`
 }
 
 // Conversion is a resource read at one version and converted to another.
@@ -86,34 +115,6 @@ type Conversion struct {
 type Skipped struct {
 	Item   string `json:"item"`
 	Reason string `json:"reason"`
-}
-
-// buildPlan plans the restore of the backup described by idx into a cluster serving target.
-// It is pure: everything it needs is in its arguments. regroup, when not nil, converts the
-// resources whose kind moved to another group (removedapis.RegroupResource) into that group;
-// nil leaves them unrestorable. Its steps: what the backup says of itself, a version per
-// resource, then the items wave by wave.
-func buildPlan(idx *archive.Index, target []metav1.APIGroup, regroup versionselect.Converter, opts ...versionselect.Option) *Plan {
-	plan := newPlan(idx)
-	facts := readFacts(idx)
-	facts.target, facts.regroup = target, regroup
-	byKey := plan.chooseVersions(versionselect.Explain(idx.GroupVersions, target, opts...), facts)
-	plan.placeItems(byKey, facts)
-	return plan
-}
-
-// newPlan starts the plan with what the backup says of itself: its format, its items, what
-// Scan found odd and what the manifest finds wrong with the owners.
-func newPlan(idx *archive.Index) *Plan {
-	m := idx.Manifest
-	plan := &Plan{FormatVersion: idx.FormatVersion, Items: m.Len(), manifest: m}
-	for _, p := range idx.Problems {
-		plan.Problems = append(plan.Problems, fmt.Sprintf("%s: %s", p.Path, p.Reason))
-	}
-	for _, f := range m.Validate() {
-		plan.Findings = append(plan.Findings, f.String())
-	}
-	return plan
 }
 
 // backupFacts is what planning looks up about the backup: which item files it holds, how
@@ -201,7 +202,7 @@ func unrestorable(e versionselect.Explanation, facts backupFacts) string {
 			return removal.String()
 		}
 		if regroup, moved := removedapis.RegroupResource(e.Choice.Group, e.Choice.SourceVersion, resource); moved {
-			return fmt.Sprintf("its kind moved to %s with the same fields, which the target does not serve or this restore does not convert (--builtin-conversions)", regroup)
+			return fmt.Sprintf("its kind moved to %s with the same fields, which the target does not serve or this restore does not regroup (WithRegrouping)", regroup)
 		}
 		if e.Choice.Reason == versionselect.ReasonNoCommonVersion {
 			return fmt.Sprintf("the target serves %s, none of them backed up, and no conversion is registered",
@@ -217,7 +218,7 @@ func unrestorable(e versionselect.Explanation, facts backupFacts) string {
 		if !served && (len(e.TargetVersions) > 0 || !facts.crds.Has(e.Key)) {
 			why := "the backup's format has no version directories"
 			if e.Choice.Reason == versionselect.ReasonFeatureDisabled {
-				why = "--enable-api-group-versions is off"
+				why = "the API group versions feature is off (WithAPIGroupVersions)"
 			}
 			return fmt.Sprintf("the target does not serve %s, and %s: it is restored only at the version it was backed up at", e.Choice.Version, why)
 		}
@@ -354,5 +355,11 @@ func planItem(it *manifest.Item, rp *ResourcePlan, facts backupFacts) (PlanItem,
 	if rp.Group != "" {
 		pi.Group, pi.SourceGroup = rp.Group, it.Group
 	}
+	// What is made in a Namespace needs it Active; a custom resource needs its
+	// CustomResourceDefinition Established.
+	pi.Ready = (it.Group == "" && it.Kind == "Namespace") || (it.Group == "apiextensions.k8s.io" && it.Kind == "CustomResourceDefinition")
 	return pi, ""
 }
+
+// Restorable counts the items the plan creates.
+func (p *Plan) Restorable() int { return p.restorable() }

@@ -1,4 +1,4 @@
-package main
+package restore
 
 import (
 	"context"
@@ -45,7 +45,7 @@ type itemSlot struct {
 
 // streamItems starts the pass over open's backup for the given paths, reading ahead at
 // most budget bytes (see maxReadAhead).
-func streamItems(ctx context.Context, open backupSource, paths []string, budget int64) *itemStream {
+func streamItems(ctx context.Context, open Source, paths []string, budget int64) *itemStream {
 	ctx, stop := context.WithCancel(ctx)
 	s := &itemStream{slots: make(map[string]*itemSlot, len(paths)), stop: stop, done: make(chan struct{}), budget: budget}
 	s.cond = sync.NewCond(&s.mu)
@@ -56,7 +56,7 @@ func streamItems(ctx context.Context, open backupSource, paths []string, budget 
 	return s
 }
 
-func (s *itemStream) run(ctx context.Context, open backupSource) {
+func (s *itemStream) run(ctx context.Context, open Source) {
 	defer close(s.done)
 	stopWaking := context.AfterFunc(ctx, func() {
 		s.mu.Lock()
@@ -66,7 +66,7 @@ func (s *itemStream) run(ctx context.Context, open backupSource) {
 	defer stopWaking()
 	filled := 0
 	err := func() error {
-		r, err := open()
+		r, err := open(ctx)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,318 @@
+package restore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/backupkit/backupkit/convert/removedapis"
+	"github.com/backupkit/backupkit/readiness"
+)
+
+// The retry of a request that failed transiently.
+const (
+	maxAttempts     = 10
+	firstRetryDelay = 100 * time.Millisecond
+	maxRetryDelay   = 5 * time.Second
+)
+
+// Event.Detail of an object this run found already there (each with its Result).
+const (
+	// DetailConfirmedByRetry (ResultCreated): a create's answer was lost, its retry met
+	// AlreadyExists, and the object is this run's.
+	DetailConfirmedByRetry = "confirmed after a retried create"
+	// DetailEarlierRun (ResultExists): made by an earlier run of the restore (same name).
+	DetailEarlierRun = "made by an earlier run of this restore"
+	// DetailLeftAsFound (ResultExists): not the restore's; left as found (PolicyNone).
+	DetailLeftAsFound = "left as found"
+	// DetailUpdatedToBackedUp (ResultUpdated): updated to the backed-up object (PolicyUpdate).
+	DetailUpdatedToBackedUp = "updated to the backed-up object"
+)
+
+// retry runs req until it succeeds, fails permanently (readiness.Transient says no), runs
+// out of attempts or ctx ends; a server's Retry-After is honoured. It returns how many
+// attempts were made and the last error. Every attempt counts as one request.
+func (r *restorer) retry(ctx context.Context, req func() error) (int, error) {
+	b := wait.Backoff{Duration: firstRetryDelay, Factor: 2, Jitter: 0.5, Steps: maxAttempts, Cap: maxRetryDelay}
+	for attempt := 1; ; attempt++ {
+		err := req()
+		r.requests.Add(1)
+		if err == nil || !readiness.Transient(err) || attempt == maxAttempts {
+			return attempt, err
+		}
+		delay := b.Step()
+		if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
+			delay = max(delay, time.Duration(s)*time.Second)
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return attempt, fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		case <-t.C:
+		}
+	}
+}
+
+// resourceFor returns the client for an item's resource at the version to create.
+func (r *restorer) resourceFor(it PlanItem) dynamic.ResourceInterface {
+	gvr := schema.GroupVersionResource{Group: it.Group, Version: it.Version, Resource: it.Resource}
+	if it.Namespace != "" {
+		return r.c.Dynamic.Resource(gvr).Namespace(it.Namespace)
+	}
+	return r.c.Dynamic.Resource(gvr)
+}
+
+// decode reads the backed-up object and converts it to the version and group planned.
+func (r *restorer) decode(ctx context.Context, it PlanItem, data []byte) (backedUp, u *unstructured.Unstructured, err error) {
+	backedUp = &unstructured.Unstructured{}
+	if err := json.Unmarshal(data, &backedUp.Object); err != nil {
+		return nil, nil, fmt.Errorf("decoding %s: %w", it.ReadPath, err)
+	}
+	if backedUp.Object == nil {
+		return nil, nil, fmt.Errorf("decoding %s: not a JSON object", it.ReadPath)
+	}
+	u = backedUp.DeepCopy()
+	if it.SourceGroup != "" {
+		moved, ok := removedapis.Regroup(u)
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: %s %s cannot move to group %s", it.ReadPath, u.GetAPIVersion(), u.GetKind(), it.Group)
+		}
+		u = moved
+	}
+	if it.SourceVersion != it.Version {
+		if r.plan.converter == nil {
+			return nil, nil, fmt.Errorf("%s: planned for conversion from %s to %s, and the plan has no converter", it.ReadPath, it.SourceVersion, it.Version)
+		}
+		converted, err := r.plan.converter.Convert(ctx, u, it.Version)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", it.ReadPath, err)
+		}
+		u = converted
+	}
+	return backedUp, u, nil
+}
+
+// createItem restores one item: it decodes and converts the backed-up object, resets what
+// the target owns, points its ownerReferences at the owners' UIDs in the target, runs the
+// item actions and creates it; an object that already exists is this run's own (a retried
+// create), an earlier run's, or handled by the existing policy. It returns the object in
+// the target, or nil when an action skipped the item; st.ev says what happened.
+func (r *restorer) createItem(ctx context.Context, st *itemState, data []byte) (*unstructured.Unstructured, error) {
+	it := st.it
+	backedUp, u, err := r.decode(ctx, it, data)
+	if err != nil {
+		return nil, err
+	}
+	gr := schema.GroupResource{Group: it.Group, Resource: it.Resource}
+	var status any
+	if r.cfg.status[gr] {
+		status = u.Object["status"]
+	}
+	resetMetadata(u, r.cfg.finalizers)
+	if err := r.remapOwners(ctx, u); err != nil {
+		return nil, err
+	}
+	u, skip, err := r.runActions(ctx, it, gr, u, backedUp)
+	if err != nil || skip != "" {
+		st.ev.Result, st.ev.Detail = ResultSkipped, skip
+		return nil, err
+	}
+	r.mark(u, it)
+
+	ri := r.resourceFor(it)
+	var created *unstructured.Unstructured
+	attempts, err := r.retry(ctx, func() error {
+		var err error
+		created, err = ri.Create(ctx, u, metav1.CreateOptions{})
+		return err
+	})
+	if err == nil {
+		st.ev.Result = ResultCreated
+		return r.restoreStatus(ctx, ri, created, status, it)
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("creating %s after %d attempts: %w", it.Item, attempts, err)
+	}
+	var existing *unstructured.Unstructured
+	if _, err := r.retry(ctx, func() error {
+		var err error
+		existing, err = ri.Get(ctx, it.Name, metav1.GetOptions{})
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("%s already exists, and reading it failed: %w", it.Item, err)
+	}
+	if ours := existing.GetLabels()[RestoreNameLabel] == r.cfg.name && existing.GetAnnotations()[OriginalUIDAnnotation] == it.UID; ours {
+		if existing.GetAnnotations()[RunAnnotation] == r.runID {
+			st.ev.Result, st.ev.Detail = ResultCreated, DetailConfirmedByRetry
+			return r.restoreStatus(ctx, ri, existing, status, it)
+		}
+		st.ev.Result, st.ev.Detail = ResultExists, DetailEarlierRun
+		return existing, nil
+	}
+	if r.cfg.policy != PolicyUpdate {
+		st.ev.Result, st.ev.Detail = ResultExists, DetailLeftAsFound
+		return existing, nil
+	}
+	patch, err := json.Marshal(u.Object)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", it.Item, err)
+	}
+	var updated *unstructured.Unstructured
+	if _, err := r.retry(ctx, func() error {
+		var err error
+		updated, err = ri.Patch(ctx, it.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		return err
+	}); err != nil {
+		// Velero's update policy: a failed update leaves the object as found, with a warning.
+		st.ev.Result, st.ev.Detail = ResultExists, fmt.Sprintf("update failed, left as found: %v", err)
+		return existing, nil
+	}
+	st.ev.Result, st.ev.Detail = ResultUpdated, DetailUpdatedToBackedUp
+	return updated, nil
+}
+
+// mark labels u with the restore's name and annotates its backed-up UID and this run.
+func (r *restorer) mark(u *unstructured.Unstructured, it PlanItem) {
+	labels := u.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[RestoreNameLabel] = r.cfg.name
+	u.SetLabels(labels)
+	annotations := u.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[OriginalUIDAnnotation] = it.UID
+	annotations[RunAnnotation] = r.runID
+	u.SetAnnotations(annotations)
+}
+
+// restoreStatus writes the backed-up status (WithStatus) onto the object this run created.
+func (r *restorer) restoreStatus(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, status any, it PlanItem) (*unstructured.Unstructured, error) {
+	if status == nil {
+		return obj, nil
+	}
+	withStatus := obj.DeepCopy()
+	withStatus.Object["status"] = status
+	var updated *unstructured.Unstructured
+	if _, err := r.retry(ctx, func() error {
+		var err error
+		updated, err = ri.UpdateStatus(ctx, withStatus, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("%s created, and restoring its status failed: %w", it.Item, err)
+	}
+	return updated, nil
+}
+
+// runActions runs the item actions that apply to the item, in order. It returns the object
+// to create, or the reason an action skipped it.
+func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupResource, u, backedUp *unstructured.Unstructured) (*unstructured.Unstructured, string, error) {
+	for _, a := range r.cfg.actions {
+		if !a.AppliesTo().Matches(gr, it.Namespace, u.GetLabels()) {
+			continue
+		}
+		out, err := a.Execute(ctx, &Input{Item: u, ItemFromBackup: backedUp, Resource: gr, Restore: &r.cfg.info})
+		if err != nil {
+			return nil, "", &ActionError{Action: a.Name(), Item: it.Item, UID: types.UID(it.UID), Err: err}
+		}
+		if out == nil {
+			continue
+		}
+		if out.Skip {
+			return nil, fmt.Sprintf("by item action %s: %s", a.Name(), out.Reason), nil
+		}
+		if out.Item != nil {
+			u = out.Item
+		}
+		if err := r.additionalItems(ctx, it, out); err != nil {
+			return nil, "", &ActionError{Action: a.Name(), Item: it.Item, UID: types.UID(it.UID), Err: err}
+		}
+	}
+	return u, "", nil
+}
+
+// additionalItems restores the additional items an action named before the item, those
+// the plan restores, and waits for them to be ready when the action asked.
+func (r *restorer) additionalItems(ctx context.Context, it PlanItem, out *Output) error {
+	for _, ref := range out.AdditionalItems {
+		mi, ok := r.plan.manifest.Lookup(ref.GroupResource, ref.Namespace, ref.Name)
+		if !ok {
+			continue // not in the backup
+		}
+		st := r.byUID[mi.UID]
+		if st == nil || st.it.UID == it.UID || inChain(ctx, mi.UID) {
+			continue // not restored by the plan, or already being restored up the chain
+		}
+		if err := r.restoreOnce(withChain(ctx, types.UID(it.UID)), st); err != nil {
+			return fmt.Errorf("additional item %s: %w", ref, err)
+		}
+		if !out.WaitForAdditionalItems || st.ev.UID == "" {
+			continue
+		}
+		timeout := out.AdditionalItemsReadyTimeout
+		if timeout <= 0 {
+			timeout = r.cfg.waitTimeout
+		}
+		obj := &unstructured.Unstructured{}
+		obj.SetAPIVersion(schema.GroupVersion{Group: st.it.Group, Version: st.it.Version}.String())
+		obj.SetKind(st.it.Kind)
+		obj.SetNamespace(st.it.Namespace)
+		obj.SetName(st.it.Name)
+		obj.Object["status"] = map[string]any{} // not known: Compute does not call it ready
+		if err := r.waitReady(ctx, obj, timeout); err != nil {
+			return fmt.Errorf("additional item %s: %w", ref, err)
+		}
+	}
+	return nil
+}
+
+// chainKey carries, in a context, the items whose actions are restoring additional items,
+// so that an additional item naming one of them back does not wait for itself.
+type chainKey struct{}
+
+func withChain(ctx context.Context, uid types.UID) context.Context {
+	prev, _ := ctx.Value(chainKey{}).([]types.UID)
+	return context.WithValue(ctx, chainKey{}, append(prev[:len(prev):len(prev)], uid))
+}
+
+func inChain(ctx context.Context, uid types.UID) bool {
+	chain, _ := ctx.Value(chainKey{}).([]types.UID)
+	for _, u := range chain {
+		if u == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// resetMetadata resets what the target cluster owns, as Velero does: every metadata field
+// but name, namespace, labels, annotations, ownerReferences (remapped next) and, when keep
+// says, finalizers; and the status (restored afterwards with WithStatus).
+func resetMetadata(u *unstructured.Unstructured, keepFinalizers bool) {
+	if md, ok := u.Object["metadata"].(map[string]any); ok {
+		for k := range md {
+			switch k {
+			case "name", "namespace", "labels", "annotations", "ownerReferences":
+			case "finalizers":
+				if !keepFinalizers {
+					delete(md, k)
+				}
+			default:
+				delete(md, k)
+			}
+		}
+	}
+	delete(u.Object, "status")
+}

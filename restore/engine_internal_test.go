@@ -1,0 +1,162 @@
+package restore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/backupkit/backupkit/archive"
+)
+
+func TestResetMetadata(t *testing.T) {
+	in := `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "n", "uid": "u", "resourceVersion": "7",
+	  "creationTimestamp": "2026-01-01T00:00:00Z", "generation": 2, "managedFields": [], "labels": {"a": "b"}, "annotations": {"x": "y"},
+	  "finalizers": ["example.com/f"], "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "o"}],
+	  "deletionTimestamp": "2026-01-02T00:00:00Z", "generateName": "c-"},
+	  "data": {"k": "v"}, "status": {"phase": "x"}}`
+	tests := []struct {
+		name       string
+		finalizers bool
+		want       string
+	}{
+		{"finalizers dropped", false, `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "n", "labels": {"a": "b"}, "annotations": {"x": "y"},
+		  "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "o"}]}, "data": {"k": "v"}}`},
+		{"finalizers kept", true, `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "n", "labels": {"a": "b"}, "annotations": {"x": "y"},
+		  "finalizers": ["example.com/f"], "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "o"}]}, "data": {"k": "v"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var obj, want map[string]any
+			require.NoError(t, json.Unmarshal([]byte(in), &obj))
+			require.NoError(t, json.Unmarshal([]byte(tt.want), &want))
+			u := &unstructured.Unstructured{Object: obj}
+			resetMetadata(u, tt.finalizers)
+			require.Equal(t, want, u.Object)
+		})
+	}
+}
+
+func TestRetry(t *testing.T) {
+	transient := apierrors.NewServiceUnavailable("unavailable")
+	permanent := apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "a", errors.New("no"))
+	t.Run("transient, then success", func(t *testing.T) {
+		r := &restorer{}
+		calls := 0
+		attempts, err := r.retry(t.Context(), func() error {
+			calls++
+			if calls < 3 {
+				return transient
+			}
+			return nil
+		})
+		require.NoError(t, err)
+		require.Equal(t, 3, attempts)
+		require.EqualValues(t, 3, r.requests.Load(), "every attempt is a request")
+	})
+	t.Run("permanent: one attempt", func(t *testing.T) {
+		r := &restorer{}
+		attempts, err := r.retry(t.Context(), func() error { return permanent })
+		require.ErrorIs(t, err, permanent)
+		require.Equal(t, 1, attempts)
+	})
+	t.Run("cancelled while waiting", func(t *testing.T) {
+		r := &restorer{}
+		ctx, cancel := context.WithCancel(t.Context())
+		attempts, err := r.retry(ctx, func() error { cancel(); return transient })
+		require.ErrorIs(t, err, context.Canceled)
+		require.ErrorContains(t, err, "last error: ")
+		require.Equal(t, 1, attempts)
+	})
+}
+
+// streamBackup is a backup of n ConfigMaps of growing size, and its items' bytes by path.
+func streamBackup(t *testing.T, n int) ([]byte, []string, map[string][]byte) {
+	var objs []*unstructured.Unstructured
+	for k := range n {
+		objs = append(objs, object("v1", "ConfigMap", "ns", fmt.Sprintf("cm-%03d", k), fmt.Sprintf("uid-%d", k),
+			map[string]any{"data": map[string]any{"v": string(bytes.Repeat([]byte("x"), 10*k))}}))
+	}
+	b := backupOf(t, objs...)
+	want := map[string][]byte{}
+	var paths []string
+	_, err := archive.Scan(t.Context(), bytes.NewReader(b), archive.WithVisitor(func(it *archive.Item) error {
+		data, err := it.Bytes()
+		want[it.Path] = data
+		paths = append(paths, it.Path)
+		return err
+	}))
+	require.NoError(t, err)
+	return b, paths, want
+}
+
+// The second pass hands each planned item's bytes over once, exactly as a Scan reads them.
+func TestItemStream(t *testing.T) {
+	b, paths, want := streamBackup(t, 20)
+	s := streamItems(t.Context(), FromBytes(b), paths, maxReadAhead)
+	defer s.close()
+	for _, p := range paths {
+		got, err := s.take(t.Context(), p)
+		require.NoError(t, err)
+		require.Equal(t, want[p], got, p)
+	}
+	_, err := s.take(t.Context(), paths[0])
+	require.EqualError(t, err, paths[0]+" taken twice")
+	_, err = s.take(t.Context(), "resources/nothing/cluster/x.json")
+	require.EqualError(t, err, "resources/nothing/cluster/x.json is not a planned item")
+
+	// A backup cut short: the items it no longer holds fail, naming the item and the cause.
+	s2 := streamItems(t.Context(), FromBytes(b[:len(b)/2]), paths, maxReadAhead)
+	defer s2.close()
+	failed := 0
+	for _, p := range paths {
+		if _, err := s2.take(t.Context(), p); err != nil {
+			failed++
+			require.ErrorContains(t, err, "reading "+p+" from the backup: ")
+		}
+	}
+	require.Positive(t, failed)
+}
+
+// The pass reads ahead at most its budget while the walk takes items in archive order, and
+// reads on past it for an item the walk waits for: taking in reverse order does not hang.
+func TestItemStreamReadAhead(t *testing.T) {
+	b, paths, want := streamBackup(t, 20)
+	largest := 0
+	for _, d := range want {
+		largest = max(largest, len(d))
+	}
+	s := streamItems(t.Context(), FromBytes(b), paths, 1)
+	for _, p := range paths {
+		_, err := s.take(t.Context(), p)
+		require.NoError(t, err, p)
+		s.mu.Lock()
+		held := s.held
+		s.mu.Unlock()
+		require.LessOrEqual(t, held, int64(largest), "read ahead past the budget after %s", p)
+	}
+	s.close()
+
+	s = streamItems(t.Context(), FromBytes(b), paths, 1)
+	defer s.close()
+	for i := len(paths) - 1; i >= 0; i-- {
+		_, err := s.take(t.Context(), paths[i])
+		require.NoError(t, err, paths[i])
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	require.Zero(t, s.held, "everything taken")
+
+	// Cancelled while the pass waits on its budget: close returns.
+	ctx, cancel := context.WithCancel(t.Context())
+	s3 := streamItems(ctx, FromBytes(b), paths, 1)
+	cancel()
+	s3.close()
+}

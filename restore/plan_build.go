@@ -1,0 +1,131 @@
+package restore
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/versionselect"
+)
+
+// Converter converts objects between the versions of their kind: what planning asks
+// (versionselect.Converter) and what the restore then does. *convert.Registry is one.
+type Converter interface {
+	versionselect.Converter
+	Convert(ctx context.Context, in *unstructured.Unstructured, toVersion string) (*unstructured.Unstructured, error)
+}
+
+// PlanOption configures [NewPlan].
+type PlanOption func(*planConfig)
+
+type planConfig struct {
+	versionOpts      []versionselect.Option
+	converter        Converter
+	regroup          bool
+	apiGroupVersions bool
+	limits           archive.Limits
+}
+
+// WithVersionOptions passes options to versionselect, which chooses each resource's
+// version: user priorities (versionselect.WithPriorities), the target's served resources
+// (versionselect.WithServedResources), ... The gate and the converter are set by
+// [WithAPIGroupVersions] and [WithConverter].
+func WithVersionOptions(opts ...versionselect.Option) PlanOption {
+	return func(c *planConfig) { c.versionOpts = append(c.versionOpts, opts...) }
+}
+
+// WithConverter lets the plan restore a resource at a version the target serves that was
+// not backed up, when conv converts to it from one that was (versionselect's priority 4);
+// the restore converts each such item with conv. Default: none.
+func WithConverter(conv Converter) PlanOption {
+	return func(c *planConfig) { c.converter = conv }
+}
+
+// WithRegrouping lets the plan restore a resource whose kind moved to another group
+// (extensions/v1beta1 Ingress to networking.k8s.io, removedapis.RegroupResource) into that
+// group, when the backup's versions are chosen (WithAPIGroupVersions) and the converter
+// reaches the target's preferred version there. Default: off.
+func WithRegrouping(on bool) PlanOption {
+	return func(c *planConfig) { c.regroup = on }
+}
+
+// WithAPIGroupVersions is Velero's EnableAPIGroupVersions feature: on, each resource's
+// version is chosen by versionselect's rules (for backups of format 1.1.0 or later); off,
+// every resource is restored at the version it was backed up at, from its legacy path.
+// Default: on.
+func WithAPIGroupVersions(on bool) PlanOption {
+	return func(c *planConfig) { c.apiGroupVersions = on }
+}
+
+// WithLimits sets the limits archive.Scan reads the backup with. Default: archive.DefaultLimits.
+func WithLimits(l archive.Limits) PlanOption {
+	return func(c *planConfig) { c.limits = l }
+}
+
+// NewPlan reads the backup src once and plans its restore into a cluster serving target
+// (versionselect.TargetGroups reads it from a live cluster): per resource the version to
+// create and why, the items wave by wave in dependency order, the conversions, the items
+// left to their controllers and the ones that cannot be restored, each with its reason.
+// It changes nothing anywhere. An error means the backup could not be read or the options
+// are wrong; what is wrong with single items is in the plan.
+func NewPlan(ctx context.Context, src Source, target []metav1.APIGroup, opts ...PlanOption) (*Plan, error) {
+	cfg := defaultPlanConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if src == nil {
+		return nil, fmt.Errorf("restore: no backup source")
+	}
+	r, err := src(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("restore: opening the backup: %w", err)
+	}
+	defer r.Close()
+	scanOpts := []archive.Option{archive.WithManifest(), archive.WithLimits(cfg.limits)}
+	idx, err := archive.Scan(ctx, r, scanOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("restore: reading the backup: %w", err)
+	}
+	plan, err := buildPlan(idx, target, cfg)
+	if err != nil {
+		return nil, err
+	}
+	plan.source = src
+	return plan, nil
+}
+
+// buildPlan plans the restore of the backup idx describes into a cluster serving target.
+func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*Plan, error) {
+	versionDirs, err := archive.FormatHasVersionDirs(idx.FormatVersion)
+	if err != nil {
+		return nil, fmt.Errorf("restore: reading the backup: %w", err)
+	}
+	vopts := append([]versionselect.Option{
+		versionselect.WithGate(versionselect.Gate{FeatureEnabled: cfg.apiGroupVersions, VersionDirs: versionDirs}),
+	}, cfg.versionOpts...)
+	if cfg.converter != nil {
+		vopts = append(vopts, versionselect.WithConverter(cfg.converter))
+	}
+	plan := &Plan{FormatVersion: idx.FormatVersion, Items: idx.Manifest.Len(), manifest: idx.Manifest, converter: cfg.converter}
+	for _, p := range idx.Problems {
+		plan.Problems = append(plan.Problems, fmt.Sprintf("%s: %s", p.Path, p.Reason))
+	}
+	for _, f := range idx.Manifest.Validate() {
+		plan.Findings = append(plan.Findings, f.String())
+	}
+	facts := readFacts(idx)
+	facts.target = target
+	if cfg.regroup && cfg.converter != nil && cfg.apiGroupVersions && versionDirs {
+		facts.regroup = cfg.converter
+	}
+	byKey := plan.chooseVersions(versionselect.Explain(idx.GroupVersions, target, vopts...), facts)
+	plan.placeItems(byKey, facts)
+	return plan, nil
+}
+
+func defaultPlanConfig() planConfig { return planConfig{apiGroupVersions: true} }

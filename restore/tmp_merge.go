@@ -1,0 +1,16 @@
+package restore
+
+import "k8s.io/apimachinery/pkg/types"
+
+type Dependency struct {
+	From, To types.UID
+	Ready    bool
+	Why      string
+}
+
+func DefaultActions() []ItemAction { return nil }
+
+type ResourcePriorities struct{}
+
+func ParseResourcePriorities(string) (ResourcePriorities, error) { return ResourcePriorities{}, nil }
+func WithResourcePriorities(ResourcePriorities) PlanOption       { return nil }
