@@ -12,7 +12,7 @@ import (
 
 // SkipCompletedAction returns the action "backupkit.io/skip-completed": it skips a Pod whose
 // phase was Succeeded or Failed when backed up, and a Job that had a completion time, as
-// Velero's restore does: created again, the Pod would not run and the Job would run again.
+// Velero's restore does: created again, either would run again.
 // It reads the status of the object as backed up.
 func SkipCompletedAction() ItemAction {
 	return &builtinAction{

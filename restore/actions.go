@@ -32,7 +32,8 @@ import (
 // Between them they do for Kubernetes' own kinds what Velero's built-in restore item
 // actions and the per-kind rules of its restore do (pkg/restore/actions and
 // pkg/restore/restore.go, Velero v1.18.1), leaving out what serves Velero's own machinery
-// (restore hooks, pod volume restores, CSI snapshots and data movement).
+// (restore hooks, pod volume restores, CSI snapshots and data movement) and what needs the
+// restore as a whole (see [PersistentVolumeClaimAction] on spec.volumeName).
 func DefaultActions() []ItemAction {
 	return []ItemAction{
 		SkipCompletedAction(),
