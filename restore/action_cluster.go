@@ -74,8 +74,8 @@ func AdmissionWebhookConfigurationAction() ItemAction {
 	}
 }
 
-// autoManagedLabel marks the APIServices the kube-apiserver registers itself.
-const autoManagedLabel = "kube-aggregator.kubernetes.io/automanaged"
+// actAutoManagedLabel marks the APIServices the kube-apiserver registers itself.
+const actAutoManagedLabel = "kube-aggregator.kubernetes.io/automanaged"
 
 // APIServiceAction returns the action "backupkit.io/apiservice", which skips an APIService
 // the kube-apiserver registers itself: one labelled kube-aggregator.kubernetes.io/automanaged
@@ -87,8 +87,8 @@ func APIServiceAction() ItemAction {
 		name:      "backupkit.io/apiservice",
 		resources: actKeys(actAPIServices),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
-			if _, ok := in.Item.GetLabels()[autoManagedLabel]; ok {
-				return &Output{Skip: true, Reason: "the kube-apiserver registers it (label " + autoManagedLabel + ")"}, nil
+			if _, ok := in.Item.GetLabels()[actAutoManagedLabel]; ok {
+				return &Output{Skip: true, Reason: "the kube-apiserver registers it (label " + actAutoManagedLabel + ")"}, nil
 			}
 			svc, err := actMap(in.Item.Object, "spec", "service")
 			if err != nil {

@@ -150,7 +150,7 @@ func TestSecretAction(t *testing.T) {
 		{name: "without a lister nor annotation", item: `{"metadata":{"namespace":"foo","name":"default-token-sfafa"},` + token + `}`},
 		{name: "type not a string", item: `{"type":1}`, err: "type is a float64"},
 	})
-	runActCases(t, restore.SecretAction(func(context.Context, string) ([]string, error) { return nil, errBoom }), secrets, []actCase{
+	runActCases(t, restore.SecretAction(func(context.Context, string) ([]string, error) { return nil, errActBoom }), secrets, []actCase{
 		{name: "the lister fails", item: `{"metadata":{"namespace":"foo","name":"x"},` + token + `}`, err: "boom"},
 	})
 }

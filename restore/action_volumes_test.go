@@ -10,17 +10,17 @@ import (
 )
 
 var (
-	grPVCs = schema.GroupResource{Resource: "persistentvolumeclaims"}
-	grPVs  = schema.GroupResource{Resource: "persistentvolumes"}
-	grSTS  = schema.GroupResource{Group: "apps", Resource: "statefulsets"}
+	actGRPVCs = schema.GroupResource{Resource: "persistentvolumeclaims"}
+	actGRPVs  = schema.GroupResource{Resource: "persistentvolumes"}
+	actGRSTS  = schema.GroupResource{Group: "apps", Resource: "statefulsets"}
 )
 
 func TestPersistentVolumeClaimAction(t *testing.T) {
 	pvc := func(meta string) string {
 		return `{"metadata":{"namespace":"source-ns","name":"pvc-1"` + meta + `},"spec":{}}`
 	}
-	pvRef := func(name string) []restore.ItemRef { return []restore.ItemRef{{GroupResource: grPVs, Name: name}} }
-	runActCases(t, restore.PersistentVolumeClaimAction(), grPVCs, []actCase{
+	pvRef := func(name string) []restore.ItemRef { return []restore.ItemRef{{GroupResource: actGRPVs, Name: name}} }
+	runActCases(t, restore.PersistentVolumeClaimAction(), actGRPVCs, []actCase{
 		// Velero's tables (annotations, and the bound volume as an additional item).
 		{name: "no annotations", item: pvc("")},
 		{name: "selected-node goes", item: pvc(`,"annotations":{"volume.kubernetes.io/selected-node":"source-node"}`), want: pvc("")},
@@ -46,7 +46,7 @@ func TestPersistentVolumeClaimAction(t *testing.T) {
 
 func TestPersistentVolumeAction(t *testing.T) {
 	mapping := &restore.Info{NamespaceMapping: map[string]string{"from": "to"}}
-	runActCases(t, restore.PersistentVolumeAction(), grPVs, []actCase{
+	runActCases(t, restore.PersistentVolumeAction(), actGRPVs, []actCase{
 		{name: "reclaim policy Delete: skipped", item: `{"metadata":{"name":"pv"},"spec":{"persistentVolumeReclaimPolicy":"Delete"}}`, skip: true},
 		{name: "Retain: claim reference cleaned and mapped", info: mapping,
 			item: `{"metadata":{"name":"pv","annotations":{"pv.kubernetes.io/bound-by-controller":"yes","pv.kubernetes.io/bind-completed":"yes","keep":"k"}},
@@ -104,39 +104,39 @@ func TestChangeStorageClassAction(t *testing.T) {
 		gr      schema.GroupResource
 		c       actCase
 	}{
-		{one, grPVs, actCase{name: "volume mapped", item: pv("storageclass-1"), want: pv("storageclass-2")}},
-		{one, grPVCs, actCase{name: "claim mapped", item: pvc("storageclass-1"), want: pvc("storageclass-2")}},
-		{nil, grPVs, actCase{name: "no mapping: volume as it is", item: pv("storageclass-1")}},
-		{map[string]string{}, grPVs, actCase{name: "empty mapping: volume as it is", item: pv("storageclass-1")}},
-		{one, grPVs, actCase{name: "volume without a class", item: pv("")}},
-		{one, grPVCs, actCase{name: "claim without a class", item: pvc("")}},
-		{other, grPVs, actCase{name: "volume's class not mapped", item: pv("storageclass-1")}},
-		{other, grPVCs, actCase{name: "claim's class not mapped", item: pvc("storageclass-1")}},
-		{toMissing, grPVs, actCase{name: "volume mapped to a missing class", item: pv("storageclass-1"), err: notFound}},
-		{toMissing, grPVCs, actCase{name: "claim mapped to a missing class", item: pvc("storageclass-1"), err: notFound}},
-		{one, grSTS, actCase{name: "one template", item: sts("storageclass-1"), want: sts("storageclass-2")}},
-		{map[string]string{"storageclass-1": "storageclass-2", "storageclass-3": "storageclass-4"}, grSTS,
+		{one, actGRPVs, actCase{name: "volume mapped", item: pv("storageclass-1"), want: pv("storageclass-2")}},
+		{one, actGRPVCs, actCase{name: "claim mapped", item: pvc("storageclass-1"), want: pvc("storageclass-2")}},
+		{nil, actGRPVs, actCase{name: "no mapping: volume as it is", item: pv("storageclass-1")}},
+		{map[string]string{}, actGRPVs, actCase{name: "empty mapping: volume as it is", item: pv("storageclass-1")}},
+		{one, actGRPVs, actCase{name: "volume without a class", item: pv("")}},
+		{one, actGRPVCs, actCase{name: "claim without a class", item: pvc("")}},
+		{other, actGRPVs, actCase{name: "volume's class not mapped", item: pv("storageclass-1")}},
+		{other, actGRPVCs, actCase{name: "claim's class not mapped", item: pvc("storageclass-1")}},
+		{toMissing, actGRPVs, actCase{name: "volume mapped to a missing class", item: pv("storageclass-1"), err: notFound}},
+		{toMissing, actGRPVCs, actCase{name: "claim mapped to a missing class", item: pvc("storageclass-1"), err: notFound}},
+		{one, actGRSTS, actCase{name: "one template", item: sts("storageclass-1"), want: sts("storageclass-2")}},
+		{map[string]string{"storageclass-1": "storageclass-2", "storageclass-3": "storageclass-4"}, actGRSTS,
 			actCase{name: "two templates of one class", item: sts("storageclass-1", "storageclass-1"), want: sts("storageclass-2", "storageclass-2")}},
-		{map[string]string{"storageclass-1": "storageclass-a", "storageclass-2": "storageclass-b", "storageclass-3": "storageclass-c"}, grSTS,
+		{map[string]string{"storageclass-1": "storageclass-a", "storageclass-2": "storageclass-b", "storageclass-3": "storageclass-c"}, actGRSTS,
 			actCase{name: "three templates of three classes", item: sts("storageclass-1", "storageclass-2", "storageclass-3"),
 				want: sts("storageclass-a", "storageclass-b", "storageclass-c")}},
-		{nil, grSTS, actCase{name: "no mapping: stateful set as it is", item: sts("storageclass-1")}},
-		{one, grSTS, actCase{name: "stateful set without templates", item: `{"metadata":{"name":"sts-1"},"spec":{}}`}},
-		{other, grSTS, actCase{name: "stateful set's class not mapped", item: sts("storageclass-1")}},
-		{toMissing, grSTS, actCase{name: "stateful set mapped to a missing class", item: sts("storageclass-1"), err: "spec.volumeClaimTemplates[0]: " + notFound}},
+		{nil, actGRSTS, actCase{name: "no mapping: stateful set as it is", item: sts("storageclass-1")}},
+		{one, actGRSTS, actCase{name: "stateful set without templates", item: `{"metadata":{"name":"sts-1"},"spec":{}}`}},
+		{other, actGRSTS, actCase{name: "stateful set's class not mapped", item: sts("storageclass-1")}},
+		{toMissing, actGRSTS, actCase{name: "stateful set mapped to a missing class", item: sts("storageclass-1"), err: "spec.volumeClaimTemplates[0]: " + notFound}},
 	} {
 		runActCases(t, restore.ChangeStorageClassAction(tc.mapping,
 			existing("storageclass-2", "storageclass-4", "storageclass-a", "storageclass-b", "storageclass-c")), tc.gr, []actCase{tc.c})
 	}
 	// Ours.
-	runActCases(t, restore.ChangeStorageClassAction(one, nil), grPVCs, []actCase{
+	runActCases(t, restore.ChangeStorageClassAction(one, nil), actGRPVCs, []actCase{
 		{name: "no check without exists", item: pvc("storageclass-1"), want: pvc("storageclass-2")},
 	})
-	runActCases(t, restore.ChangeStorageClassAction(one, func(context.Context, string) (bool, error) { return false, errBoom }), grPVCs, []actCase{
+	runActCases(t, restore.ChangeStorageClassAction(one, func(context.Context, string) (bool, error) { return false, errActBoom }), actGRPVCs, []actCase{
 		{name: "exists fails", item: pvc("storageclass-1"), err: "boom"},
 	})
 	m := map[string]string{"a": "b"}
 	a := restore.ChangeStorageClassAction(m, nil)
 	m["a"] = "c"
-	runActCases(t, a, grPVCs, []actCase{{name: "the mapping is copied", item: pvc("a"), want: pvc("b")}})
+	runActCases(t, a, actGRPVCs, []actCase{{name: "the mapping is copied", item: pvc("a"), want: pvc("b")}})
 }

@@ -43,9 +43,9 @@ func SkipCompletedAction() ItemAction {
 	}
 }
 
-// mirrorPodAnnotation marks the API server's copy of a static Pod, which the kubelet of its
+// actMirrorPodAnnotation marks the API server's copy of a static Pod, which the kubelet of its
 // node runs from a file.
-const mirrorPodAnnotation = "kubernetes.io/config.mirror"
+const actMirrorPodAnnotation = "kubernetes.io/config.mirror"
 
 // PodAction returns the action "backupkit.io/pod", which does to a Pod what Velero's pod
 // action does, and what its restore does for mirror Pods:
@@ -71,7 +71,7 @@ func PodAction() ItemAction {
 
 func podExecute(_ context.Context, in *Input) (*Output, error) {
 	obj := in.Item.Object
-	if v, ok := in.Item.GetAnnotations()[mirrorPodAnnotation]; ok && v != "" {
+	if v, ok := in.Item.GetAnnotations()[actMirrorPodAnnotation]; ok && v != "" {
 		return &Output{Skip: true, Reason: "a mirror Pod: the kubelet of its node makes it from a static Pod"}, nil
 	}
 	unstructured.RemoveNestedField(obj, "spec", "nodeName")
@@ -162,9 +162,9 @@ func AddPVCFromPodAction() ItemAction {
 	}
 }
 
-// jobUIDLabels are the labels the API server sets on a Job's selector and Pod template from
+// actJobUIDLabels are the labels the API server sets on a Job's selector and Pod template from
 // the Job's UID (the first since Kubernetes 1.27, the second before it and beside it since).
-var jobUIDLabels = []string{"batch.kubernetes.io/controller-uid", "controller-uid"}
+var actJobUIDLabels = []string{"batch.kubernetes.io/controller-uid", "controller-uid"}
 
 // JobAction returns the action "backupkit.io/job", which drops what the API server derived
 // from the backed-up Job's UID: the UID labels of spec.selector.matchLabels and of the Pod
@@ -189,7 +189,7 @@ func JobAction() ItemAction {
 				if err != nil {
 					return nil, err
 				}
-				for _, l := range jobUIDLabels {
+				for _, l := range actJobUIDLabels {
 					delete(labels, l)
 				}
 			}

@@ -115,18 +115,18 @@ func TestActionErrorsNameTheItem(t *testing.T) {
 }
 
 var (
-	grPods = schema.GroupResource{Resource: "pods"}
-	grJobs = schema.GroupResource{Group: "batch", Resource: "jobs"}
+	actGRPods = schema.GroupResource{Resource: "pods"}
+	actGRJobs = schema.GroupResource{Group: "batch", Resource: "jobs"}
 )
 
 func TestSkipCompletedAction(t *testing.T) {
-	runActCases(t, restore.SkipCompletedAction(), grPods, []actCase{
+	runActCases(t, restore.SkipCompletedAction(), actGRPods, []actCase{
 		{name: "running pod", item: `{"metadata":{"name":"p"}}`, backup: `{"metadata":{"name":"p"},"status":{"phase":"Running"}}`},
 		{name: "succeeded pod", item: `{"metadata":{"name":"p"}}`, backup: `{"metadata":{"name":"p"},"status":{"phase":"Succeeded"}}`, skip: true},
 		{name: "failed pod", item: `{"metadata":{"name":"p"}}`, backup: `{"metadata":{"name":"p"},"status":{"phase":"Failed"}}`, skip: true},
 		{name: "phase not a string", item: `{}`, backup: `{"status":{"phase":3}}`, err: "status.phase is a float64"},
 	})
-	runActCases(t, restore.SkipCompletedAction(), grJobs, []actCase{
+	runActCases(t, restore.SkipCompletedAction(), actGRJobs, []actCase{
 		{name: "running job", item: `{}`, backup: `{"status":{"active":1}}`},
 		{name: "completed job", item: `{}`, backup: `{"status":{"completionTime":"2024-01-01T00:00:00Z"}}`, skip: true},
 		{name: "empty completion time", item: `{}`, backup: `{"status":{"completionTime":""}}`},
@@ -134,7 +134,7 @@ func TestSkipCompletedAction(t *testing.T) {
 }
 
 func TestPodAction(t *testing.T) {
-	runActCases(t, restore.PodAction(), grPods, []actCase{
+	runActCases(t, restore.PodAction(), actGRPods, []actCase{
 		// Velero's table.
 		{name: "nodeName goes, and nothing else",
 			item: `{"metadata":{"name":"pod-1"},"spec":{"nodeName":"foo","serviceAccountName":"bar"}}`,
@@ -179,7 +179,7 @@ func TestPodAction(t *testing.T) {
 
 func TestAddPVCFromPodAction(t *testing.T) {
 	pvcs := schema.GroupResource{Resource: "persistentvolumeclaims"}
-	runActCases(t, restore.AddPVCFromPodAction(), grPods, []actCase{
+	runActCases(t, restore.AddPVCFromPodAction(), actGRPods, []actCase{
 		// Velero's table.
 		{name: "no volumes, no additional items", item: `{}`},
 		{name: "the claims of its volumes, in order",
@@ -198,7 +198,7 @@ func TestAddPVCFromPodAction(t *testing.T) {
 }
 
 func TestJobAction(t *testing.T) {
-	runActCases(t, restore.JobAction(), grJobs, []actCase{
+	runActCases(t, restore.JobAction(), actGRJobs, []actCase{
 		// Velero's table.
 		{name: "no selector nor template", item: `{"metadata":{"name":"job-1"}}`},
 		{name: "selector without matchLabels", item: `{"metadata":{"name":"job-1"},"spec":{"selector":{}}}`,
@@ -249,7 +249,7 @@ func TestChangeImageNameAction(t *testing.T) {
 		{"tag", map[string]string{"specific": "test,latest"}, "1.1.1.1:5000/abc:test", "1.1.1.1:5000/abc:latest"},
 		{"a part matching twice", map[string]string{"specific": "dev/,test/"}, "dev/image1:dev", "test/image1:dev"},
 	} {
-		runActCases(t, rules(tc.data), grPods, []actCase{{name: tc.name, item: pod(tc.from), want: pod(tc.want)}})
+		runActCases(t, rules(tc.data), actGRPods, []actCase{{name: tc.name, item: pod(tc.from), want: pod(tc.want)}})
 	}
 	// Ours.
 	runActCases(t, restore.ChangeImageNameAction(restore.ImageNameRule{Old: "a", New: "b"}, restore.ImageNameRule{Old: "x", New: "y"}),
@@ -264,10 +264,10 @@ func TestChangeImageNameAction(t *testing.T) {
 				want: `{"spec":{"template":{"spec":{"containers":[{"image":"b"},{"image":"c"}]}}}}`},
 			{name: "image not a string", item: `{"spec":{"template":{"spec":{"containers":[{"image":1}]}}}}`, err: "spec.template.spec.containers[0]"},
 		})
-	runActCases(t, restore.ChangeImageNameAction(restore.ImageNameRule{Old: "", New: "b"}), grPods, []actCase{
+	runActCases(t, restore.ChangeImageNameAction(restore.ImageNameRule{Old: "", New: "b"}), actGRPods, []actCase{
 		{name: "empty rule ignored", item: pod("a")},
 	})
 }
 
-// errBoom is an error a caller's function returns.
-var errBoom = errors.New("boom")
+// errActBoom is an error a caller's function returns.
+var errActBoom = errors.New("boom")
