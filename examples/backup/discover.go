@@ -9,26 +9,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/backupkit/backupkit/restore"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
-// defaultExcluded are the resources backed up by no default: Velero's restore never restores
-// them (nonRestorableResources, pkg/controller/restore_controller.go in Velero v1.18.3), so
-// a backup holding them only costs time and space. Nodes and the storage records of which
+// defaultExcluded are the resources backed up by no default, as directory names: those a
+// restore never restores (restore.NeverRestored, which are Velero's nonRestorableResources),
+// so a backup holding them only costs time and space. Nodes and the storage records of which
 // node mounts what (CSINodes, VolumeAttachments) belong to the machines of one cluster;
 // Events are a log, large and short-lived; Velero's own Backups, Restores and repositories
 // are synced from object storage or made again by Velero. Naming one in --include-resources
 // backs it up anyway.
-var defaultExcluded = []string{
-	"nodes",
-	"events",
-	"events.events.k8s.io",
-	"backups.velero.io",
-	"restores.velero.io",
-	"resticrepositories.velero.io",
-	"backuprepositories.velero.io",
-	"csinodes.storage.k8s.io",
-	"volumeattachments.storage.k8s.io",
+var defaultExcluded = neverRestoredDirs()
+
+// neverRestoredDirs are the directory names of restore.NeverRestored, in its order.
+func neverRestoredDirs() []string {
+	var dirs []string
+	for _, gr := range restore.NeverRestored() {
+		dirs = append(dirs, gr.String())
+	}
+	return dirs
 }
 
 // crdResource is the directory name of CustomResourceDefinitions.

@@ -1,0 +1,254 @@
+package restore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// DefaultActions returns the built-in [ItemAction]s, in the order a restore runs them, as a
+// new slice on every call, so that a caller may reorder it, replace an action (find it by
+// Name) or append its own:
+//
+//   - [SkipCompletedAction]: Pods that had finished and Jobs that had completed
+//   - [APIServiceAction]: APIServices the API server registers itself
+//   - [PodAction], [AddPVCFromPodAction]
+//   - [JobAction]
+//   - [ServiceAction]
+//   - [ServiceAccountAction], [SecretAction] (without a lister of service accounts)
+//   - [PersistentVolumeAction], [PersistentVolumeClaimAction]
+//   - [RoleBindingAction], [ClusterRoleBindingAction]
+//   - [AdmissionWebhookConfigurationAction]
+//   - [CRDPreserveUnknownFieldsAction]
+//
+// Actions that skip an item come first, so that no later action runs for it. The actions
+// that need a mapping from the caller, [ChangeStorageClassAction] and
+// [ChangeImageNameAction], are not among them.
+//
+// Between them they do for Kubernetes' own kinds what Velero's built-in restore item
+// actions and the per-kind rules of its restore do (pkg/restore/actions and
+// pkg/restore/restore.go, Velero v1.18.1), leaving out what serves Velero's own machinery
+// (restore hooks, pod volume restores, CSI snapshots and data movement) and what needs the
+// restore as a whole (see [PersistentVolumeClaimAction] on spec.volumeName).
+func DefaultActions() []ItemAction {
+	return []ItemAction{
+		SkipCompletedAction(),
+		APIServiceAction(),
+		PodAction(),
+		AddPVCFromPodAction(),
+		JobAction(),
+		ServiceAction(),
+		ServiceAccountAction(),
+		SecretAction(nil),
+		PersistentVolumeAction(),
+		PersistentVolumeClaimAction(),
+		RoleBindingAction(),
+		ClusterRoleBindingAction(),
+		AdmissionWebhookConfigurationAction(),
+		CRDPreserveUnknownFieldsAction(),
+	}
+}
+
+// builtinAction is an ItemAction made of its name, the resources it applies to and a
+// function.
+type builtinAction struct {
+	name      string
+	resources []string
+	execute   func(ctx context.Context, in *Input) (*Output, error)
+}
+
+var _ ItemAction = (*builtinAction)(nil)
+
+func (a *builtinAction) Name() string { return a.name }
+
+func (a *builtinAction) AppliesTo() Selector {
+	return Selector{IncludedResources: slices.Clone(a.resources)}
+}
+
+// Execute runs the action's function, naming the item in its error.
+func (a *builtinAction) Execute(ctx context.Context, in *Input) (*Output, error) {
+	if in == nil || in.Item == nil {
+		return nil, fmt.Errorf("%s: no item", a.name)
+	}
+	out, err := a.execute(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", actItemName(in), err)
+	}
+	return out, nil
+}
+
+// Resources as Selector names them.
+var (
+	actPods                        = schema.GroupResource{Resource: "pods"}
+	actPVCs                        = schema.GroupResource{Resource: "persistentvolumeclaims"}
+	actPVs                         = schema.GroupResource{Resource: "persistentvolumes"}
+	actPriorityClasses             = schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}
+	actJobs                        = schema.GroupResource{Group: "batch", Resource: "jobs"}
+	actCronJobs                    = schema.GroupResource{Group: "batch", Resource: "cronjobs"}
+	actStatefulSets                = schema.GroupResource{Group: "apps", Resource: "statefulsets"}
+	actDeployments                 = schema.GroupResource{Group: "apps", Resource: "deployments"}
+	actDaemonSets                  = schema.GroupResource{Group: "apps", Resource: "daemonsets"}
+	actReplicaSets                 = schema.GroupResource{Group: "apps", Resource: "replicasets"}
+	actReplicationControllers      = schema.GroupResource{Resource: "replicationcontrollers"}
+	actServices                    = schema.GroupResource{Resource: "services"}
+	actServiceAccounts             = schema.GroupResource{Resource: "serviceaccounts"}
+	actSecrets                     = schema.GroupResource{Resource: "secrets"}
+	actRoleBindings                = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}
+	actClusterRoleBindings         = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}
+	actMutatingWebhookConfigs      = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}
+	actValidatingWebhookConfigs    = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}
+	actAPIServices                 = schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}
+	actCustomResourceDefinitions   = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
+	actAnnotationLastAppliedConfig = "kubectl.kubernetes.io/last-applied-configuration"
+)
+
+// actKey is the Selector key of gr: "<resource>" in the core group, else "<resource>.<group>".
+func actKey(gr schema.GroupResource) string {
+	if gr.Group == "" {
+		return gr.Resource
+	}
+	return gr.String()
+}
+
+func actKeys(grs ...schema.GroupResource) []string {
+	keys := make([]string, len(grs))
+	for i, gr := range grs {
+		keys[i] = actKey(gr)
+	}
+	return keys
+}
+
+// actItemName names the item of in as backed up when the backup copy is given: its
+// resource and namespace/name.
+func actItemName(in *Input) string {
+	u := in.ItemFromBackup
+	if u == nil {
+		u = in.Item
+	}
+	ref := ItemRef{GroupResource: in.Resource, Namespace: u.GetNamespace(), Name: u.GetName()}
+	return ref.String()
+}
+
+// actBackup is the object as backed up, or the item when the backup copy is not given.
+func actBackup(in *Input) *unstructured.Unstructured {
+	if in.ItemFromBackup != nil {
+		return in.ItemFromBackup
+	}
+	return in.Item
+}
+
+// actMap returns the map at path in obj: nil and no error when it is absent or null, an
+// error naming the path when it is something else.
+func actMap(obj map[string]any, path ...string) (map[string]any, error) {
+	v, ok, err := unstructured.NestedFieldNoCopy(obj, path...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", actPath(path), err)
+	}
+	if !ok || v == nil {
+		return nil, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is a %T, not an object", actPath(path), v)
+	}
+	return m, nil
+}
+
+// actSlice returns the list at path in obj, not copied: nil and no error when it is absent
+// or null, an error naming the path when it is something else.
+func actSlice(obj map[string]any, path ...string) ([]any, error) {
+	v, ok, err := unstructured.NestedFieldNoCopy(obj, path...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", actPath(path), err)
+	}
+	if !ok || v == nil {
+		return nil, nil
+	}
+	s, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is a %T, not a list", actPath(path), v)
+	}
+	return s, nil
+}
+
+// actObjects returns the list at path in obj as objects, an error naming the entry when one
+// is not an object.
+func actObjects(obj map[string]any, path ...string) ([]map[string]any, error) {
+	s, err := actSlice(obj, path...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(s))
+	for i, v := range s {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s[%d] is a %T, not an object", actPath(path), i, v)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// actString returns the string at path in obj: "" when absent or null, an error naming the
+// path when it is something else.
+func actString(obj map[string]any, path ...string) (string, error) {
+	v, ok, err := unstructured.NestedFieldNoCopy(obj, path...)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", actPath(path), err)
+	}
+	if !ok || v == nil {
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%s is a %T, not a string", actPath(path), v)
+	}
+	return s, nil
+}
+
+// actInt reads an integer as JSON decoders and converters leave it: an int of any width, a
+// whole float64, or a decimal string (as some last-applied configurations hold node ports).
+func actInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	case float64:
+		if n != float64(int64(n)) {
+			return 0, false
+		}
+		return int64(n), true
+	case string:
+		var i int64
+		if _, err := fmt.Sscan(n, &i); err != nil || fmt.Sprint(i) != n {
+			return 0, false
+		}
+		return i, true
+	}
+	return 0, false
+}
+
+func actPath(path []string) string { return strings.Join(path, ".") }
+
+// actDeleteAnnotations removes the keys from the item's annotations, and the annotations
+// field when none is left.
+func actDeleteAnnotations(u *unstructured.Unstructured, keys ...string) error {
+	ann, err := actMap(u.Object, "metadata", "annotations")
+	if err != nil || ann == nil {
+		return err
+	}
+	for _, k := range keys {
+		delete(ann, k)
+	}
+	if len(ann) == 0 {
+		unstructured.RemoveNestedField(u.Object, "metadata", "annotations")
+	}
+	return nil
+}
