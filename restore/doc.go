@@ -1,5 +1,50 @@
 // Package restore is the restore engine a fork of Velero or another backup tool imports:
-// it plans the restore of a Velero-layout backup into a target cluster, changes each item
-// with [ItemAction]s, orders the items so that nothing is created before what it needs,
-// and creates them on manifest's dependency-gated walk.
+// it plans the restore of a Velero-layout backup (format 1.1.0) into a target cluster,
+// changes each item with [ItemAction]s, orders the items so that nothing is created before
+// what it needs, and creates them on manifest's dependency-gated walk, reporting each
+// item as it is decided.
+//
+// # Inputs
+//
+// What a fork already has: the backup as a [Source] (a tarball on disk, in an fs.FS, in
+// memory; it is read twice, once to plan and once to restore, never extracted), the
+// target's API groups (versionselect.TargetGroups), and for [Run] a dynamic client and a
+// RESTMapper ([Cluster]). No flags, no printing, no logging: everything the restore decides
+// is in the [Plan], the [Event]s and the [Summary].
+//
+// # Planning
+//
+// [NewPlan] reads the backup once and decides, without touching the cluster:
+//
+//   - per resource, the version to create (versionselect: user priorities, target
+//     preferred, backup preferred, best common version, a version reached by conversion)
+//     and, for kinds that moved group, the group (WithRegrouping);
+//   - per item, whether it can be restored, and if not why (its API was removed, the
+//     target does not serve it, a dependency cycle, a resource Velero never restores);
+//   - which items are left to the controllers that make them (Pods of a restored
+//     ReplicaSet, StatefulSet, DaemonSet or Job; the APIServices, IPAddresses and
+//     EndpointSlices the API server and controllers label as theirs): a copy the restore
+//     made beside the controller's would be deleted as one too many, so they are neither
+//     created nor waited for;
+//   - the order: the edges manifest knows (owners, Namespaces, CRDs, the depends-on
+//     annotation), the references read from the objects ([Plan.Dependencies]: a Pod's
+//     ServiceAccount, ConfigMaps, Secrets, PVCs, PriorityClass; a binding's role and
+//     subjects; a webhook's Service and what serves it, ready), and the resource
+//     priorities (Velero's by default), as order-only edges that never contradict the
+//     others ([Plan.OrderConflicts] lists the ones dropped);
+//   - which items must be ready, not only created, before what depends on them starts
+//     ([PlanItem.Ready]).
+//
+// # Restoring
+//
+// [Run] walks the plan: each item starts as soon as everything it depends on is done, up
+// to [WithParallelism] at a time. Per item: read its bytes (a second streaming pass that
+// reads ahead a bounded amount), convert, reset what the target owns, remap its
+// ownerReferences to the owners' UIDs in the target, run the item actions, create, and
+// handle an object that already exists by the [ExistingPolicy]. Transient failures
+// (readiness.Transient) are retried with backoff; a create whose answer was lost is
+// recognised by the labels and annotations the restore writes on what it creates
+// ([RestoreNameLabel], [OriginalUIDAnnotation], [RunAnnotation]), so every object is
+// created once, and an object an earlier run of the same restore made is reported as
+// existing, not created. A failed item skips what depends on it, and only that.
 package restore

@@ -338,6 +338,9 @@ func (p *Plan) restorable() int {
 // planItem is the item to create under the decision rp for its resource, or why it
 // cannot be created.
 func planItem(it *manifest.Item, rp *ResourcePlan, facts backupFacts) (PlanItem, string) {
+	if why, never := NeverRestoredReason(it.GroupResource()); never {
+		return PlanItem{}, why
+	}
 	switch {
 	case rp == nil:
 		return PlanItem{}, "its resource has no group version in the backup"

@@ -8,7 +8,6 @@ type Dependency struct {
 	Why      string
 }
 
-func DefaultActions() []ItemAction { return nil }
 
 type ResourcePriorities struct{}
 
