@@ -118,7 +118,7 @@ func (r *restorer) createItem(ctx context.Context, st *itemState, data []byte) (
 	if r.cfg.status[gr] {
 		status = u.Object["status"]
 	}
-	resetMetadata(u, r.cfg.finalizers)
+	ResetMetadata(u, r.cfg.finalizers)
 	if err := r.remapOwners(ctx, u); err != nil {
 		return nil, err
 	}
@@ -297,10 +297,11 @@ func inChain(ctx context.Context, uid types.UID) bool {
 	return false
 }
 
-// resetMetadata resets what the target cluster owns, as Velero does: every metadata field
-// but name, namespace, labels, annotations, ownerReferences (remapped next) and, when keep
-// says, finalizers; and the status (restored afterwards with WithStatus).
-func resetMetadata(u *unstructured.Unstructured, keepFinalizers bool) {
+// ResetMetadata resets what the target cluster owns in a backed-up object, as Velero does
+// and as [Run] does before the item actions: every metadata field but name, namespace,
+// labels, annotations, ownerReferences (Run remaps them to the owners' UIDs in the target)
+// and, with keepFinalizers, finalizers; and the status.
+func ResetMetadata(u *unstructured.Unstructured, keepFinalizers bool) {
 	if md, ok := u.Object["metadata"].(map[string]any); ok {
 		for k := range md {
 			switch k {

@@ -38,7 +38,7 @@ func TestResetMetadata(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(in), &obj))
 			require.NoError(t, json.Unmarshal([]byte(tt.want), &want))
 			u := &unstructured.Unstructured{Object: obj}
-			resetMetadata(u, tt.finalizers)
+			ResetMetadata(u, tt.finalizers)
 			require.Equal(t, want, u.Object)
 		})
 	}

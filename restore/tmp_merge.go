@@ -8,7 +8,6 @@ type Dependency struct {
 	Why      string
 }
 
-
 type ResourcePriorities struct{}
 
 func ParseResourcePriorities(string) (ResourcePriorities, error) { return ResourcePriorities{}, nil }

@@ -23,6 +23,7 @@ import (
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/bench/internal/listceiling"
 	"github.com/backupkit/backupkit/manifest"
+	"github.com/backupkit/backupkit/restore"
 )
 
 // backedUp is one item of a backup at its legacy (preferred version) path.
@@ -86,25 +87,18 @@ func readBackup(ctx context.Context, path string) ([]backedUp, error) {
 	return out, nil
 }
 
-// prepare resets what the target cluster owns, as examples/restore does (and Velero):
-// every metadata field but name, namespace, labels, annotations and ownerReferences, the
-// status, and a Service's cluster IPs.
-func prepare(u *unstructured.Unstructured) {
-	if md, ok := u.Object["metadata"].(map[string]any); ok {
-		for k := range md {
-			switch k {
-			case "name", "namespace", "labels", "annotations", "ownerReferences":
-			default:
-				delete(md, k)
-			}
-		}
+// prepare resets what the target cluster owns, as the restore package does: the metadata
+// and status (restore.ResetMetadata), and a Service's cluster IPs (restore.ServiceAction).
+func prepare(ctx context.Context, u *unstructured.Unstructured) error {
+	restore.ResetMetadata(u, false)
+	if u.GetKind() != "Service" || u.GroupVersionKind().Group != "" {
+		return nil
 	}
-	delete(u.Object, "status")
-	if u.GetKind() == "Service" && u.GroupVersionKind().Group == "" {
-		unstructured.RemoveNestedField(u.Object, "spec", "clusterIP")
-		unstructured.RemoveNestedField(u.Object, "spec", "clusterIPs")
-	}
+	_, err := serviceAction.Execute(ctx, &restore.Input{Item: u, ItemFromBackup: u.DeepCopy(), Resource: schema.GroupResource{Resource: "services"}})
+	return err
 }
+
+var serviceAction = restore.ServiceAction()
 
 // DefaultWorkers is the ceiling's concurrency: the 32 of issue 21.
 const DefaultWorkers = 32
@@ -129,7 +123,9 @@ func Ceiling(ctx context.Context, cfg *rest.Config, path string, workers int) (i
 	var namespaces, free, owned []backedUp
 	for _, it := range items {
 		backedUID := it.obj.GetUID()
-		prepare(it.obj)
+		if err := prepare(ctx, it.obj); err != nil {
+			return 0, fmt.Errorf("%s: %w", it.obj.GetName(), err)
+		}
 		it.obj.SetUID(backedUID) // kept until the create, for the UID map; cleared there
 		switch {
 		case it.gvr.Group == "" && it.gvr.Resource == "namespaces":
