@@ -394,3 +394,40 @@ func TestReadReferencesNil(t *testing.T) {
 	require.Empty(t, readReferences(&unstructured.Unstructured{}).refs)
 	require.Empty(t, readReferences(&unstructured.Unstructured{Object: map[string]any{"apiVersion": 1, "kind": []any{}}}).refs)
 }
+
+func FuzzReadReferences(f *testing.F) {
+	f.Add([]byte(`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns", "uid": "p"},
+		"spec": {"serviceAccountName": "sa", "volumes": [{"configMap": {"name": "cm"}}]}}`))
+	f.Add([]byte(`{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+		"metadata": {"name": "v", "uid": "v"}, "webhooks": [{"clientConfig": {"service": {"namespace": "ns", "name": "svc"}}}]}`))
+	f.Add([]byte(`{"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"template": 1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var obj map[string]any
+		if err := json.Unmarshal(data, &obj); err != nil {
+			return
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		refs := readReferences(u)
+		for _, r := range refs.refs {
+			require.NotEmpty(t, r.name)
+			require.NotEmpty(t, r.why)
+		}
+		// Resolve them against a manifest of the object and what a reference commonly names.
+		m, targets := plan(t, []*unstructured.Unstructured{
+			object("v1", "ConfigMap", "ns/cm", ""), object("v1", "Secret", "ns/s", ""), object("v1", "ServiceAccount", "ns/sa", ""),
+			object("v1", "Service", "ns/svc", `{"spec": {"selector": {"app": "a"}}}`), object("v1", "Endpoints", "ns/svc", ""),
+			object("apps/v1", "Deployment", "ns/d", `{"spec": {"template": {"metadata": {"labels": {"app": "a"}}}}}`),
+		})
+		it, err := manifest.NewItem(u, "fuzzed")
+		if err != nil {
+			return
+		}
+		if _, err := m.Add(it); err != nil {
+			return
+		}
+		targets[it.UID] = refs
+		for _, d := range dependencies(m, targets) {
+			require.NotEqual(t, d.From, d.To)
+		}
+	})
+}
