@@ -24,9 +24,10 @@ type Priorities struct {
 const prioritySeparator = "-"
 
 // DefaultPriorities returns the restore priorities Velero's server uses when it is given
-// none (defaultRestorePriorities in pkg/cmd/server/config/config.go, read at Velero
-// v1.18.1, the newest tag available when this was written; v1.18.3 is expected to hold the
-// same list). The list is reproduced as Velero writes it, including its entry
+// none (defaultRestorePriorities in pkg/cmd/server/config/config.go). The list was read at
+// Velero's tag v1.18.1, the newest tag of the copy of Velero it was read from, whose
+// release-1.18 branch (May 2026) and main branch hold the same list; v1.18.3 itself was not
+// available. It is reproduced as Velero writes it, including its entry
 // "volumesnapshotclass.snapshot.storage.k8s.io", which is singular and so matches no
 // resource in Velero either. Each call returns new slices.
 func DefaultPriorities() Priorities {

@@ -12,10 +12,10 @@ import (
 	"github.com/backupkit/backupkit/manifest"
 )
 
-// Dependency is an ordering edge the restore adds to the manifest's own (owners,
-// Namespace, CRD, depends-on): From is created only after To exists, and, when Ready, only
-// after To is ready, not merely created. Both are UIDs of items of the backup. Why names the
-// rule or rules that gave the edge, e.g. "Pod spec.serviceAccountName".
+// Dependency is an ordering edge between two items of the backup, by their UIDs there,
+// beyond the manifest's own (owners, Namespace, CRD, depends-on): From is to be created
+// after To, and, when Ready, after To is ready, not merely created. Why names the rule or
+// rules that gave the edge, e.g. "Pod spec.serviceAccountName".
 type Dependency struct {
 	From, To types.UID
 	Ready    bool
@@ -24,20 +24,23 @@ type Dependency struct {
 
 // The groups and resources references point at.
 var (
-	grServiceAccounts     = schema.GroupResource{Resource: "serviceaccounts"}
-	grConfigMaps          = schema.GroupResource{Resource: "configmaps"}
-	grSecrets             = schema.GroupResource{Resource: "secrets"}
-	grPVCs                = schema.GroupResource{Resource: "persistentvolumeclaims"}
-	grPVs                 = schema.GroupResource{Resource: "persistentvolumes"}
-	grServices            = schema.GroupResource{Resource: "services"}
-	grEndpoints           = schema.GroupResource{Resource: "endpoints"}
-	grEndpointSlices      = schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}
-	grPriorityClasses     = schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}
-	grRuntimeClasses      = schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}
-	grStorageClasses      = schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}
-	grRoles               = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "roles"}
-	grClusterRoles        = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}
-	grIngressClasses      = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingressclasses"}
+	grServiceAccounts = schema.GroupResource{Resource: "serviceaccounts"}
+	grConfigMaps      = schema.GroupResource{Resource: "configmaps"}
+	grSecrets         = schema.GroupResource{Resource: "secrets"}
+	grPVCs            = schema.GroupResource{Resource: "persistentvolumeclaims"}
+	grPVs             = schema.GroupResource{Resource: "persistentvolumes"}
+	grServices        = schema.GroupResource{Resource: "services"}
+	grEndpoints       = schema.GroupResource{Resource: "endpoints"}
+	grEndpointSlices  = schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}
+	grPriorityClasses = schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}
+	grRuntimeClasses  = schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}
+	grStorageClasses  = schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}
+	grRoles           = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "roles"}
+	grClusterRoles    = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}
+	grIngressClasses  = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingressclasses"}
+)
+
+const (
 	serviceNameLabel      = "kubernetes.io/service-name"
 	storageClassAnno      = "volume.beta.kubernetes.io/storage-class"
 	ingressClassAnno      = "kubernetes.io/ingress.class"
@@ -145,8 +148,41 @@ type references struct {
 }
 
 // readReferences reads what the object names in its body, by the group and kind of its
-// apiVersion and kind (the version plays no part: every version's shape is read). Fields
-// of the wrong type are ignored; it never panics. An empty name is no reference.
+// apiVersion and kind (the version plays no part: the fields of every version are read).
+// Fields of the wrong type are ignored; it never panics. An empty name is no reference.
+// What is read, by kind (targets in the object's namespace unless said otherwise):
+//   - a Pod, and the pod template of a ReplicationController, Job, CronJob (its
+//     jobTemplate) and of the apps and extensions Deployment, StatefulSet, DaemonSet and
+//     ReplicaSet: the ServiceAccount (serviceAccountName, else the deprecated
+//     serviceAccount, else "default", as the API server defaults it); ConfigMaps and
+//     Secrets of volumes (configMap, secret, projected sources, csi.nodePublishSecretRef,
+//     azureFile.secretName, the secretRef of cephfs, cinder, flexVolume, iscsi, rbd and
+//     scaleIO), of env valueFrom and envFrom in containers, initContainers and
+//     ephemeralContainers, and imagePullSecrets; PersistentVolumeClaims of
+//     persistentVolumeClaim volumes (not ephemeral ones, whose claims the pod creates);
+//     the cluster's PriorityClass and RuntimeClass. The pod labels (a Pod's own, a
+//     template's) of all but Jobs and CronJobs are kept, for Service selectors;
+//   - a StatefulSet's volumeClaimTemplates: their StorageClass;
+//   - a PersistentVolumeClaim: its StorageClass (spec.storageClassName, else the deprecated
+//     volume.beta.kubernetes.io/storage-class annotation), its PersistentVolume
+//     (spec.volumeName) and the object of spec.dataSource and spec.dataSourceRef (by kind;
+//     dataSourceRef's namespace when it has one). A PersistentVolume names its
+//     StorageClass the same way, but not its claimRef: the claim depends on the volume,
+//     never the other way, so that the two make no cycle;
+//   - a RoleBinding: its Role (same namespace) or ClusterRole, and its ServiceAccount
+//     subjects (in the subject's namespace, the binding's when it has none); a
+//     ClusterRoleBinding: its ClusterRole and its ServiceAccount subjects that have a
+//     namespace;
+//   - an Ingress (networking.k8s.io or extensions, every version): its IngressClass
+//     (spec.ingressClassName, else the kubernetes.io/ingress.class annotation), the
+//     Services of its default backend and rules (service.name, or serviceName), the
+//     object of a resource backend (by kind) and its TLS Secrets;
+//   - a HorizontalPodAutoscaler: its scaleTargetRef (by kind, in the group of its
+//     apiVersion);
+//   - a ValidatingWebhookConfiguration or MutatingWebhookConfiguration: the Service of
+//     each webhook's clientConfig; an APIService: its spec.service (a local one names
+//     none). These want the Service ready and what serves it too (see dependencies);
+//   - a Service: nothing, but its spec.selector is kept.
 func readReferences(u *unstructured.Unstructured) references {
 	if u == nil {
 		return references{}
@@ -422,8 +458,10 @@ func stringMap(v any) map[string]string {
 // (same name), its EndpointSlices (labelled kubernetes.io/service-name with its name, in
 // its namespace), and, when the Service is in m and refs holds its non-empty selector, the
 // items in its namespace whose pod labels (in refs) the selector selects: Pods,
-// ReplicationControllers and the apps and extensions Deployments, StatefulSets, DaemonSets
-// and ReplicaSets. m is only read.
+// ReplicationControllers, the apps Deployments, StatefulSets, DaemonSets and ReplicaSets,
+// and the extensions Deployments, DaemonSets and ReplicaSets. m is only read. The
+// namespace of a reference within the referrer's namespace is that of the referrer's item
+// in m.
 func dependencies(m *manifest.Manifest, refs map[types.UID]references) []Dependency {
 	r := resolver{m: m, refs: refs}
 	type pair struct{ from, to *manifest.Item }
