@@ -81,7 +81,7 @@ func TestRetry(t *testing.T) {
 func streamBackup(t *testing.T, n int) ([]byte, []string, map[string][]byte) {
 	var objs []*unstructured.Unstructured
 	for k := range n {
-		objs = append(objs, object("v1", "ConfigMap", "ns", fmt.Sprintf("cm-%03d", k), fmt.Sprintf("uid-%d", k),
+		objs = append(objs, testObject("v1", "ConfigMap", "ns", fmt.Sprintf("cm-%03d", k), fmt.Sprintf("uid-%d", k),
 			map[string]any{"data": map[string]any{"v": string(bytes.Repeat([]byte("x"), 10*k))}}))
 	}
 	b := backupOf(t, objs...)

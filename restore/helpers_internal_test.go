@@ -48,7 +48,7 @@ var testResources = map[string]string{
 	"Service": "services", "Job": "jobs.batch",
 }
 
-func object(apiVersion, kind, ns, name, uid string, fields map[string]any) *unstructured.Unstructured {
+func testObject(apiVersion, kind, ns, name, uid string, fields map[string]any) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind,
 		"metadata": map[string]any{"name": name, "uid": uid}}}
 	if ns != "" {

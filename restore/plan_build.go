@@ -27,6 +27,7 @@ type planConfig struct {
 	regroup          bool
 	apiGroupVersions bool
 	limits           archive.Limits
+	priorities       ResourcePriorities
 }
 
 // WithVersionOptions passes options to versionselect, which chooses each resource's
@@ -58,6 +59,14 @@ func WithRegrouping(on bool) PlanOption {
 // Default: on.
 func WithAPIGroupVersions(on bool) PlanOption {
 	return func(c *planConfig) { c.apiGroupVersions = on }
+}
+
+// WithResourcePriorities sets the order the restore takes resources in (Velero's
+// --restore-resource-priorities; ParseResourcePriorities reads its syntax). The zero
+// ResourcePriorities orders nothing beyond the objects' own dependencies. Default:
+// DefaultResourcePriorities().
+func WithResourcePriorities(p ResourcePriorities) PlanOption {
+	return func(c *planConfig) { c.priorities = p }
 }
 
 // WithLimits sets the limits archive.Scan reads the backup with. Default: archive.DefaultLimits.
@@ -128,4 +137,6 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*P
 	return plan, nil
 }
 
-func defaultPlanConfig() planConfig { return planConfig{apiGroupVersions: true} }
+func defaultPlanConfig() planConfig {
+	return planConfig{apiGroupVersions: true, priorities: DefaultResourcePriorities()}
+}

@@ -8,31 +8,31 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// Priorities is the order the restore takes resources in, with the meaning of Velero's
+// ResourcePriorities is the order the restore takes resources in, with the meaning of Velero's
 // --restore-resource-priorities: the High resources first, in the order given, then every
 // resource listed in neither, then the Low resources, in the order given. The zero value
 // lists nothing: every resource is in the middle.
 //
 // A resource is written "<resource>" for the core group and "<resource>.<group>" otherwise,
 // as [schema.GroupResource.String] writes it.
-type Priorities struct {
+type ResourcePriorities struct {
 	High, Low []schema.GroupResource
 }
 
-// prioritySeparator separates the high priorities from the low ones in [ParsePriorities]'
+// prioritySeparator separates the high priorities from the low ones in [ParseResourcePriorities]'
 // syntax.
 const prioritySeparator = "-"
 
-// DefaultPriorities returns the restore priorities Velero's server uses when it is given
+// DefaultResourcePriorities returns the restore priorities Velero's server uses when it is given
 // none (defaultRestorePriorities in pkg/cmd/server/config/config.go). The list was read at
 // Velero's tag v1.18.1, the newest tag of the copy of Velero it was read from, whose
 // release-1.18 branch (May 2026) and main branch hold the same list; v1.18.3 itself was not
 // available. It is reproduced as Velero writes it, including its entry
 // "volumesnapshotclass.snapshot.storage.k8s.io", which is singular and so matches no
 // resource in Velero either. Each call returns new slices.
-func DefaultPriorities() Priorities {
+func DefaultResourcePriorities() ResourcePriorities {
 	gr := func(s string) schema.GroupResource { return schema.ParseGroupResource(s) }
-	return Priorities{
+	return ResourcePriorities{
 		High: []schema.GroupResource{
 			gr("customresourcedefinitions"),
 			gr("namespaces"),
@@ -68,20 +68,20 @@ func DefaultPriorities() Priorities {
 	}
 }
 
-// ParsePriorities parses the syntax of Velero's --restore-resource-priorities: resources
+// ParseResourcePriorities parses the syntax of Velero's --restore-resource-priorities: resources
 // separated by commas ("customresourcedefinitions,replicasets.apps"), where an entry "-"
 // ends the high priorities and starts the low ones. Without "-" every resource is high;
 // "-" may come first (only low priorities) or last (only high ones). An empty string, or
-// "-" alone, is the zero Priorities. Slices with nothing in them are nil.
+// "-" alone, is the zero ResourcePriorities. Slices with nothing in them are nil.
 //
 // Whitespace around an entry is trimmed. Velero accepts anything between the commas and
-// compares it with resource names as written; ParsePriorities refuses, with an error
+// compares it with resource names as written; ParseResourcePriorities refuses, with an error
 // naming the entry and its position (counted from 1), what could never name a resource:
 // an empty entry ("a,,b", a trailing comma), a second "-", a resource repeated (in either
 // part), and a malformed entry, one whose resource is not a lowercase DNS label or whose
 // group is not a lowercase DNS subdomain ("Pods", "pods/log", "a b").
-func ParsePriorities(s string) (Priorities, error) {
-	var p Priorities
+func ParseResourcePriorities(s string) (ResourcePriorities, error) {
+	var p ResourcePriorities
 	if strings.TrimSpace(s) == "" {
 		return p, nil
 	}
@@ -92,20 +92,20 @@ func ParsePriorities(s string) (Priorities, error) {
 		e := strings.TrimSpace(raw)
 		switch {
 		case e == "":
-			return Priorities{}, fmt.Errorf("restore: priorities: entry %d is empty", pos)
+			return ResourcePriorities{}, fmt.Errorf("restore: priorities: entry %d is empty", pos)
 		case e == prioritySeparator:
 			if low {
-				return Priorities{}, fmt.Errorf("restore: priorities: entry %d: a second separator %q", pos, prioritySeparator)
+				return ResourcePriorities{}, fmt.Errorf("restore: priorities: entry %d: a second separator %q", pos, prioritySeparator)
 			}
 			low = true
 			continue
 		}
 		gr, err := parsePriority(e)
 		if err != nil {
-			return Priorities{}, fmt.Errorf("restore: priorities: entry %d %q: %w", pos, e, err)
+			return ResourcePriorities{}, fmt.Errorf("restore: priorities: entry %d %q: %w", pos, e, err)
 		}
 		if prev, ok := seen[gr]; ok {
-			return Priorities{}, fmt.Errorf("restore: priorities: entry %d %q repeats entry %d", pos, e, prev)
+			return ResourcePriorities{}, fmt.Errorf("restore: priorities: entry %d %q repeats entry %d", pos, e, prev)
 		}
 		seen[gr] = pos
 		if low {
@@ -134,12 +134,12 @@ func parsePriority(e string) (schema.GroupResource, error) {
 	return gr, nil
 }
 
-// String writes p in [ParsePriorities]' syntax: the high resources, then, if there are low
+// String writes p in [ParseResourcePriorities]' syntax: the high resources, then, if there are low
 // ones, "-" and the low resources, all separated by commas ("pods,-,clusters.cluster.x-k8s.io";
-// "-,clusters.cluster.x-k8s.io" when only low ones are listed). ParsePriorities gives p
-// back from it when p is something ParsePriorities returns (no repeated or malformed
+// "-,clusters.cluster.x-k8s.io" when only low ones are listed). ParseResourcePriorities gives p
+// back from it when p is something ParseResourcePriorities returns (no repeated or malformed
 // resource; nil, never empty, slices).
-func (p Priorities) String() string {
+func (p ResourcePriorities) String() string {
 	var b strings.Builder
 	for i, gr := range p.High {
 		if i > 0 {
