@@ -34,6 +34,13 @@ const (
 	appPods       = 40 // unowned Pods
 )
 
+// What the program's JSON report and the restored objects say, as its users see it.
+const (
+	appResultCreated    = "created"
+	appResultExists     = "exists"
+	appRestoreNameLabel = "backupkit.io/restore-name"
+)
+
 var (
 	gvrNamespaces      = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 	gvrServiceAccounts = schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}
@@ -118,7 +125,7 @@ func TestLiveRealApplication(t *testing.T) {
 	}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	ns := nsObj.GetName()
-	c.WaitFor(t, gvrServiceAccounts, ns, "default", testcluster.DefaultWaitTimeout, "exists", exists)
+	c.WaitFor(t, gvrServiceAccounts, ns, "default", testcluster.DefaultWaitTimeout, "exists", appAnyObject)
 	require.NoError(t, c.InstallCRDs(t.Context(), widgetCRD()))
 	webhook := startWebhookServer(t, "webhook", ns)
 	phase("namespace, CRD and webhook server ready")
@@ -139,7 +146,7 @@ func TestLiveRealApplication(t *testing.T) {
 	// the EndpointSlice: until a dry-run create of a Widget reaches the server.
 	waitWebhookInForce(t, client, ns, webhook)
 	for _, name := range []string{"gear", "sprocket", "cog"} {
-		_, err := client.Resource(gvrWidgets).Namespace(ns).Create(t.Context(), widget(ns, name), metav1.CreateOptions{})
+		_, err := client.Resource(gvrWidgets).Namespace(ns).Create(t.Context(), appWidget(ns, name), metav1.CreateOptions{})
 		require.NoError(t, err, "create widget %s", name)
 	}
 	for i := range appPods {
@@ -161,7 +168,7 @@ func TestLiveRealApplication(t *testing.T) {
 	backup.Stdout, backup.Stderr = &backupOut, &backupErr
 	require.NoError(t, backup.Run(), "backup:\n%s\n%s", backupOut.String(), backupErr.String())
 	require.NotContains(t, backupOut.String(), "could not read", backupOut.String())
-	t.Logf("backup: %s", firstLine(backupOut.String()))
+	t.Logf("%s", appWroteLine(backupOut.String()))
 	phase("backed up")
 
 	// The disaster: the webhook configuration first (its server would go with the
@@ -170,10 +177,10 @@ func TestLiveRealApplication(t *testing.T) {
 	require.NoError(t, client.Resource(gvrNamespaces).Delete(t.Context(), ns, metav1.DeleteOptions{}))
 	require.NoError(t, client.Resource(testcluster.CRDResource).Delete(t.Context(), widgetCRDName, metav1.DeleteOptions{}))
 	require.NoError(t, client.Resource(gvrPriorityClasses).Delete(t.Context(), "realapp-high", metav1.DeleteOptions{}))
-	waitNotFound(t, client.Resource(gvrWebhookConfigs), "widgets.realapp.backupkit.io")
-	waitNotFound(t, client.Resource(gvrNamespaces), ns)
-	waitNotFound(t, client.Resource(testcluster.CRDResource), widgetCRDName)
-	waitNotFound(t, client.Resource(gvrPriorityClasses), "realapp-high")
+	appWaitGone(t, client.Resource(gvrWebhookConfigs), "widgets.realapp.backupkit.io")
+	appWaitGone(t, client.Resource(gvrNamespaces), ns)
+	appWaitGone(t, client.Resource(testcluster.CRDResource), widgetCRDName)
+	appWaitGone(t, client.Resource(gvrPriorityClasses), "realapp-high")
 	phase("deleted")
 
 	callsBefore := webhook.calls.Load()
@@ -184,7 +191,7 @@ func TestLiveRealApplication(t *testing.T) {
 	var notCreated []string
 	for _, it := range rep.Items {
 		seen[it.Item]++
-		if it.Result != actionCreated {
+		if it.Result != appResultCreated {
 			notCreated = append(notCreated, fmt.Sprintf("%s: %s: %s", it.Item, it.Result, it.Detail))
 		}
 	}
@@ -192,7 +199,7 @@ func TestLiveRealApplication(t *testing.T) {
 	for item, n := range seen {
 		require.Equal(t, 1, n, "%s reported %d times", item, n)
 	}
-	require.Equal(t, map[string]int{actionCreated: len(rep.Items)}, rep.Counts)
+	require.Equal(t, map[string]int{appResultCreated: len(rep.Items)}, rep.Counts)
 	require.Equal(t, len(rep.Items), rep.Total)
 	require.Equal(t, len(rep.Items), rep.Restored)
 	for _, want := range expectedItems(ns) {
@@ -200,15 +207,15 @@ func TestLiveRealApplication(t *testing.T) {
 	}
 	// Every object restored is in the cluster, labelled with the restore's name.
 	for _, it := range rep.Items {
-		u := getItem(t, client, it.Item, it.Version)
-		require.Equal(t, "real-app", u.GetLabels()[restoreNameLabel], it.Item)
+		u := appGetItem(t, client, it.Item, it.Version)
+		require.Equal(t, "real-app", u.GetLabels()[appRestoreNameLabel], it.Item)
 		require.Equal(t, it.UID, string(u.GetUID()), it.Item)
 	}
 
 	// The application runs again, and the webhook was asked about the Widgets.
 	waitAppRunning(t, c, ns, "running again")
 	for _, name := range []string{"gear", "sprocket", "cog"} {
-		c.WaitFor(t, gvrWidgets, ns, name, testcluster.DefaultWaitTimeout, "restored", exists)
+		c.WaitFor(t, gvrWidgets, ns, name, testcluster.DefaultWaitTimeout, "restored", appAnyObject)
 	}
 	require.Greater(t, webhook.calls.Load(), callsBefore, "the webhook was not called during the restore")
 	phase("running again")
@@ -218,9 +225,9 @@ func TestLiveRealApplication(t *testing.T) {
 		"--restore-name", "real-app-again", "--existing-resource-policy", "none")
 	require.Len(t, again.Items, len(rep.Items))
 	for _, it := range again.Items {
-		require.Equal(t, actionExists, it.Result, "%s: %s", it.Item, it.Detail)
+		require.Equal(t, appResultExists, it.Result, "%s: %s", it.Item, it.Detail)
 	}
-	require.Equal(t, map[string]int{actionExists: len(rep.Items)}, again.Counts)
+	require.Equal(t, map[string]int{appResultExists: len(rep.Items)}, again.Counts)
 	phase("restored again")
 }
 
@@ -236,7 +243,7 @@ func restoreApp(t *testing.T, args ...string) (appReport, string) {
 	}
 	var other []string // what went otherwise than the first restore should
 	for _, it := range rep.Items {
-		if it.Result != actionCreated {
+		if it.Result != appResultCreated {
 			other = append(other, fmt.Sprintf("%s: %s: %s", it.Item, it.Result, it.Detail))
 		}
 	}
@@ -245,9 +252,9 @@ func restoreApp(t *testing.T, args ...string) (appReport, string) {
 	return rep, stdout.String()
 }
 
-func exists(*unstructured.Unstructured) bool { return true }
+func appAnyObject(*unstructured.Unstructured) bool { return true }
 
-func current(u *unstructured.Unstructured) bool {
+func appCurrent(u *unstructured.Unstructured) bool {
 	return readiness.Compute(u).Status == readiness.Current
 }
 
@@ -265,16 +272,16 @@ func waitAppRunning(t *testing.T, c *testcluster.Cluster, ns, what string) {
 		return n
 	}
 	wait(deploymentsGVR, "web", "available with 2 replicas", func(u *unstructured.Unstructured) bool {
-		return current(u) && nested(u, "status", "availableReplicas") == 2
+		return appCurrent(u) && nested(u, "status", "availableReplicas") == 2
 	})
 	wait(gvrStatefulSets, "db", "2 replicas ready", func(u *unstructured.Unstructured) bool {
-		return current(u) && nested(u, "status", "readyReplicas") == 2
+		return appCurrent(u) && nested(u, "status", "readyReplicas") == 2
 	})
 	wait(gvrDaemonSets, "agent", "ready on every Node", func(u *unstructured.Unstructured) bool {
-		return current(u) && nested(u, "status", "numberReady") == testcluster.DefaultNodes
+		return appCurrent(u) && nested(u, "status", "numberReady") == testcluster.DefaultNodes
 	})
-	wait(jobsGVR, "migrate", "complete", current)
-	wait(gvrCronJobs, "report", "exists", exists)
+	wait(jobsGVR, "migrate", "complete", appCurrent)
+	wait(gvrCronJobs, "report", "exists", appAnyObject)
 	for i := range appPods {
 		wait(podsGVR, appPodName(i), "Running", func(u *unstructured.Unstructured) bool {
 			phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
@@ -298,7 +305,7 @@ func waitWebhookInForce(t *testing.T, client dynamic.Interface, ns string, ws *w
 	defer tick.Stop()
 	for {
 		before := ws.calls.Load()
-		_, err := client.Resource(gvrWidgets).Namespace(ns).Create(t.Context(), widget(ns, "probe"),
+		_, err := client.Resource(gvrWidgets).Namespace(ns).Create(t.Context(), appWidget(ns, "probe"),
 			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err == nil && ws.calls.Load() > before {
 			return
@@ -315,7 +322,7 @@ func waitWebhookInForce(t *testing.T, client dynamic.Interface, ns string, ws *w
 }
 
 // waitNotFound waits up to testcluster.DefaultWaitTimeout for the object to be gone.
-func waitNotFound(t *testing.T, ri dynamic.ResourceInterface, name string) {
+func appWaitGone(t *testing.T, ri dynamic.ResourceInterface, name string) {
 	t.Helper()
 	deadline := time.Now().Add(testcluster.DefaultWaitTimeout)
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -338,7 +345,7 @@ func waitNotFound(t *testing.T, ri dynamic.ResourceInterface, name string) {
 
 // getItem reads the object a report item names (resources/<resource>[.<group>]/
 // {namespaces/<ns>|cluster}/<name>.json) at the version it was restored at.
-func getItem(t *testing.T, client dynamic.Interface, item, version string) *unstructured.Unstructured {
+func appGetItem(t *testing.T, client dynamic.Interface, item, version string) *unstructured.Unstructured {
 	t.Helper()
 	parts := strings.Split(strings.TrimSuffix(item, ".json"), "/")
 	require.True(t, len(parts) == 4 || len(parts) == 5, item)
@@ -402,7 +409,7 @@ func appObjects(t *testing.T, ns string) []*unstructured.Unstructured {
 
 const widgetCRDName = "widgets.realapp.backupkit.io"
 
-func labels() map[string]any { return map[string]any{appLabel: appLabelValue} }
+func appLabels() map[string]any { return map[string]any{appLabel: appLabelValue} }
 
 func widgetCRD() *unstructured.Unstructured {
 	crd := targetCRD("realapp.backupkit.io", "widgets", "Widget", "v1")
@@ -410,10 +417,10 @@ func widgetCRD() *unstructured.Unstructured {
 	return crd
 }
 
-func widget(ns, name string) *unstructured.Unstructured {
+func appWidget(ns, name string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "realapp.backupkit.io/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": name, "namespace": ns, "labels": labels()},
+		"metadata": map[string]any{"name": name, "namespace": ns, "labels": appLabels()},
 		"spec":     map[string]any{"size": name, "teeth": int64(len(name))},
 	}}
 }
@@ -463,7 +470,7 @@ func webhookEndpointSlice(ns string, ws *webhookServer) *unstructured.Unstructur
 func webhookConfiguration(ns string, ws *webhookServer) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
-		"metadata": map[string]any{"name": "widgets.realapp.backupkit.io", "labels": labels()},
+		"metadata": map[string]any{"name": "widgets.realapp.backupkit.io", "labels": appLabels()},
 		"webhooks": []any{map[string]any{
 			"name": "widgets.realapp.backupkit.io",
 			"clientConfig": map[string]any{
@@ -483,7 +490,12 @@ func webhookConfiguration(ns string, ws *webhookServer) *unstructured.Unstructur
 	}}
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+// appWroteLine is the line of the backup's summary that says how much it wrote.
+func appWroteLine(summary string) string {
+	for line := range strings.Lines(summary) {
+		if strings.Contains(line, "wrote") {
+			return strings.TrimSpace(line)
+		}
+	}
+	return summary
 }
