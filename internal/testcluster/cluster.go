@@ -34,7 +34,9 @@ const (
 	APIServerOnly Mode = iota
 	// Full also runs kube-controller-manager with its default controllers,
 	// kube-scheduler, and kwok managing Options.Nodes simulated Nodes that Start creates;
-	// kube-apiserver runs with its default admission plugins, none disabled. Deployments
+	// kube-apiserver runs with its default admission plugins, none disabled, and sends the
+	// calls of webhooks and APIServices named by a Service to the Service's endpoints
+	// (--enable-aggregator-routing; no kube-proxy routes cluster IPs). Deployments
 	// roll out, Pods are scheduled and become Running and Ready, Jobs complete, namespaces
 	// get their default ServiceAccount and finish deleting, owned objects are garbage
 	// collected. No container ever runs: kwok plays each Pod's lifecycle (see the package
@@ -238,9 +240,14 @@ func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err er
 		// endpoint, which endpoint validation refuses (loopback).
 		"--endpoint-reconciler-type=none",
 	}, opts.ExtraAPIServerArgs...)
-	if opts.Mode == APIServerOnly {
+	switch opts.Mode {
+	case APIServerOnly:
 		// Nothing would create the default ServiceAccount a Pod names.
 		apiArgs = append([]string{"--disable-admission-plugins=ServiceAccount"}, apiArgs...)
+	case Full:
+		// No kube-proxy routes a Service's cluster IP: webhooks, conversion webhooks and
+		// APIServices named by Service are sent to a ready endpoint of its EndpointSlices.
+		apiArgs = append([]string{"--enable-aggregator-routing=true"}, apiArgs...)
 	}
 	if c.kapi, err = startChild(c.spawner, "kube-apiserver", filepath.Join(binDir, APIServerBinary), apiArgs, opts.Output); err != nil {
 		return nil, err

@@ -44,6 +44,12 @@
 // each Pod bound to its Nodes through the stages hack/testbin/build.sh takes from kwok's
 // module: Running and Ready at once, Succeeded at once for a Job's Pods, gone at once when
 // deleted, and Failed about a second after it runs for a Pod labelled [KwokFailPodLabel].
+// No kube-proxy runs, so no cluster IP leads anywhere; kube-apiserver runs with
+// --enable-aggregator-routing=true instead, which sends the calls of admission webhooks,
+// conversion webhooks and APIServices named by a Service to a ready endpoint of the
+// Service's EndpointSlices: a test serves a webhook from this machine by giving its Service
+// an EndpointSlice (without a selector) that holds an address of this machine other than
+// loopback, which endpoint validation refuses.
 // There is no cloud provider: a LoadBalancer Service never gets an address. There is no
 // metrics server: an HPA scaling on resource metrics reports ScalingActive False. On this
 // machine Full mode starts a fraction of a second after APIServerOnly would.
