@@ -146,12 +146,15 @@ func (m *Manifest) newWalk() *walk {
 	for p, idx := range w.order {
 		w.pos[idx] = int32(p)
 	}
-	w.pending = make([]int32, n)
-	w.decided = make([]bool, n)
+	total := w.g.nodes() // barriers after the items
+	w.pending = make([]int32, total)
+	w.decided = make([]bool, total)
 	w.out = make([]WalkResult, n)
+	for k := range total {
+		w.pending[k] = w.g.depOff[k+1] - w.g.depOff[k]
+	}
 	for k := range n {
 		w.out[k].Item = w.items[k]
-		w.pending[k] = w.g.depOff[k+1] - w.g.depOff[k]
 	}
 	return w
 }
@@ -171,6 +174,12 @@ func (w *walk) run(ctx context.Context, parallelism int, fn func(context.Context
 	for _, idx := range w.order[:w.placed] {
 		if w.pending[idx] == 0 {
 			w.ready.push(w.pos[idx])
+		}
+	}
+	for b := len(w.items); b < len(w.pending); b++ {
+		if w.pending[b] == 0 && !w.decided[b] {
+			w.decided[b] = true
+			w.release(int32(b))
 		}
 	}
 	done := make(chan finished, parallelism)
@@ -222,22 +231,35 @@ func call(ctx context.Context, fn func(context.Context, *Item) error, it *Item, 
 	err = fn(ctx, it)
 }
 
-// decide records an item's outcome and updates its dependents: one whose dependencies
-// are all decided becomes ready, or skipped if any of them was not Done.
+// decide records an item's outcome and updates its dependents.
 func (w *walk) decide(idx int32, o WalkOutcome, err error) {
 	w.decided[idx] = true
 	w.out[idx].Outcome, w.out[idx].Err = o, err
+	w.release(idx)
+}
+
+// release updates the dependents of a decided node: an item whose dependencies are all
+// decided becomes ready, or skipped if any of its items was not Done; a barrier whose
+// dependencies are all decided is decided too, whatever their outcomes (it is an order,
+// not a dependency), and releases its own dependents.
+func (w *walk) release(idx int32) {
 	stack := append(w.stack[:0], idx)
 	defer func() { w.stack = stack[:0] }()
+	n := int32(len(w.items))
 	for len(stack) > 0 {
 		u := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, v := range w.g.dependents(u) {
-			if w.decided[v] || w.pos[v] >= int32(w.placed) {
+			if w.decided[v] || (v < n && w.pos[v] >= int32(w.placed)) {
 				continue
 			}
 			w.pending[v]--
 			if w.pending[v] > 0 {
+				continue
+			}
+			if v >= n {
+				w.decided[v] = true
+				stack = append(stack, v)
 				continue
 			}
 			if bad := w.firstNotDone(v); bad >= 0 {
@@ -253,10 +275,10 @@ func (w *walk) decide(idx int32, o WalkOutcome, err error) {
 }
 
 // firstNotDone returns the dependency of v that is not Done and comes first in String
-// order; -1 if all are Done.
+// order; -1 if all are Done. The order edge, to a barrier, is no dependency.
 func (w *walk) firstNotDone(v int32) int32 {
 	first := int32(-1)
-	for _, d := range w.g.dependencies(v) {
+	for _, d := range w.g.itemDeps(v) {
 		if w.out[d].Outcome != WalkDone && (first < 0 || compareItems(w.items[d], w.items[first]) < 0) {
 			first = d
 		}

@@ -38,36 +38,67 @@ func (m *Manifest) DeletionWaves() ([][]*Item, error) {
 	return waves, err
 }
 
-// wavesLocked computes the levels; level[i] is -1 for items on or behind a cycle.
+// wavesLocked computes the levels; level[i] is -1 for items on or behind a cycle. level
+// has an entry per node of the graph, barriers included (a barrier's level is the wave
+// of the items that wait for it alone).
 func (m *Manifest) wavesLocked() ([][]*Item, []int32) {
 	n := len(m.items)
 	if n == 0 {
 		return nil, nil
 	}
 	g := m.graphLocked()
-	level := make([]int32, n) // pending dependency count, then -(wave+1) once placed
+	total := g.nodes()
+	level := make([]int32, total) // pending dependency count, then -(wave+1) once placed
 	cur := make([]int32, 0, 64)
-	for k := range n {
+	var curB, next, nextB []int32 // barriers ready in this wave, items and barriers in the next
+	for k := range total {
 		level[k] = g.depOff[k+1] - g.depOff[k]
 		if level[k] == 0 {
-			cur = append(cur, int32(k))
+			if k < n {
+				cur = append(cur, int32(k))
+			} else {
+				curB = append(curB, int32(k))
+			}
 		}
 	}
-	var next []int32
 	var counts []int
-	for w := int32(0); len(cur) > 0; w++ {
-		next = next[:0]
+	for w := int32(0); ; w++ {
+		// A barrier takes no wave: it is placed in the wave after its last dependency,
+		// before that wave's items, and what it releases joins that same wave.
+		for h := 0; h < len(curB); h++ {
+			u := curB[h]
+			level[u] = -(w + 1)
+			for _, v := range g.dependents(u) {
+				level[v]--
+				if level[v] == 0 {
+					if int(v) < n {
+						cur = append(cur, v)
+					} else {
+						curB = append(curB, v)
+					}
+				}
+			}
+		}
+		if len(cur) == 0 {
+			break
+		}
+		next, nextB = next[:0], curB[:0]
 		for _, u := range cur {
 			level[u] = -(w + 1)
 			for _, v := range g.dependents(u) {
 				level[v]--
 				if level[v] == 0 {
-					next = append(next, v)
+					if int(v) < n {
+						next = append(next, v)
+					} else {
+						nextB = append(nextB, v)
+					}
 				}
 			}
 		}
 		counts = append(counts, len(cur))
 		cur, next = next, cur
+		curB = nextB
 	}
 	placed := 0
 	starts := make([]int, len(counts))
