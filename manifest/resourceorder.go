@@ -263,7 +263,7 @@ func (m *Manifest) applyResourceOrder(g *graph) {
 		}
 	}
 	oadj := make([][]int32, k) // applied: S -> R, S after R
-	var conflicts [][2]int32    // R, S
+	var conflicts [][2]int32   // R, S
 	for d := 1; d < len(classes); d++ {
 		for c := 0; c+d < len(classes); c++ {
 			for _, r := range classes[c] {
