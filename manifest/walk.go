@@ -64,11 +64,14 @@ func (e *WalkError) Error() string {
 	return fmt.Sprintf("manifest: walk: %d items failed, %d skipped", e.Failed, e.Skipped)
 }
 
-// Walk runs fn once for every item whose dependencies (the edges [Manifest.Waves] uses)
+// Walk runs fn once for every item whose dependencies (the edges of [Manifest.Edges])
 // all returned nil, with at most parallelism calls at a time (less than 1 means 1). An
 // item starts as soon as its last dependency has returned and a call slot is free, not
-// when a whole wave has finished; among items ready at the same time, those earlier in
-// Waves' order start first. fn receives ctx and the item; [Item.Source] gives what an
+// when a whole wave has finished; with a resource order ([Manifest.SetResourceOrder]),
+// also not before every item of the resources its resource follows has been decided,
+// whatever the outcome (a failed or skipped item skips nothing through the order; items
+// on or behind a cycle are not waited for). Among items ready at the same time, those
+// earlier in Waves' order start first. fn receives ctx and the item; [Item.Source] gives what an
 // item added with [Manifest.AddItemer] was added from.
 //
 // The result holds one WalkResult per item: first the items of the waves, in Waves'
@@ -78,7 +81,8 @@ func (e *WalkError) Error() string {
 //   - Failed: fn returned an error, which Err holds; a panic in fn is recovered and
 //     becomes the item's error.
 //   - Skipped: a dependency failed or was skipped; Err is a *[DependencyError]. Exactly
-//     the items that depend on a failed item, transitively, are skipped.
+//     the items that depend on a failed item, transitively, are skipped; the resource
+//     order skips nothing.
 //   - NotRun: ctx ended before the item could start (Err is ctx's error; calls already
 //     started run to their end and keep their outcome), or the item is on or behind a
 //     dependency cycle (Err is the *[CycleError], the one Waves reports). Everything

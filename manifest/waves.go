@@ -3,20 +3,26 @@ package manifest
 import "slices"
 
 // Waves returns the restore order: Kahn levels over the dependency graph. An item's wave
-// is 1 + the latest wave of what it depends on, 0 if it depends on nothing; there are no
-// empty waves. Dependencies are its owners in the manifest (ownerReferences Kubernetes
+// is 1 + the latest wave of what it depends on (and of what it follows in a resource
+// order, below), 0 if there is none; there are no empty waves. Dependencies are its owners in the manifest (ownerReferences Kubernetes
 // treats as invalid, cross-namespace or a namespaced owner of a cluster-scoped item, make
 // no edge; a self-reference is a self-loop), its Namespace, its CustomResourceDefinition
-// ("<resource>.<group>", see [Item.CRDName]) and the targets of its [DependsOnAnnotation];
-// targets the manifest does not hold are ignored. Inside a wave items are in
-// [Item.String] order, whatever the order they were added in.
+// ("<resource>.<group>", see [Item.CRDName]), the targets of its [DependsOnAnnotation]
+// (targets the manifest does not hold are ignored) and the items named with
+// [Manifest.AddDependency]. Inside a wave items are in [Item.String] order, whatever the
+// order they were added in.
+//
+// With a resource order ([Manifest.SetResourceOrder]), an item also comes in a wave after
+// every item of the resources its resource follows ([Manifest.OrderEdges], transitively),
+// except items on or behind a cycle.
 //
 // On a cycle, the waves hold exactly the items neither on nor behind a cycle, and the
 // error is a *[CycleError] naming a shortest cycle of the manifest. The result is the
 // caller's; the manifest is not changed. An empty manifest gives no waves and no error.
 //
 // Cost: linear in items and edges plus a sort by String order (both cached until the next
-// Add). Finding the shortest cycle is a breadth-first search per item on a cycle's
+// Add). A resource order adds a pass over the items and edges and work polynomial in the
+// number of resources. Finding the shortest cycle is a breadth-first search per item on a cycle's
 // strongly connected component, so it is quadratic in the size of large cyclic
 // components.
 func (m *Manifest) Waves() ([][]*Item, error) {
