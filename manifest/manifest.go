@@ -16,7 +16,7 @@ import (
 //
 // All methods are safe for concurrent use: a backup may Add from a pool of workers while
 // another goroutine reads. The graph (edges, waves) is computed lazily on the first query
-// after a change and cached until the next Add.
+// after a change and cached until the next Add, AddDependency or SetResourceOrder.
 type Manifest struct {
 	mu    sync.Mutex
 	items []*Item
