@@ -8,6 +8,7 @@ import (
 
 	"github.com/backupkit/backupkit/manifest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -160,4 +161,65 @@ func BenchmarkAdd(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(items)), "ns/item")
 	})
+}
+
+// veleroOrder is shaped like Velero's default restore resource priorities.
+var veleroOrder = manifest.ResourceOrder{
+	First: []schema.GroupResource{
+		{Resource: "customresourcedefinitions", Group: "apiextensions.k8s.io"}, {Resource: "namespaces"},
+		{Resource: "storageclasses", Group: "storage.k8s.io"}, {Resource: "persistentvolumes"},
+		{Resource: "persistentvolumeclaims"}, {Resource: "serviceaccounts"}, {Resource: "secrets"},
+		{Resource: "configmaps"}, {Resource: "limitranges"}, {Resource: "pods"},
+		{Resource: "replicasets", Group: "apps"}, {Resource: "endpoints"}, {Resource: "services"},
+	},
+	Last: []schema.GroupResource{{Resource: "clusters", Group: "cluster.x-k8s.io"}},
+}
+
+// BenchmarkResourceOrder builds and orders a realistic manifest with a reference from
+// every Pod to its namespace's first ConfigMap and a resource order shaped like Velero's.
+func BenchmarkResourceOrder(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			if n >= 1_000_000 && testing.Short() {
+				b.Skip("1,000,000 items skipped under -short")
+			}
+			items := realistic(n)
+			var refs [][2]types.UID
+			cm := map[string]types.UID{}
+			for _, it := range items {
+				if it.Resource == "configmaps" && cm[it.Namespace] == "" {
+					cm[it.Namespace] = it.UID
+				}
+			}
+			for _, it := range items {
+				if it.Resource == "pods" && cm[it.Namespace] != "" {
+					refs = append(refs, [2]types.UID{it.UID, cm[it.Namespace]})
+				}
+			}
+			clones := make([]*manifest.Item, len(items))
+			for b.Loop() {
+				b.StopTimer()
+				for k, it := range items {
+					clones[k] = it.Clone()
+				}
+				b.StartTimer()
+				m := manifest.New()
+				for _, it := range clones {
+					if _, err := m.Add(it); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for _, r := range refs {
+					if err := m.AddDependency(r[0], r[1]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				m.SetResourceOrder(veleroOrder)
+				if _, err := m.Waves(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(items)), "ns/item")
+		})
+	}
 }

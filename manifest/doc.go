@@ -34,7 +34,11 @@
 //     no edge; an owner not in the manifest is a dangling reference, kept and reported);
 //   - its Namespace;
 //   - its CustomResourceDefinition, "<resource>.<group>" ([Item.CRDName]);
-//   - the targets of its [DependsOnAnnotation] (cli-utils format).
+//   - the targets of its [DependsOnAnnotation] (cli-utils format);
+//   - the items the caller named with [Manifest.AddDependency]: references a restore reads
+//     from an object's spec (a Pod's ServiceAccount), which no rule here sees. They belong
+//     to the manifest they were added to: Select, Closure, the set operations and
+//     manifest.json do not carry them.
 //
 // [Item.Owners] and [Item.Children] follow ownerReferences as written;
 // [Item.Dependencies], [Item.Dependents] and [Manifest.Edges] follow every rule.
@@ -50,6 +54,28 @@
 // still never creating a child before its owner. An item whose dependency failed is skipped
 // with a *[DependencyError] naming that dependency; cancelling starts nothing new and waits
 // for the calls in flight; each item's outcome is in the result, in Waves' order.
+//
+// # Resource order
+//
+// [Manifest.SetResourceOrder] adds Velero's restore resource priorities beside the
+// dependencies: a [ResourceOrder] lists resources restored first, in order, and resources
+// restored last, in order; every other resource forms one class between them. Waves and
+// Walk then put every item of a later class after every item of the earlier classes. It
+// is an order, not a dependency: an item waits for the earlier classes to finish, whatever
+// their outcomes, and a failed item skips nothing through it; items on or behind a cycle,
+// which never run, hold nothing back.
+//
+// Dependencies win over the order. A pair "R before S" is not applied when the
+// dependencies, with the pairs already applied, put R after S at the level of resources
+// (an item of R depends, directly or through other resources, on an item of S), because
+// applying it would close a cycle: Velero's default order lists pods before
+// replicasets.apps, yet a Pod a ReplicaSet owns comes after its ReplicaSet. Pairs between
+// nearer classes are tried first. [Manifest.OrderConflicts] reports each pair not applied
+// with the path that contradicts it, and [Manifest.OrderEdges] lists the pairs applied,
+// transitively reduced. The order adds no [Edge]: Edges, Dependencies and Dependents list
+// dependencies only, and no cycle can come from the order. Internally every item gets at
+// most one extra edge, to a node standing for the resources it follows, which no result
+// ever shows.
 //
 // # Sets, selection, validation
 //

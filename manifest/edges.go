@@ -1,14 +1,15 @@
 package manifest
 
 // Edge is one dependency: From must be restored after To. Reasons lists every rule that
-// made the edge, in rule order (owner, namespace, CRD, depends-on).
+// made the edge, in rule order (owner, namespace, CRD, depends-on, reference).
 type Edge struct {
 	From, To *Item
 	Reasons  []Reason
 }
 
 // Edges returns every dependency edge, ordered by From then To in [Item.String] order.
-// The slice is the caller's.
+// The resource order ([Manifest.SetResourceOrder]) makes no Edge: see
+// [Manifest.OrderEdges]. The slice is the caller's.
 func (m *Manifest) Edges() []Edge {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -25,7 +26,7 @@ func (m *Manifest) edgesLocked() []Edge {
 	for _, from := range m.orderLocked() {
 		start := len(out)
 		lo := g.depOff[from]
-		for k, to := range g.dependencies(from) {
+		for k, to := range g.itemDeps(from) {
 			out = append(out, Edge{From: m.items[from], To: m.items[to], Reasons: reasons(g.why[lo+int32(k)])})
 		}
 		sortEdgesByTo(out[start:], pos)

@@ -31,6 +31,10 @@ const (
 	// ErrItemNotFound is wrapped by methods that take a UID that is not in the manifest.
 	ErrItemNotFound = ManifestError("manifest: item not found")
 
+	// ErrSelfDependency is wrapped by [Manifest.AddDependency] for an item named as its own
+	// dependency.
+	ErrSelfDependency = ManifestError("manifest: item cannot depend on itself")
+
 	// ErrFormat is wrapped by [Read] for input that is not a well-formed manifest.json.
 	ErrFormat = ManifestError("manifest: malformed manifest.json")
 

@@ -26,6 +26,10 @@ const (
 	ReasonCRD Reason = "CustomResourceDefinition"
 	// ReasonDependsOn: the item's [DependsOnAnnotation] names the dependency.
 	ReasonDependsOn Reason = "DependsOn"
+	// ReasonReference: the caller recorded the dependency with [Manifest.AddDependency]
+	// (a restore reads it from the object's spec: a Pod's ServiceAccount, a
+	// PersistentVolumeClaim's PersistentVolume, ...).
+	ReasonReference Reason = "Reference"
 )
 
 // reason bits, in rule order.
@@ -34,12 +38,13 @@ const (
 	whyNamespace
 	whyCRD
 	whyDependsOn
+	whyReference
 )
 
 var reasonOrder = [...]struct {
 	bit uint8
 	r   Reason
-}{{whyOwner, ReasonOwner}, {whyNamespace, ReasonNamespace}, {whyCRD, ReasonCRD}, {whyDependsOn, ReasonDependsOn}}
+}{{whyOwner, ReasonOwner}, {whyNamespace, ReasonNamespace}, {whyCRD, ReasonCRD}, {whyDependsOn, ReasonDependsOn}, {whyReference, ReasonReference}}
 
 func reasons(bits uint8) []Reason {
 	var out []Reason
@@ -56,19 +61,45 @@ var (
 	crdGR       = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
 )
 
-// graph is the dependency graph in compressed sparse row form: the dependencies of item
+// graph is the dependency graph in compressed sparse row form: the dependencies of node
 // i are dep[depOff[i]:depOff[i+1]], with the rules that made each edge in why. Reverse
 // edges (dependents) and ownership children are built on first use.
+//
+// Nodes 0..n-1 are the items. With a resource order (see applyResourceOrder),
+// nodes n.. are barriers, and an item's row ends with at most one order edge, to a
+// barrier (why 0): the strong edges of an item are its row without a trailing node >= n,
+// and its strong dependents its reverse row without trailing nodes >= n (sources ascend).
 type graph struct {
+	n      int32 // items; nodes from n on are barriers
 	depOff []int32
 	dep    []int32
 	why    []uint8
+
+	orderEdges []OrderEdge     // the reduced resource order applied
+	conflicts  []OrderConflict // the pairs of the resource order not applied
 
 	revOff, rev     []int32 // dependents
 	childOff, child []int32 // items naming i in their ownerReferences
 }
 
 func (g *graph) dependencies(i int32) []int32 { return g.dep[g.depOff[i]:g.depOff[i+1]] }
+
+// nodes is the number of nodes, items and barriers.
+func (g *graph) nodes() int { return len(g.depOff) - 1 }
+
+// itemDeps returns the strong dependencies of item i: its row without the order edge.
+func (g *graph) itemDeps(i int32) []int32 { return g.trim(g.dependencies(i)) }
+
+// itemDependents returns the items that depend on item i by a strong edge.
+func (g *graph) itemDependents(i int32) []int32 { return g.trim(g.dependents(i)) }
+
+// trim drops the trailing barriers of a row.
+func (g *graph) trim(row []int32) []int32 {
+	for len(row) > 0 && row[len(row)-1] >= g.n {
+		row = row[:len(row)-1]
+	}
+	return row
+}
 
 func (g *graph) dependents(i int32) []int32 {
 	if g.revOff == nil {
@@ -191,8 +222,10 @@ func (m *Manifest) graphLocked() *graph {
 	n := len(m.items)
 	// Most items have one or two dependencies; start there and double when short
 	// (append would grow by a quarter, copying five times over).
-	g := &graph{depOff: make([]int32, n+1), dep: make([]int32, 0, 2*n), why: make([]uint8, 0, 2*n)}
+	g := &graph{n: int32(n), depOff: make([]int32, n+1), dep: make([]int32, 0, 2*n), why: make([]uint8, 0, 2*n)}
 	var buf edgeBuf
+	// References come sorted by item, then dependency, without repeats.
+	refs := m.sortedRefsLocked()
 	// Depends-on entries come in ascending item index: Add appends them.
 	deps := dependsOnCursor{l: &m.dependsOn}
 	dep, haveDep := deps.next()
@@ -205,6 +238,10 @@ func (m *Manifest) graphLocked() *graph {
 			b.dependsOnEdges(dep.value, &buf)
 			dep, haveDep = deps.next()
 		}
+		for len(refs) > 0 && refItem(refs[0]) == int32(k) {
+			buf.add(refDep(refs[0]), whyReference)
+			refs = refs[1:]
+		}
 		if len(g.dep)+len(buf.to) > cap(g.dep) {
 			g.dep = slices.Grow(g.dep, len(g.dep)+len(buf.to))
 			g.why = slices.Grow(g.why, len(g.why)+len(buf.why))
@@ -212,6 +249,9 @@ func (m *Manifest) graphLocked() *graph {
 		g.dep = append(g.dep, buf.to...)
 		g.why = append(g.why, buf.why...)
 		g.depOff[k+1] = int32(len(g.dep))
+	}
+	if m.order != nil {
+		m.applyResourceOrder(g)
 	}
 	m.graph = g
 	return g

@@ -404,7 +404,8 @@ func (i *Item) Children() []*Item {
 }
 
 // Dependencies returns what the item needs restored before it, over every edge rule
-// (owner, namespace, CRD, depends-on), in [Item.String] order. Nil before Add.
+// (owner, namespace, CRD, depends-on, [Manifest.AddDependency]'s references), in
+// [Item.String] order; the resource order adds none. Nil before Add.
 func (i *Item) Dependencies() []*Item {
 	return i.neighbours(false)
 }
@@ -425,9 +426,9 @@ func (i *Item) neighbours(reverse bool) []*Item {
 	g := m.graphLocked()
 	var idx []int32
 	if reverse {
-		idx = g.dependents(i.idx)
+		idx = g.itemDependents(i.idx)
 	} else {
-		idx = g.dependencies(i.idx)
+		idx = g.itemDeps(i.idx)
 	}
 	return m.sortedItemsLocked(idx)
 }

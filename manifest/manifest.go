@@ -16,7 +16,7 @@ import (
 //
 // All methods are safe for concurrent use: a backup may Add from a pool of workers while
 // another goroutine reads. The graph (edges, waves) is computed lazily on the first query
-// after a change and cached until the next Add.
+// after a change and cached until the next Add, AddDependency or SetResourceOrder.
 type Manifest struct {
 	mu    sync.Mutex
 	items []*Item
@@ -35,6 +35,9 @@ type Manifest struct {
 	versions   map[int32][]string // versions beyond Item.Version, by item index
 	sources    []Itemer           // by item index, what AddItemer was given; may be shorter than items
 	dependsOn  dependsOnList      // items carrying a depends-on annotation, by index
+	refs       []uint64           // AddDependency's pairs, see reference.go
+	refsSorted int                // refs[:refsSorted] are sorted without repeats
+	order      *ResourceOrder     // SetResourceOrder's; nil for none
 	graph      *graph             // nil when stale
 	orderCache []int32            // item indices in String order; nil when stale
 }

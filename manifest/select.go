@@ -89,7 +89,7 @@ func (m *Manifest) closure(seeds []int32, deps bool) *Manifest {
 		for len(stack) > 0 {
 			u := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			for _, v := range g.dependencies(u) {
+			for _, v := range g.itemDeps(u) {
 				if !keep[v] {
 					keep[v] = true
 					stack = append(stack, v)

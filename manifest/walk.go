@@ -64,11 +64,14 @@ func (e *WalkError) Error() string {
 	return fmt.Sprintf("manifest: walk: %d items failed, %d skipped", e.Failed, e.Skipped)
 }
 
-// Walk runs fn once for every item whose dependencies (the edges [Manifest.Waves] uses)
+// Walk runs fn once for every item whose dependencies (the edges of [Manifest.Edges])
 // all returned nil, with at most parallelism calls at a time (less than 1 means 1). An
 // item starts as soon as its last dependency has returned and a call slot is free, not
-// when a whole wave has finished; among items ready at the same time, those earlier in
-// Waves' order start first. fn receives ctx and the item; [Item.Source] gives what an
+// when a whole wave has finished; with a resource order ([Manifest.SetResourceOrder]),
+// also not before every item of the resources its resource follows has been decided,
+// whatever the outcome (a failed or skipped item skips nothing through the order; items
+// on or behind a cycle are not waited for). Among items ready at the same time, those
+// earlier in Waves' order start first. fn receives ctx and the item; [Item.Source] gives what an
 // item added with [Manifest.AddItemer] was added from.
 //
 // The result holds one WalkResult per item: first the items of the waves, in Waves'
@@ -78,7 +81,8 @@ func (e *WalkError) Error() string {
 //   - Failed: fn returned an error, which Err holds; a panic in fn is recovered and
 //     becomes the item's error.
 //   - Skipped: a dependency failed or was skipped; Err is a *[DependencyError]. Exactly
-//     the items that depend on a failed item, transitively, are skipped.
+//     the items that depend on a failed item, transitively, are skipped; the resource
+//     order skips nothing.
 //   - NotRun: ctx ended before the item could start (Err is ctx's error; calls already
 //     started run to their end and keep their outcome), or the item is on or behind a
 //     dependency cycle (Err is the *[CycleError], the one Waves reports). Everything
@@ -146,12 +150,15 @@ func (m *Manifest) newWalk() *walk {
 	for p, idx := range w.order {
 		w.pos[idx] = int32(p)
 	}
-	w.pending = make([]int32, n)
-	w.decided = make([]bool, n)
+	total := w.g.nodes() // barriers after the items
+	w.pending = make([]int32, total)
+	w.decided = make([]bool, total)
 	w.out = make([]WalkResult, n)
+	for k := range total {
+		w.pending[k] = w.g.depOff[k+1] - w.g.depOff[k]
+	}
 	for k := range n {
 		w.out[k].Item = w.items[k]
-		w.pending[k] = w.g.depOff[k+1] - w.g.depOff[k]
 	}
 	return w
 }
@@ -171,6 +178,12 @@ func (w *walk) run(ctx context.Context, parallelism int, fn func(context.Context
 	for _, idx := range w.order[:w.placed] {
 		if w.pending[idx] == 0 {
 			w.ready.push(w.pos[idx])
+		}
+	}
+	for b := len(w.items); b < len(w.pending); b++ {
+		if w.pending[b] == 0 && !w.decided[b] {
+			w.decided[b] = true
+			w.release(int32(b))
 		}
 	}
 	done := make(chan finished, parallelism)
@@ -222,22 +235,35 @@ func call(ctx context.Context, fn func(context.Context, *Item) error, it *Item, 
 	err = fn(ctx, it)
 }
 
-// decide records an item's outcome and updates its dependents: one whose dependencies
-// are all decided becomes ready, or skipped if any of them was not Done.
+// decide records an item's outcome and updates its dependents.
 func (w *walk) decide(idx int32, o WalkOutcome, err error) {
 	w.decided[idx] = true
 	w.out[idx].Outcome, w.out[idx].Err = o, err
+	w.release(idx)
+}
+
+// release updates the dependents of a decided node: an item whose dependencies are all
+// decided becomes ready, or skipped if any of its items was not Done; a barrier whose
+// dependencies are all decided is decided too, whatever their outcomes (it is an order,
+// not a dependency), and releases its own dependents.
+func (w *walk) release(idx int32) {
 	stack := append(w.stack[:0], idx)
 	defer func() { w.stack = stack[:0] }()
+	n := int32(len(w.items))
 	for len(stack) > 0 {
 		u := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, v := range w.g.dependents(u) {
-			if w.decided[v] || w.pos[v] >= int32(w.placed) {
+			if w.decided[v] || (v < n && w.pos[v] >= int32(w.placed)) {
 				continue
 			}
 			w.pending[v]--
 			if w.pending[v] > 0 {
+				continue
+			}
+			if v >= n {
+				w.decided[v] = true
+				stack = append(stack, v)
 				continue
 			}
 			if bad := w.firstNotDone(v); bad >= 0 {
@@ -253,10 +279,10 @@ func (w *walk) decide(idx int32, o WalkOutcome, err error) {
 }
 
 // firstNotDone returns the dependency of v that is not Done and comes first in String
-// order; -1 if all are Done.
+// order; -1 if all are Done. The order edge, to a barrier, is no dependency.
 func (w *walk) firstNotDone(v int32) int32 {
 	first := int32(-1)
-	for _, d := range w.g.dependencies(v) {
+	for _, d := range w.g.itemDeps(v) {
 		if w.out[d].Outcome != WalkDone && (first < 0 || compareItems(w.items[d], w.items[first]) < 0) {
 			first = d
 		}

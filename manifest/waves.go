@@ -3,20 +3,26 @@ package manifest
 import "slices"
 
 // Waves returns the restore order: Kahn levels over the dependency graph. An item's wave
-// is 1 + the latest wave of what it depends on, 0 if it depends on nothing; there are no
-// empty waves. Dependencies are its owners in the manifest (ownerReferences Kubernetes
+// is 1 + the latest wave of what it depends on (and of what it follows in a resource
+// order, below), 0 if there is none; there are no empty waves. Dependencies are its owners in the manifest (ownerReferences Kubernetes
 // treats as invalid, cross-namespace or a namespaced owner of a cluster-scoped item, make
 // no edge; a self-reference is a self-loop), its Namespace, its CustomResourceDefinition
-// ("<resource>.<group>", see [Item.CRDName]) and the targets of its [DependsOnAnnotation];
-// targets the manifest does not hold are ignored. Inside a wave items are in
-// [Item.String] order, whatever the order they were added in.
+// ("<resource>.<group>", see [Item.CRDName]), the targets of its [DependsOnAnnotation]
+// (targets the manifest does not hold are ignored) and the items named with
+// [Manifest.AddDependency]. Inside a wave items are in [Item.String] order, whatever the
+// order they were added in.
+//
+// With a resource order ([Manifest.SetResourceOrder]), an item also comes in a wave after
+// every item of the resources its resource follows ([Manifest.OrderEdges], transitively),
+// except items on or behind a cycle.
 //
 // On a cycle, the waves hold exactly the items neither on nor behind a cycle, and the
 // error is a *[CycleError] naming a shortest cycle of the manifest. The result is the
 // caller's; the manifest is not changed. An empty manifest gives no waves and no error.
 //
 // Cost: linear in items and edges plus a sort by String order (both cached until the next
-// Add). Finding the shortest cycle is a breadth-first search per item on a cycle's
+// Add). A resource order adds a pass over the items and edges and work polynomial in the
+// number of resources. Finding the shortest cycle is a breadth-first search per item on a cycle's
 // strongly connected component, so it is quadratic in the size of large cyclic
 // components.
 func (m *Manifest) Waves() ([][]*Item, error) {
@@ -38,36 +44,67 @@ func (m *Manifest) DeletionWaves() ([][]*Item, error) {
 	return waves, err
 }
 
-// wavesLocked computes the levels; level[i] is -1 for items on or behind a cycle.
+// wavesLocked computes the levels; level[i] is -1 for items on or behind a cycle. level
+// has an entry per node of the graph, barriers included (a barrier's level is the wave
+// of the items that wait for it alone).
 func (m *Manifest) wavesLocked() ([][]*Item, []int32) {
 	n := len(m.items)
 	if n == 0 {
 		return nil, nil
 	}
 	g := m.graphLocked()
-	level := make([]int32, n) // pending dependency count, then -(wave+1) once placed
+	total := g.nodes()
+	level := make([]int32, total) // pending dependency count, then -(wave+1) once placed
 	cur := make([]int32, 0, 64)
-	for k := range n {
+	var curB, next, nextB []int32 // barriers ready in this wave, items and barriers in the next
+	for k := range total {
 		level[k] = g.depOff[k+1] - g.depOff[k]
 		if level[k] == 0 {
-			cur = append(cur, int32(k))
+			if k < n {
+				cur = append(cur, int32(k))
+			} else {
+				curB = append(curB, int32(k))
+			}
 		}
 	}
-	var next []int32
 	var counts []int
-	for w := int32(0); len(cur) > 0; w++ {
-		next = next[:0]
+	for w := int32(0); ; w++ {
+		// A barrier takes no wave: it is placed in the wave after its last dependency,
+		// before that wave's items, and what it releases joins that same wave.
+		for h := 0; h < len(curB); h++ {
+			u := curB[h]
+			level[u] = -(w + 1)
+			for _, v := range g.dependents(u) {
+				level[v]--
+				if level[v] == 0 {
+					if int(v) < n {
+						cur = append(cur, v)
+					} else {
+						curB = append(curB, v)
+					}
+				}
+			}
+		}
+		if len(cur) == 0 {
+			break
+		}
+		next, nextB = next[:0], curB[:0]
 		for _, u := range cur {
 			level[u] = -(w + 1)
 			for _, v := range g.dependents(u) {
 				level[v]--
 				if level[v] == 0 {
-					next = append(next, v)
+					if int(v) < n {
+						next = append(next, v)
+					} else {
+						nextB = append(nextB, v)
+					}
 				}
 			}
 		}
 		counts = append(counts, len(cur))
 		cur, next = next, cur
+		curB = nextB
 	}
 	placed := 0
 	starts := make([]int, len(counts))
