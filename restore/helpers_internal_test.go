@@ -46,6 +46,7 @@ var testResources = map[string]string{
 	"ConfigMap": "configmaps", "Secret": "secrets", "Namespace": "namespaces", "Pod": "pods",
 	"ServiceAccount": "serviceaccounts", "Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps",
 	"Service": "services", "Job": "jobs.batch",
+	"ValidatingWebhookConfiguration": "validatingwebhookconfigurations.admissionregistration.k8s.io",
 }
 
 func testObject(apiVersion, kind, ns, name, uid string, fields map[string]any) *unstructured.Unstructured {

@@ -28,9 +28,12 @@ type Plan struct {
 	Skipped       []Skipped      `json:"skipped"`
 	// LeftToControllers are what their makers make again, so the plan does not: Pods whose
 	// controller (a ReplicaSet, StatefulSet, DaemonSet or Job) the plan restores, as a Pod
-	// the restore made beside the controller's would be deleted as one too many; and the
-	// APIServices, IPAddresses and EndpointSlices the API server and the controllers label
-	// as theirs. Reason names the maker.
+	// the restore made beside the controller's would be deleted as one too many; the
+	// current ReplicaSet of a restored Deployment and the ControllerRevisions of a restored
+	// StatefulSet or DaemonSet, which their controllers make under the same names; and the
+	// APIServices, IPAddresses, Endpoints and EndpointSlices the API server and the
+	// controllers label as theirs. Reason names the maker. The restore neither creates nor
+	// waits for them.
 	LeftToControllers []Skipped `json:"leftToControllers"`
 	// Findings are what manifest.Validate finds wrong with the backup's owners.
 	Findings []string `json:"findings"`
@@ -53,7 +56,8 @@ type Plan struct {
 	manifest  *manifest.Manifest // the backup's items and their edges, for the restore's walk
 	source    Source
 	converter Converter
-	deps      []Dependency // restorable ends only
+	deps      []Dependency           // read from the objects
+	order     manifest.ResourceOrder // the resource priorities
 }
 
 // ResourcePlan is the decision for one backed-up resource.
@@ -299,12 +303,14 @@ var managedBy = []struct {
 	{schema.GroupKind{Group: "networking.k8s.io", Kind: "IPAddress"}, "ipaddress.kubernetes.io/managed-by", "ipallocator.k8s.io", "the API server's IP allocator"},
 	// A Service's EndpointSlices, kept by the EndpointSlice controller.
 	{schema.GroupKind{Group: "discovery.k8s.io", Kind: "EndpointSlice"}, "endpointslice.kubernetes.io/managed-by", "endpointslice-controller.k8s.io", "the EndpointSlice controller"},
+	// A Service's Endpoints, kept by the Endpoints controller.
+	{schema.GroupKind{Kind: "Endpoints"}, "endpoints.kubernetes.io/managed-by", "endpoint-controller", "the Endpoints controller"},
 }
 
 // leftToControllers says why the plan leaves the item to what makes it, or "" when the plan
-// restores it: a Pod whose controller (podControllers) the plan restores, in an earlier
-// wave (restored); an object labelled as one the API server or a controller makes
-// (managedBy).
+// restores it: an object labelled as one the API server or a controller makes (managedBy);
+// an object whose controller, restored in an earlier wave (restored), makes it again from
+// its own spec (remade).
 func leftToControllers(it *manifest.Item, m *manifest.Manifest, restored sets.Set[types.UID]) string {
 	gk := schema.GroupKind{Group: it.Group, Kind: it.Kind}
 	for _, mb := range managedBy {
@@ -312,15 +318,50 @@ func leftToControllers(it *manifest.Item, m *manifest.Manifest, restored sets.Se
 			return fmt.Sprintf("made by %s (%s=%s)", mb.maker, mb.label, v)
 		}
 	}
-	if gk != (schema.GroupKind{Kind: "Pod"}) {
-		return ""
-	}
 	for _, ref := range it.OwnerReferences {
 		if ref.Controller == nil || !*ref.Controller || !restored.Has(ref.UID) {
 			continue
 		}
-		if owner, ok := m.Get(ref.UID); ok && podControllers.Has(schema.GroupKind{Group: owner.Group, Kind: owner.Kind}) {
-			return "made again by its controller " + owner.String()
+		owner, ok := m.Get(ref.UID)
+		if !ok {
+			continue
+		}
+		if why := remade(it, owner); why != "" {
+			return why + " " + owner.String()
+		}
+	}
+	return ""
+}
+
+// deploymentRevision is the annotation by which a Deployment and its ReplicaSets number
+// the Deployment's revisions.
+const deploymentRevision = "deployment.kubernetes.io/revision"
+
+// remade says how the restored controller owner makes the item again, or "" when it does
+// not:
+//   - a Pod of a ReplicaSet, StatefulSet, DaemonSet or Job (podControllers): a Pod the
+//     restore made beside the controller's would be deleted as one too many;
+//   - a Deployment's current ReplicaSet (the Deployment's revision): the Deployment
+//     controller makes it under the same name from the same template, so a restored one
+//     would race it; older revisions are restored, and the controller adopts them;
+//   - a StatefulSet's or DaemonSet's ControllerRevisions: the controller makes the
+//     revision of its current template under the same name; the older ones only serve a
+//     rollback the restored object has no history for.
+func remade(it, owner *manifest.Item) string {
+	ownerGK := schema.GroupKind{Group: owner.Group, Kind: owner.Kind}
+	switch (schema.GroupKind{Group: it.Group, Kind: it.Kind}) {
+	case schema.GroupKind{Kind: "Pod"}:
+		if podControllers.Has(ownerGK) {
+			return "made again by its controller"
+		}
+	case schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}:
+		rev, ok := it.Annotations[deploymentRevision]
+		if ownerGK == (schema.GroupKind{Group: "apps", Kind: "Deployment"}) && ok && rev == owner.Annotations[deploymentRevision] {
+			return "the current revision, made again by its Deployment"
+		}
+	case schema.GroupKind{Group: "apps", Kind: "ControllerRevision"}:
+		if ownerGK == (schema.GroupKind{Group: "apps", Kind: "StatefulSet"}) || ownerGK == (schema.GroupKind{Group: "apps", Kind: "DaemonSet"}) {
+			return "made again by its controller"
 		}
 	}
 	return ""

@@ -6,6 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/versionselect"
@@ -28,6 +29,7 @@ type planConfig struct {
 	apiGroupVersions bool
 	limits           archive.Limits
 	priorities       ResourcePriorities
+	refs             map[types.UID]references // read from the objects by NewPlan
 }
 
 // WithVersionOptions passes options to versionselect, which chooses each resource's
@@ -95,11 +97,12 @@ func NewPlan(ctx context.Context, src Source, target []metav1.APIGroup, opts ...
 		return nil, fmt.Errorf("restore: opening the backup: %w", err)
 	}
 	defer r.Close()
-	scanOpts := []archive.Option{archive.WithManifest(), archive.WithLimits(cfg.limits)}
-	idx, err := archive.Scan(ctx, r, scanOpts...)
+	body := &bodyReader{refs: map[types.UID]references{}}
+	idx, err := archive.Scan(ctx, r, archive.WithManifest(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
 	if err != nil {
 		return nil, fmt.Errorf("restore: reading the backup: %w", err)
 	}
+	cfg.refs = body.refs
 	plan, err := buildPlan(idx, target, cfg)
 	if err != nil {
 		return nil, err
@@ -133,7 +136,9 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*P
 		facts.regroup = cfg.converter
 	}
 	byKey := plan.chooseVersions(versionselect.Explain(idx.GroupVersions, target, vopts...), facts)
+	plan.addOrder(cfg.refs, cfg.priorities)
 	plan.placeItems(byKey, facts)
+	plan.markReady()
 	return plan, nil
 }
 

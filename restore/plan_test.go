@@ -24,6 +24,8 @@ type fixtureItem struct {
 	dirs                                   []string          // version directories the file is in
 	dependsOn                              string            // the depends-on annotation, if any
 	labels                                 map[string]string // its labels, if any
+	annotations                            map[string]string // its annotations, if any
+	owner                                  string            // the name of its controller, if any
 }
 
 func (f fixture) index(t *testing.T) *archive.Index {
@@ -41,8 +43,13 @@ func (f fixture) index(t *testing.T) *archive.Index {
 		}
 		mi := &manifest.Item{Group: it.group, Version: "v1", Resource: it.resource, Kind: it.kind, Namespace: it.namespace, Name: it.name,
 			UID: types.UID("uid-" + it.name), Labels: it.labels}
+		mi.Annotations = it.annotations
 		if it.dependsOn != "" {
 			mi.Annotations = map[string]string{manifest.DependsOnAnnotation: it.dependsOn}
+		}
+		if it.owner != "" {
+			controller := true
+			mi.OwnerReferences = []metav1.OwnerReference{{Name: it.owner, UID: types.UID("uid-" + it.owner), Controller: &controller}}
 		}
 		if _, err := idx.Manifest.Add(mi); err != nil {
 			require.ErrorIs(t, err, manifest.ErrItemAlreadyExists, it.name)
@@ -218,4 +225,53 @@ func TestPlanIngressInBothGroups(t *testing.T) {
 	require.Len(t, plan.Waves, 1)
 	require.Len(t, plan.Waves[0], 1)
 	require.Equal(t, "resources/ingresses.networking.k8s.io/namespaces/ns/web.json", plan.Waves[0][0].Item)
+}
+
+// What a restored controller makes again under the same name is left to it: a Deployment's
+// current ReplicaSet (not the older ones), a StatefulSet's and a DaemonSet's
+// ControllerRevisions, the Pods of a ReplicaSet; not what a non-controller owner or an
+// owner the plan does not restore owns.
+func TestPlanLeavesRemadeObjects(t *testing.T) {
+	target := []metav1.APIGroup{group("", "v1", "v1"), group("apps", "v1", "v1")}
+	apps := func(resource, kind, name, owner string, annotations map[string]string) fixtureItem {
+		return fixtureItem{group: "apps", resource: resource, kind: kind, namespace: "ns", name: name, dirs: []string{"", "v1-preferredversion"}, owner: owner, annotations: annotations}
+	}
+	rev := func(r string) map[string]string { return map[string]string{"deployment.kubernetes.io/revision": r} }
+	f := fixture{
+		groups: map[string]metav1.APIGroup{
+			"deployments.apps": group("apps", "v1", "v1"), "replicasets.apps": group("apps", "v1", "v1"),
+			"statefulsets.apps": group("apps", "v1", "v1"), "daemonsets.apps": group("apps", "v1", "v1"),
+			"controllerrevisions.apps": group("apps", "v1", "v1"), "pods": group("", "v1", "v1"),
+		},
+		items: []fixtureItem{
+			apps("deployments", "Deployment", "web", "", rev("3")),
+			apps("replicasets", "ReplicaSet", "web-3", "web", rev("3")),
+			apps("replicasets", "ReplicaSet", "web-2", "web", rev("2")),
+			apps("replicasets", "ReplicaSet", "lone", "", rev("3")),
+			apps("statefulsets", "StatefulSet", "db", "", nil),
+			apps("controllerrevisions", "ControllerRevision", "db-1", "db", nil),
+			apps("daemonsets", "DaemonSet", "agent", "", nil),
+			apps("controllerrevisions", "ControllerRevision", "agent-1", "agent", nil),
+			apps("controllerrevisions", "ControllerRevision", "stray", "gone", nil),
+			{resource: "pods", kind: "Pod", namespace: "ns", name: "web-2-a", dirs: []string{"", "v1-preferredversion"}, owner: "web-2"},
+		},
+	}
+	plan := mustPlan(t, f.index(t), target, nil)
+	left := map[string]string{}
+	for _, s := range plan.LeftToControllers {
+		left[s.Item] = s.Reason
+	}
+	require.Equal(t, map[string]string{
+		"resources/replicasets.apps/namespaces/ns/web-3.json":           "the current revision, made again by its Deployment resources/deployments.apps/namespaces/ns/web.json",
+		"resources/controllerrevisions.apps/namespaces/ns/db-1.json":    "made again by its controller resources/statefulsets.apps/namespaces/ns/db.json",
+		"resources/controllerrevisions.apps/namespaces/ns/agent-1.json": "made again by its controller resources/daemonsets.apps/namespaces/ns/agent.json",
+		"resources/pods/namespaces/ns/web-2-a.json":                     "made again by its controller resources/replicasets.apps/namespaces/ns/web-2.json",
+	}, left)
+	var planned []string
+	for _, w := range plan.Waves {
+		for _, it := range w {
+			planned = append(planned, it.Name)
+		}
+	}
+	require.ElementsMatch(t, []string{"web", "web-2", "lone", "db", "agent", "stray"}, planned)
 }

@@ -25,5 +25,16 @@ func (p *Plan) walkManifest() (*manifest.Manifest, error) {
 			}
 		}
 	}
+	for _, d := range p.deps {
+		_, from := m.Get(d.From)
+		_, to := m.Get(d.To)
+		if !from || !to {
+			continue // an end the plan does not restore
+		}
+		if err := m.AddDependency(d.From, d.To); err != nil {
+			return nil, fmt.Errorf("restore: %w", err)
+		}
+	}
+	m.SetResourceOrder(p.order)
 	return m, nil
 }

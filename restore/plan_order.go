@@ -1,0 +1,114 @@
+package restore
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/manifest"
+)
+
+// bodyReader collects, during the planning scan, the references of the objects whose
+// bodies can name dependencies (needsBody), by their backed-up UID.
+type bodyReader struct {
+	refs map[types.UID]references
+}
+
+// bodyResources are the resources of the kinds needsBody accepts, under the names
+// Kubernetes serves them by: the scan names an item by its resource before its kind is read.
+var bodyResources = sets.New(
+	schema.GroupResource{Resource: "pods"}, schema.GroupResource{Resource: "replicationcontrollers"},
+	schema.GroupResource{Resource: "services"}, schema.GroupResource{Resource: "persistentvolumeclaims"},
+	schema.GroupResource{Resource: "persistentvolumes"},
+	schema.GroupResource{Group: "apps", Resource: "deployments"}, schema.GroupResource{Group: "apps", Resource: "statefulsets"},
+	schema.GroupResource{Group: "apps", Resource: "daemonsets"}, schema.GroupResource{Group: "apps", Resource: "replicasets"},
+	schema.GroupResource{Group: "extensions", Resource: "deployments"}, schema.GroupResource{Group: "extensions", Resource: "daemonsets"},
+	schema.GroupResource{Group: "extensions", Resource: "replicasets"}, schema.GroupResource{Group: "extensions", Resource: "ingresses"},
+	schema.GroupResource{Group: "batch", Resource: "jobs"}, schema.GroupResource{Group: "batch", Resource: "cronjobs"},
+	schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"},
+	schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"},
+	schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"},
+	schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"},
+	schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"},
+	schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"},
+	schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"},
+)
+
+// visit reads one item of the scan: the object at its legacy path, the version the backup
+// preferred (references read the same in every version), when its resource is one whose
+// kind can name dependencies.
+func (b *bodyReader) visit(it *archive.Item) error {
+	if it.VersionDir != "" || !bodyResources.Has(schema.GroupResource{Group: it.Group, Resource: it.Resource}) {
+		return nil
+	}
+	data, err := it.Bytes()
+	if err != nil {
+		return nil // the scan reports an item it cannot read
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return nil // nor one it cannot decode
+	}
+	if !needsBody(u.GroupVersionKind().GroupKind()) || u.GetUID() == "" {
+		return nil
+	}
+	if r := readReferences(u); len(r.refs) > 0 || r.selector != nil || r.podLabels != nil {
+		b.refs[u.GetUID()] = r
+	}
+	return nil
+}
+
+// addOrder adds to the backup's manifest the dependencies read from the objects and the
+// resource priorities, so that the waves and the walk take them in; it records both in
+// the plan.
+func (p *Plan) addOrder(refs map[types.UID]references, prio ResourcePriorities) {
+	m := p.manifest
+	p.deps = dependencies(m, refs)
+	for _, d := range p.deps {
+		// Both ends are in m (dependencies resolves against it): AddDependency cannot fail
+		// but on a self edge, which dependencies never gives.
+		if err := m.AddDependency(d.From, d.To); err != nil {
+			p.Problems = append(p.Problems, fmt.Sprintf("dependency %s -> %s: %v", d.From, d.To, err))
+		}
+	}
+	m.SetResourceOrder(manifest.ResourceOrder{First: prio.High, Last: prio.Low})
+	p.order = manifest.ResourceOrder{First: prio.High, Last: prio.Low}
+	for _, e := range m.OrderEdges() {
+		p.ResourceOrder = append(p.ResourceOrder, fmt.Sprintf("%s < %s", e.Before, e.After))
+	}
+	for _, c := range m.OrderConflicts() {
+		p.OrderConflicts = append(p.OrderConflicts, c.String())
+	}
+}
+
+// markReady sets PlanItem.Ready on the items a Ready dependency needs ready, and lists the
+// dependencies between planned items in Plan.Dependencies.
+func (p *Plan) markReady() {
+	pos := map[types.UID][2]int{}
+	for w, wave := range p.Waves {
+		for k, it := range wave {
+			pos[types.UID(it.UID)] = [2]int{w, k}
+		}
+	}
+	for _, d := range p.deps {
+		from, okFrom := pos[d.From]
+		to, okTo := pos[d.To]
+		if !okFrom || !okTo {
+			continue
+		}
+		if d.Ready {
+			p.Waves[to[0]][to[1]].Ready = true
+		}
+		p.Dependencies = append(p.Dependencies, PlanDependency{Item: p.Waves[from[0]][from[1]].Item,
+			Dependency: p.Waves[to[0]][to[1]].Item, Why: d.Why, Ready: d.Ready})
+	}
+	slices.SortFunc(p.Dependencies, func(a, b PlanDependency) int {
+		return strings.Compare(a.Item+"\x00"+a.Dependency, b.Item+"\x00"+b.Dependency)
+	})
+}

@@ -1,0 +1,117 @@
+package restore
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// NewPlan reads the references in the objects and orders by them and by the resource
+// priorities: a Pod after its ServiceAccount and ConfigMap, a webhook configuration after
+// its Service and the Deployment serving it, both of which the restore waits to be ready.
+func TestNewPlanOrdersByReferences(t *testing.T) {
+	const ns = "app"
+	tmpl := map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "hook"}},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "i"}}}}
+	backup := backupOf(t,
+		testObject("v1", "ServiceAccount", ns, "runner", "uid-sa", nil),
+		testObject("v1", "ConfigMap", ns, "settings", "uid-cm", nil),
+		testObject("v1", "Pod", ns, "worker", "uid-pod", map[string]any{"spec": map[string]any{
+			"serviceAccountName": "runner",
+			"volumes":            []any{map[string]any{"name": "v", "configMap": map[string]any{"name": "settings"}}},
+			"containers":         []any{map[string]any{"name": "c", "image": "i"}}}}),
+		testObject("v1", "Service", ns, "hook", "uid-svc", map[string]any{"spec": map[string]any{"selector": map[string]any{"app": "hook"}}}),
+		testObject("apps/v1", "Deployment", ns, "hook", "uid-deploy", map[string]any{"spec": map[string]any{"template": tmpl}}),
+		testObject("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "", "guard", "uid-vwc", map[string]any{
+			"webhooks": []any{map[string]any{"name": "guard.example.com", "clientConfig": map[string]any{
+				"service": map[string]any{"namespace": ns, "name": "hook"}}}}}),
+	)
+	target := []metav1.APIGroup{group("", "v1", "v1"), group("apps", "v1", "v1"), group("admissionregistration.k8s.io", "v1", "v1")}
+	plan, err := NewPlan(t.Context(), FromBytes(backup), target)
+	require.NoError(t, err)
+	require.Equal(t, 6, plan.Restorable())
+	wave := map[string]int{}
+	ready := map[string]bool{}
+	for w, items := range plan.Waves {
+		for _, it := range items {
+			wave[it.Kind+"/"+it.Name] = w
+			ready[it.Kind+"/"+it.Name] = it.Ready
+		}
+	}
+	require.Less(t, wave["ServiceAccount/runner"], wave["Pod/worker"])
+	require.Less(t, wave["ConfigMap/settings"], wave["Pod/worker"])
+	require.Less(t, wave["Service/hook"], wave["ValidatingWebhookConfiguration/guard"])
+	require.Less(t, wave["Deployment/hook"], wave["ValidatingWebhookConfiguration/guard"])
+	require.Equal(t, map[string]bool{"ServiceAccount/runner": false, "ConfigMap/settings": false, "Pod/worker": false,
+		"Service/hook": true, "Deployment/hook": true, "ValidatingWebhookConfiguration/guard": false}, ready)
+
+	deps := map[string]bool{}
+	for _, d := range plan.Dependencies {
+		require.NotEmpty(t, d.Why, d.Item)
+		deps[d.Item+" -> "+d.Dependency] = d.Ready
+	}
+	require.Equal(t, map[string]bool{
+		"resources/pods/namespaces/app/worker.json -> resources/serviceaccounts/namespaces/app/runner.json":                                                false,
+		"resources/pods/namespaces/app/worker.json -> resources/configmaps/namespaces/app/settings.json":                                                   false,
+		"resources/validatingwebhookconfigurations.admissionregistration.k8s.io/cluster/guard.json -> resources/services/namespaces/app/hook.json":         true,
+		"resources/validatingwebhookconfigurations.admissionregistration.k8s.io/cluster/guard.json -> resources/deployments.apps/namespaces/app/hook.json": true,
+	}, deps)
+	// Velero's priorities among the resources present: serviceaccounts, configmaps, pods,
+	// services, then the rest.
+	require.Contains(t, plan.ResourceOrder, "configmaps < pods")
+	require.Empty(t, plan.OrderConflicts)
+
+	// Without priorities, only the objects' own edges order them.
+	plan, err = NewPlan(t.Context(), FromBytes(backup), target, WithResourcePriorities(ResourcePriorities{}))
+	require.NoError(t, err)
+	require.Empty(t, plan.ResourceOrder)
+	require.Len(t, plan.Dependencies, 4)
+}
+
+// Every kind whose body can name dependencies is read under its resource's name.
+func TestBodyResourcesCoverNeedsBody(t *testing.T) {
+	kinds := map[schema.GroupKind]string{}
+	for gk := range podTemplates {
+		kinds[gk] = strings.ToLower(gk.Kind) + "s"
+	}
+	for gk, res := range map[schema.GroupKind]string{
+		{Kind: "Service"}: "services", {Kind: "PersistentVolumeClaim"}: "persistentvolumeclaims", {Kind: "PersistentVolume"}: "persistentvolumes",
+		{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}: "rolebindings", {Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: "clusterrolebindings",
+		{Group: "networking.k8s.io", Kind: "Ingress"}: "ingresses", {Group: "extensions", Kind: "Ingress"}: "ingresses",
+		{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:                         "horizontalpodautoscalers",
+		{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: "validatingwebhookconfigurations",
+		{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   "mutatingwebhookconfigurations",
+		{Group: "apiregistration.k8s.io", Kind: "APIService"}:                           "apiservices",
+	} {
+		kinds[gk] = res
+	}
+	for gk, res := range kinds {
+		require.True(t, needsBody(gk), gk)
+		require.True(t, bodyResources.Has(schema.GroupResource{Group: gk.Group, Resource: res}), "%s as %s", gk, res)
+	}
+	require.Equal(t, len(kinds), bodyResources.Len())
+}
+
+// A cycle through a reference (a ServiceAccount owned by the Pod that runs as it) is
+// reported like any cycle; everything not on or behind it is planned.
+func TestNewPlanReferenceCycle(t *testing.T) {
+	sa := testObject("v1", "ServiceAccount", "ns", "runner", "uid-sa", nil)
+	controller := true
+	sa.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "worker", UID: "uid-pod", Controller: &controller}})
+	backup := backupOf(t, sa,
+		testObject("v1", "Pod", "ns", "worker", "uid-pod", map[string]any{"spec": map[string]any{"serviceAccountName": "runner"}}),
+		testObject("v1", "ConfigMap", "ns", "free", "uid-cm", nil),
+	)
+	plan, err := NewPlan(t.Context(), FromBytes(backup), []metav1.APIGroup{group("", "v1", "v1")})
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"resources/pods/namespaces/ns/worker.json", "resources/serviceaccounts/namespaces/ns/runner.json"}, plan.Cycle)
+	require.Equal(t, 1, plan.Restorable())
+	require.Equal(t, "free", plan.Waves[0][0].Name)
+	require.Len(t, plan.Skipped, 2)
+	for _, s := range plan.Skipped {
+		require.Equal(t, "on or behind a dependency cycle", s.Reason)
+	}
+}
