@@ -171,18 +171,28 @@
 //     apiVersion) is retried like a transient error, because a corrupt answer is far more
 //     often a proxy or a cut connection than what the API server meant; only
 //     DecodeFailureLimit (3) such reads of one object in a row make it permanent.
-//  3. Transient errors (the WithTransient function, by default Transient) are retried on the
-//     next round: 429, every 5xx and the API server's timeouts, which say "not now";
-//     connections refused, reset or closed, and answers cut short, before or in the middle
-//     of their body (an EOF, an unexpected EOF, client-go's "... when reading response
-//     body. Please retry ..." for HTTP/1.1 and HTTP/2 alike); network timeouts and a call's
-//     own deadline, client-go's rate limiter declining to wait past that deadline included.
-//     All of them may well succeed a moment later.
-//  4. Everything else is permanent and ends the object at once (and, unless WithKeepGoing,
-//     the wait): 400, 401, 403, 405, 409, 422 and the other 4xx, which say that the request
-//     as made will not succeed by repetition, and errors nobody recognizes, since retrying
-//     those until the deadline would only hide them. The item's error is the getter's
-//     error (named once in the message), its Result the last status computed.
+//  3. Transient errors (the WithTransient function, by default Transient, the project's one
+//     rule, which examples/backup and the restore use too) are retried on the next round:
+//     429, 408, every 5xx, the API server's timeouts and any answer suggesting a retry
+//     (retryAfterSeconds), which say "not now"; connections refused, reset, aborted or
+//     closed, answers cut short before or in the middle of their body (an EOF, an
+//     unexpected EOF, client-go's "... when reading response body. Please retry ..." for
+//     HTTP/1.1 and HTTP/2 alike), an HTTP/2 connection lost, a GOAWAY, an HTTP/2 stream or
+//     connection error; network timeouts that are not a context's (a dial, a TLS
+//     handshake, awaiting response headers, http.Client's Timeout). All of them may well
+//     succeed a moment later.
+//  4. A call's own context ending while the wait goes on (WithRequestTimeout, or a bound
+//     the getter sets itself; context.DeadlineExceeded, client-go's rate limiter declining
+//     to wait past the deadline) is retried on the next round too. Transient itself says
+//     false of a context's end, which is its caller's to judge: here the wait's ctx and
+//     deadline are still running, and once they end, what a call returns is dropped (see
+//     above).
+//  5. Everything else is permanent and ends the object at once (and, unless WithKeepGoing,
+//     the wait): 400, 401, 403, 405, 409, 410, 422 and the other 4xx answers, which say
+//     that the request as made will not succeed by repetition; an invalid configuration or
+//     URL; and errors nobody recognizes, since retrying those until the deadline would only
+//     hide them. The item's error is the getter's error (named once in the message), its
+//     Result the last status computed.
 //
 // Goroutines. Each call of Wait works on the calling goroutine, one request at a time, and
 // runs the progress callback there; calls may run concurrently when the getter they share

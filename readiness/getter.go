@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -100,60 +97,6 @@ func classify(err error, transient func(error) bool) errClass {
 		return errTransient
 	}
 	return errPermanent
-}
-
-// Transient reports whether err is worth retrying, because the same request may well
-// succeed a moment later. It is the default of WithTransient. Transient:
-//
-//   - answers from the API server (or a proxy) that say "not now": 429 Too Many Requests,
-//     any 5xx (500, 503, 504, ...), and the server-side timeouts (StatusReasonServerTimeout,
-//     StatusReasonTimeout);
-//   - the connection failing: refused, reset, closed, an EOF or unexpected EOF before or in
-//     the middle of an answer, an HTTP/2 connection lost, a network timeout. client-go
-//     reports a body cut short as "unexpected error when reading response body. Please
-//     retry. Original error: ..." or "stream error when reading response body ... Please
-//     retry ...": such errors are matched by that wording (client-go formats them without a
-//     type), and by io.ErrUnexpectedEOF wherever it is wrapped;
-//   - a deadline met by one call (context.DeadlineExceeded; Wait bounds each call, see
-//     WithRequestTimeout), including client-go's rate limiter declining to wait past it
-//     ("rate: Wait(n=1) would exceed context deadline", which wraps no context error).
-//
-// Everything else is permanent: 400, 401, 403, 405, 409, 410, 422 and the other 4xx say
-// that this request, as made, will not succeed by repetition (a missing permission, a bad
-// request); so are errors it does not recognize, because retrying an error nobody
-// understands until the deadline hides it. NotFound is neither: Wait waits for the object.
-func Transient(err error) bool {
-	if err == nil {
-		return false
-	}
-	if apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
-		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err) {
-		return true
-	}
-	var st apierrors.APIStatus
-	if errors.As(err, &st) && st.Status().Code >= 500 {
-		return true
-	}
-	if errors.As(err, &st) {
-		return false // another answer of the API server: permanent, whatever its text says
-	}
-	if utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) ||
-		utilnet.IsHTTP2ConnectionLost(err) || utilnet.IsTimeout(err) {
-		return true
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-		return true
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return true
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	msg := err.Error()
-	return (strings.Contains(msg, "when reading response body") && strings.Contains(msg, "Please retry")) ||
-		strings.Contains(msg, "would exceed context deadline")
 }
 
 // isDecodeError reports whether err says that an answer could not be decoded into an

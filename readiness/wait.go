@@ -67,8 +67,9 @@ func WithTimeout(d time.Duration) WaitOption {
 
 // WithRequestTimeout bounds each API call Wait makes (a GET, a LIST with all its pages, the
 // opening of a watch, not the watch's stream), so that one request hanging in flight costs
-// one retry, not the wait (Wait only). A call that runs out is a transient error, retried
-// on the next round. Default: DefaultRequestTimeout; not positive keeps the default. Like
+// one retry, not the wait (Wait only). A call that runs out while the wait goes on is
+// retried on the next round, whatever the WithTransient function says of its context
+// error. Default: DefaultRequestTimeout; not positive keeps the default. Like
 // the global deadline, it is enforced on requests in flight only with the real clock (a
 // context's deadline is real time); with another clock (WithClock) requests are bounded by
 // ctx alone.
@@ -123,7 +124,8 @@ func WithoutWatch() WaitOption {
 // WithTransient sets which getter errors are retried (Wait only). Default: Transient.
 // NotFound is never an error to this function: the object is waited for; nor is an answer
 // that could not be decoded, which Wait retries up to DecodeFailureLimit times in a row
-// whatever f says (see the package doc's "Transient and permanent errors").
+// whatever f says, nor a call's own context ending while the wait goes on, which is
+// retried (see the package doc's "Transient and permanent errors").
 func WithTransient(f func(error) bool) WaitOption {
 	return waitOption(func(c *config) { c.transient = f })
 }
@@ -598,6 +600,12 @@ func (w *waiter) observe(i int, obj *unstructured.Unstructured, err error, now t
 	it.checks++
 	var res Result
 	class := classify(err, w.cfg.transient)
+	if class == errPermanent && isContextEnd(err) {
+		// The wait goes on (tick and listGroup drop what a call returns once it ended), so
+		// the context that ended was the call's own: WithRequestTimeout, or a bound the
+		// getter set itself. The next round sends the request again.
+		class = errTransient
+	}
 	if class == errDecode {
 		it.decodes++
 		if it.decodes < DecodeFailureLimit {

@@ -50,9 +50,9 @@ func TestTransientClientGoFaults(t *testing.T) {
 		{"body cut, unexpected EOF", errBodyCutEOF, true},
 		{"body cut, reset", errBodyCutRST, true},
 		{"HTTP/2 stream reset in the body", errStreamReset, true},
-		{"rate limiter near the deadline", errRateLimited, true},
+		{"rate limiter near the deadline: the context's end", errRateLimited, false},
 		{"unexpected EOF in a url.Error", &url.Error{Op: "Get", URL: "https://x", Err: io.ErrUnexpectedEOF}, true},
-		{"deadline in a url.Error", &url.Error{Op: "Get", URL: "https://x", Err: context.DeadlineExceeded}, true},
+		{"a context's deadline in a url.Error", &url.Error{Op: "Get", URL: "https://x", Err: context.DeadlineExceeded}, false},
 		{"rate limiter burst", errors.New("rate: Wait(n=2) exceeds limiter's burst 1"), false},
 		{"a 400 that says Please retry", apierrors.NewBadRequest("unexpected error when reading response body. Please retry."), false},
 		{"410 Gone", apierrors.NewResourceExpired("too old"), false},
@@ -80,6 +80,8 @@ func scripted(answers ...any) readiness.Getter {
 	})
 }
 
+// TestWaitRetriesClientGoFaults: the faults are retried, the rate limiter's refusal (which
+// Transient leaves to the caller) included, since the wait goes on.
 func TestWaitRetriesClientGoFaults(t *testing.T) {
 	for _, err := range []error{errBodyCutEOF, errBodyCutRST, errStreamReset, errRateLimited} {
 		t.Run(err.Error(), func(t *testing.T) {

@@ -405,19 +405,19 @@ func TestTransient(t *testing.T) {
 		err  error
 		want bool
 	}{
-		"429":           {apierrors.NewTooManyRequests("x", 1), true},
-		"500":           {apierrors.NewInternalError(errors.New("x")), true},
-		"503":           {apierrors.NewServiceUnavailable("x"), true},
-		"504":           {apierrors.NewTimeoutError("x", 1), true},
-		"server 502":    {apierrors.NewGenericServerResponse(502, "get", deployGR, "x", "", 0, true), true},
-		"refused":       {fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED), true},
-		"reset":         {fmt.Errorf("read: %w", syscall.ECONNRESET), true},
-		"call deadline": {context.DeadlineExceeded, true},
-		"403":           {apierrors.NewForbidden(deployGR, "x", errors.New("x")), false},
-		"400":           {apierrors.NewBadRequest("x"), false},
-		"401":           {apierrors.NewUnauthorized("x"), false},
-		"other":         {errors.New("something"), false},
-		"nil":           {nil, false},
+		"429":          {apierrors.NewTooManyRequests("x", 1), true},
+		"500":          {apierrors.NewInternalError(errors.New("x")), true},
+		"503":          {apierrors.NewServiceUnavailable("x"), true},
+		"504":          {apierrors.NewTimeoutError("x", 1), true},
+		"server 502":   {apierrors.NewGenericServerResponse(502, "get", deployGR, "x", "", 0, true), true},
+		"refused":      {fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED), true},
+		"reset":        {fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		"ctx deadline": {context.DeadlineExceeded, false},
+		"403":          {apierrors.NewForbidden(deployGR, "x", errors.New("x")), false},
+		"400":          {apierrors.NewBadRequest("x"), false},
+		"401":          {apierrors.NewUnauthorized("x"), false},
+		"other":        {errors.New("something"), false},
+		"nil":          {nil, false},
 	} {
 		t.Run(name, func(t *testing.T) { require.Equal(t, tc.want, readiness.Transient(tc.err)) })
 	}
