@@ -77,8 +77,12 @@ func (p *Plan) addOrder(refs map[types.UID]references, prio ResourcePriorities) 
 			p.Problems = append(p.Problems, fmt.Sprintf("dependency %s -> %s: %v", d.From, d.To, err))
 		}
 	}
-	m.SetResourceOrder(manifest.ResourceOrder{First: prio.High, Last: prio.Low})
-	p.order = manifest.ResourceOrder{First: prio.High, Last: prio.Low}
+	present := sets.New[schema.GroupResource]()
+	for _, it := range m.Items() {
+		present.Insert(it.GroupResource())
+	}
+	p.order = manifest.ResourceOrder{First: resolvePriorities(prio.High, present), Last: resolvePriorities(prio.Low, present)}
+	m.SetResourceOrder(p.order)
 	for _, e := range m.OrderEdges() {
 		p.ResourceOrder = append(p.ResourceOrder, fmt.Sprintf("%s < %s", e.Before, e.After))
 	}
@@ -111,4 +115,28 @@ func (p *Plan) markReady() {
 	slices.SortFunc(p.Dependencies, func(a, b PlanDependency) int {
 		return strings.Compare(a.Item+"\x00"+a.Dependency, b.Item+"\x00"+b.Dependency)
 	})
+}
+
+// resolvePriorities names each listed resource as the backup holds it. A resource listed
+// without a group that the core group does not hold stands, as Velero resolves it through
+// discovery, for the resources of that name in every group ("customresourcedefinitions"
+// for customresourcedefinitions.apiextensions.k8s.io, "storageclasses" for
+// storageclasses.storage.k8s.io), in the order of their groups.
+func resolvePriorities(list []schema.GroupResource, present sets.Set[schema.GroupResource]) []schema.GroupResource {
+	var out []schema.GroupResource
+	for _, gr := range list {
+		if gr.Group != "" || present.Has(gr) {
+			out = append(out, gr)
+			continue
+		}
+		var named []schema.GroupResource
+		for p := range present {
+			if p.Resource == gr.Resource {
+				named = append(named, p)
+			}
+		}
+		slices.SortFunc(named, func(a, b schema.GroupResource) int { return strings.Compare(a.Group, b.Group) })
+		out = append(out, named...)
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 )
 
 // NewPlan reads the references in the objects and orders by them and by the resource
@@ -114,4 +115,14 @@ func TestNewPlanReferenceCycle(t *testing.T) {
 	for _, s := range plan.Skipped {
 		require.Equal(t, "on or behind a dependency cycle", s.Reason)
 	}
+}
+
+func TestResolvePriorities(t *testing.T) {
+	gr := schema.ParseGroupResource
+	present := sets.New(gr("customresourcedefinitions.apiextensions.k8s.io"), gr("pods"), gr("ingresses.networking.k8s.io"),
+		gr("ingresses.extensions"), gr("storageclasses.storage.k8s.io"))
+	got := resolvePriorities([]schema.GroupResource{gr("customresourcedefinitions"), gr("namespaces"), gr("pods"), gr("ingresses"),
+		gr("storageclasses.storage.k8s.io"), gr("widgets.example.com")}, present)
+	require.Equal(t, []schema.GroupResource{gr("customresourcedefinitions.apiextensions.k8s.io"), gr("pods"),
+		gr("ingresses.extensions"), gr("ingresses.networking.k8s.io"), gr("storageclasses.storage.k8s.io"), gr("widgets.example.com")}, got)
 }

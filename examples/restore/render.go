@@ -59,6 +59,9 @@ func writeText(w io.Writer, p *restore.Plan) error {
 		fmt.Fprintf(w, "  dependency cycle: %s\n", strings.Join(append(slices.Clone(p.Cycle), p.Cycle[0]), " -> "))
 	}
 
+	fmt.Fprintf(w, "  order beyond owners, Namespaces and CRDs: %s read from the objects; %s of resource priorities applied, %s not (-o json lists them)\n",
+		count(len(p.Dependencies), "reference"), count(len(p.ResourceOrder), "pair"), count(len(p.OrderConflicts), "pair"))
+
 	fmt.Fprintln(w, "\nConversions:")
 	if len(p.Conversions) == 0 {
 		fmt.Fprintln(w, "  none")
