@@ -124,9 +124,10 @@ func (r *restorer) createItem(ctx context.Context, st *itemState, data []byte) (
 	}
 	u, skip, err := r.runActions(ctx, it, gr, u, backedUp)
 	if err != nil || skip != "" {
-		st.ev.Result, st.ev.Detail = ResultSkipped, skip
+		st.ev.Result, st.ev.Detail = ResultExcluded, skip
 		return nil, err
 	}
+	r.unbindFromSkippedVolume(gr, u)
 	r.mark(u, it)
 
 	ri := r.resourceFor(it)
@@ -316,4 +317,25 @@ func ResetMetadata(u *unstructured.Unstructured, keepFinalizers bool) {
 		}
 	}
 	delete(u.Object, "status")
+}
+
+// unbindFromSkippedVolume clears a PersistentVolumeClaim's spec.volumeName when an item
+// action skipped that PersistentVolume (one with reclaim policy Delete, which the target
+// provisions again): a claim bound to a volume that will never exist would stay Pending.
+// The reference edge from the claim to its volume has decided the volume before the claim.
+func (r *restorer) unbindFromSkippedVolume(gr schema.GroupResource, u *unstructured.Unstructured) {
+	if gr != (schema.GroupResource{Resource: "persistentvolumeclaims"}) {
+		return
+	}
+	name, _, _ := unstructured.NestedString(u.Object, "spec", "volumeName")
+	if name == "" {
+		return
+	}
+	pv, ok := r.plan.manifest.Lookup(schema.GroupResource{Resource: "persistentvolumes"}, "", name)
+	if !ok {
+		return
+	}
+	if st := r.byUID[pv.UID]; st != nil && st.done() && st.ev.Result == ResultExcluded {
+		unstructured.RemoveNestedField(u.Object, "spec", "volumeName")
+	}
 }

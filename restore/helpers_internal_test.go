@@ -47,6 +47,7 @@ var testResources = map[string]string{
 	"ServiceAccount": "serviceaccounts", "Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps",
 	"Service": "services", "Job": "jobs.batch",
 	"ValidatingWebhookConfiguration": "validatingwebhookconfigurations.admissionregistration.k8s.io",
+	"PersistentVolume":               "persistentvolumes", "PersistentVolumeClaim": "persistentvolumeclaims",
 }
 
 func testObject(apiVersion, kind, ns, name, uid string, fields map[string]any) *unstructured.Unstructured {

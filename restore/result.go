@@ -23,8 +23,12 @@ const (
 	// what depends on it was skipped.
 	ResultNotReady Result = "not ready"
 	// ResultSkipped: the item was not restored because something it depends on failed or
-	// was skipped, or an ItemAction skipped it (Detail says which).
+	// was skipped.
 	ResultSkipped Result = "skipped"
+	// ResultExcluded: an ItemAction excluded the item (Output.Skip), as Velero's skip a
+	// finished Pod or Job, an APIService the API server makes, ...; Detail names the action
+	// and its reason. Not an error: what depends on the item still runs.
+	ResultExcluded Result = "excluded"
 	// ResultNotRun: the restore ended (its context) before the item could start.
 	ResultNotRun Result = "not run"
 )

@@ -138,8 +138,8 @@ func WithPreserveNodePorts(on bool) RunOption {
 //
 // Namespaces the items live in that neither the plan nor the target holds are created
 // first, as Velero does. Every planned item gets one Event (WithEvents) as it is decided.
-// The error is nil when every item was restored; otherwise it counts the items that were
-// not, and wraps manifest.Walk's error (a *manifest.WalkError, a *manifest.CycleError) and
+// The error is nil when every item was restored or excluded by an item action
+// (ResultExcluded); otherwise it counts the items that were not, and wraps manifest.Walk's error (a *manifest.WalkError, a *manifest.CycleError) and
 // ctx's. An error before any item is tried (bad options, a namespace that cannot be made)
 // comes with a nil Summary.
 func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summary, error) {
@@ -172,10 +172,7 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 		return sum, fmt.Errorf("restore: cancelled: %w", errors.Join(err, walkErr))
 	}
 	if walkErr != nil {
-		return sum, fmt.Errorf("restore: %d of %d items not restored: %w", sum.Total-sum.Restored, sum.Total, walkErr)
-	}
-	if n := sum.Total - sum.Restored; n > 0 {
-		return sum, fmt.Errorf("restore: %d of %d items not restored (skipped by an item action)", n, sum.Total)
+		return sum, fmt.Errorf("restore: %d of %d items not restored: %w", sum.Total-sum.Restored-sum.Counts[ResultExcluded], sum.Total, walkErr)
 	}
 	return sum, nil
 }
@@ -254,10 +251,14 @@ type restorer struct {
 type itemState struct {
 	it PlanItem
 
-	once sync.Once // restores the item: from the walk or as another item's additional item
-	err  error
-	ev   Event // written inside once
+	once     sync.Once // restores the item: from the walk or as another item's additional item
+	err      error
+	ev       Event       // written inside once
+	finished atomic.Bool // once has run
 }
+
+// done reports whether the item is decided; st.ev may be read once it is.
+func (st *itemState) done() bool { return st.finished.Load() }
 
 func newRestorer(plan *Plan, c Cluster, cfg *runConfig) (*restorer, error) {
 	n := plan.restorable()
@@ -300,6 +301,7 @@ func (r *restorer) restoreOnce(ctx context.Context, st *itemState) error {
 		default:
 			st.ev.Result, st.ev.Err, st.ev.UID = ResultFailed, st.err, ""
 		}
+		st.finished.Store(true)
 		r.emit(st.ev)
 	})
 	return st.err

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/backupkit/backupkit/internal/testcluster"
@@ -20,8 +21,9 @@ var (
 )
 
 // Objects as the API server returns them, which a backup holds, come back working: a Job
-// (its selector and Pod template carry its old UID) runs to completion again, a headless
-// Service stays headless.
+// (its selector and Pod template carry its old UID), backed up before it ran (suspended: a
+// completed Job is not restored, as Velero does not), is created and runs to completion,
+// a headless Service stays headless.
 func TestLiveRestoreKindsAsServed(t *testing.T) {
 	c := env.Cluster(t)
 	ns := c.Namespace(t)
@@ -29,7 +31,7 @@ func TestLiveRestoreKindsAsServed(t *testing.T) {
 	require.NoError(t, err)
 	job := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "batch/v1", "kind": "Job", "metadata": map[string]any{"name": "migrate", "namespace": ns},
-		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"restartPolicy": "Never",
+		"spec": map[string]any{"suspend": true, "template": map[string]any{"spec": map[string]any{"restartPolicy": "Never",
 			"containers": []any{map[string]any{"name": "c", "image": "registry.example/migrate:1"}}}}},
 	}}
 	headless := &unstructured.Unstructured{Object: map[string]any{
@@ -41,7 +43,10 @@ func TestLiveRestoreKindsAsServed(t *testing.T) {
 	_, err = client.Resource(servicesGVR).Namespace(ns).Create(t.Context(), headless, metav1.CreateOptions{})
 	require.NoError(t, err)
 	complete := func(u *unstructured.Unstructured) bool { return readiness.Compute(u).Status == readiness.Current }
-	served := c.WaitFor(t, jobsGVR, ns, "migrate", testcluster.DefaultWaitTimeout, "complete", complete)
+	suspended := func(u *unstructured.Unstructured) bool {
+		return readiness.Compute(u).Reason == readiness.ReasonJobSuspended
+	}
+	served := c.WaitFor(t, jobsGVR, ns, "migrate", testcluster.DefaultWaitTimeout, "suspended", suspended)
 	selector, _, _ := unstructured.NestedStringMap(served.Object, "spec", "selector", "matchLabels")
 	require.Equal(t, string(served.GetUID()), selector["batch.kubernetes.io/controller-uid"], "the API server generated the selector")
 	servedSvc, err := client.Resource(servicesGVR).Namespace(ns).Get(t.Context(), "db", metav1.GetOptions{})
@@ -55,7 +60,9 @@ func TestLiveRestoreKindsAsServed(t *testing.T) {
 	code, rep, stderr := restoreJSON(t, "--kubeconfig", writeKubeconfig(t, c.RESTConfig()), "--backup", backup, "--wait", "--wait-timeout", "60s")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, map[restore.Result]int{restore.ResultCreated: 2}, rep.Counts, stderr)
-	again := c.WaitFor(t, jobsGVR, ns, "migrate", testcluster.DefaultWaitTimeout, "complete again", complete)
+	_, err = client.Resource(jobsGVR).Namespace(ns).Patch(t.Context(), "migrate", types.MergePatchType, []byte(`{"spec":{"suspend":false}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	again := c.WaitFor(t, jobsGVR, ns, "migrate", testcluster.DefaultWaitTimeout, "complete", complete)
 	require.NotEqual(t, served.GetUID(), again.GetUID())
 	svc, err := client.Resource(servicesGVR).Namespace(ns).Get(t.Context(), "db", metav1.GetOptions{})
 	require.NoError(t, err)

@@ -160,8 +160,8 @@ func (r *report) write(w io.Writer, format string) error {
 		return err
 	}
 	c := r.Counts
-	_, err := fmt.Fprintf(w, "\nRestored %d of %d items (%d created, %d already there, %d updated); %d failed, %d not ready, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
-		r.Restored, r.Total, c[restore.ResultCreated], c[restore.ResultExists], c[restore.ResultUpdated],
+	_, err := fmt.Fprintf(w, "\nRestored %d of %d items (%d created, %d already there, %d updated); %d excluded by item actions; %d failed, %d not ready, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
+		r.Restored, r.Total, c[restore.ResultCreated], c[restore.ResultExists], c[restore.ResultUpdated], c[restore.ResultExcluded],
 		c[restore.ResultFailed], c[restore.ResultNotReady], c[restore.ResultSkipped], c[restore.ResultNotRun], r.LeftToControllers, r.Unrestorable)
 	return err
 }

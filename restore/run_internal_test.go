@@ -1,0 +1,93 @@
+package restore
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+)
+
+// fakeCluster is client-go's fake dynamic client over the kinds these tests restore.
+func fakeCluster(t *testing.T) (Cluster, *dynamicfake.FakeDynamicClient) {
+	t.Helper()
+	kinds := map[schema.GroupVersionResource]string{}
+	mapper := meta.NewDefaultRESTMapper(nil)
+	for kind, res := range testResources {
+		gr := schema.ParseGroupResource(res)
+		gvk := schema.GroupVersionKind{Group: gr.Group, Version: "v1", Kind: kind}
+		kinds[gr.WithVersion("v1")] = kind + "List"
+		scope := meta.RESTScopeNamespace
+		if kind == "Namespace" || kind == "PersistentVolume" || kind == "ValidatingWebhookConfiguration" {
+			scope = meta.RESTScopeRoot
+		}
+		mapper.AddSpecific(gvk, gr.WithVersion("v1"), gr.WithVersion("v1"), scope)
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
+	return Cluster{Dynamic: dyn, Mapper: mapper}, dyn
+}
+
+func runEvents(t *testing.T, plan *Plan, c Cluster, opts ...RunOption) (*Summary, map[string]Event, error) {
+	t.Helper()
+	var mu sync.Mutex
+	events := map[string]Event{}
+	sum, err := Run(t.Context(), plan, c, append(opts, WithEvents(func(ev Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		require.NotContains(t, events, ev.Item.Name, "one event per item")
+		events[ev.Item.Name] = ev
+	}))...)
+	return sum, events, err
+}
+
+// An item action's exclusion is reported, is no error, and what depends on the item still
+// runs; a claim bound to a volume an action excluded is unbound so the target provisions one.
+func TestRunExcludedVolumeUnbindsItsClaim(t *testing.T) {
+	pv := testObject("v1", "PersistentVolume", "", "pv-1", "uid-pv", map[string]any{"spec": map[string]any{
+		"persistentVolumeReclaimPolicy": "Delete", "capacity": map[string]any{"storage": "1Gi"},
+		"claimRef": map[string]any{"namespace": "ns", "name": "data"}}})
+	pvc := testObject("v1", "PersistentVolumeClaim", "ns", "data", "uid-pvc", map[string]any{"spec": map[string]any{"volumeName": "pv-1"}})
+	backup := backupOf(t, pv, pvc)
+	plan, err := NewPlan(t.Context(), FromBytes(backup), []metav1.APIGroup{group("", "v1", "v1")})
+	require.NoError(t, err)
+	require.Equal(t, 2, plan.Restorable())
+
+	c, dyn := fakeCluster(t)
+	sum, events, err := runEvents(t, plan, c)
+	require.NoError(t, err)
+	require.Equal(t, map[Result]int{ResultExcluded: 1, ResultCreated: 1}, sum.Counts)
+	require.Equal(t, ResultExcluded, events["pv-1"].Result)
+	require.Contains(t, events["pv-1"].Detail, "by item action backupkit.io/persistent-volume")
+	require.Equal(t, ResultCreated, events["data"].Result)
+
+	got, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}).Namespace("ns").Get(context.Background(), "data", metav1.GetOptions{})
+	require.NoError(t, err)
+	_, found, _ := unstructured.NestedString(got.Object, "spec", "volumeName")
+	require.False(t, found, "unbound from the excluded volume")
+	require.Equal(t, "uid-pvc", got.GetAnnotations()[OriginalUIDAnnotation])
+	_, err = dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumes"}).Get(context.Background(), "pv-1", metav1.GetOptions{})
+	require.Error(t, err, "the excluded volume is not created")
+}
+
+// Bad options are all reported at once, before anything is sent.
+func TestRunChecksOptions(t *testing.T) {
+	c, dyn := fakeCluster(t)
+	plan, err := NewPlan(t.Context(), FromBytes(backupOf(t, testObject("v1", "ConfigMap", "ns", "a", "uid-a", nil))), []metav1.APIGroup{group("", "v1", "v1")})
+	require.NoError(t, err)
+	_, err = Run(t.Context(), plan, c, WithName("has space"), WithParallelism(0), WithExistingPolicy("replace"), WithWaitTimeout(-1), WithActions(nil))
+	require.ErrorContains(t, err, `name "has space" is not a label value`)
+	require.ErrorContains(t, err, "parallelism 0 is below 1")
+	require.ErrorContains(t, err, `existing policy "replace"`)
+	require.ErrorContains(t, err, "wait timeout -1ns is not positive")
+	require.ErrorContains(t, err, "item action 0 is nil")
+	_, err = Run(t.Context(), nil, Cluster{})
+	require.ErrorContains(t, err, "no plan")
+	require.ErrorContains(t, err, "needs a dynamic client and a RESTMapper")
+	require.Empty(t, dyn.Actions(), "nothing sent")
+}
