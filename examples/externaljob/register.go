@@ -2,6 +2,7 @@ package externaljob
 
 import (
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/backupkit/backupkit/convert"
 )
@@ -21,11 +22,14 @@ func NewScheme() *runtime.Scheme {
 	return s
 }
 
-// Registry returns a new conversion registry holding ExternalJob, with original-version
-// tracking on. Each call returns a registry of its own.
+// Registry returns a new conversion registry holding ExternalJob, served as Resource, with
+// original-version tracking on. Each call returns a registry of its own.
 func Registry() (*convert.Registry, error) {
 	r := convert.NewRegistry()
 	if err := r.AddTyped(NewScheme(), GroupKind); err != nil {
+		return nil, err
+	}
+	if err := r.AddResource(schema.GroupResource{Group: Group, Resource: Resource}, Kind); err != nil {
 		return nil, err
 	}
 	r.SetTrackOriginalVersion(true)

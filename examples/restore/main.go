@@ -11,6 +11,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -184,30 +185,24 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 
 // connect makes the clients of the cluster to restore into and reads what planning needs
 // from it: the groups it serves, its resources, and the version priorities ConfigMap.
-func connect(ctx context.Context, cfg *rest.Config, f *flags) (restore.Cluster, []metav1.APIGroup, []restore.PlanOption, error) {
+func connect(ctx context.Context, cfg *rest.Config, f *flags) (cluster restore.Cluster, target []metav1.APIGroup, opts []restore.PlanOption, err error) {
 	d, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return restore.Cluster{}, nil, nil, fmt.Errorf("discovery client: %w", err)
+	if err == nil {
+		cluster.Mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d))
+		cluster.Dynamic, err = dynamic.NewForConfig(cfg)
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return restore.Cluster{}, nil, nil, fmt.Errorf("dynamic client: %w", err)
-	}
-	cluster := restore.Cluster{Dynamic: dyn, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d))}
-	var opts []restore.PlanOption
-	if f.priorities == "" && f.prioritiesConfigMap != "" {
-		core, err := corev1client.NewForConfig(cfg)
-		if err != nil {
-			return cluster, nil, nil, fmt.Errorf("core client: %w", err)
+	if err == nil && f.priorities == "" && f.prioritiesConfigMap != "" {
+		var core *corev1client.CoreV1Client
+		var p versionselect.Priorities
+		if core, err = corev1client.NewForConfig(cfg); err == nil {
+			ns, name, _ := strings.Cut(f.prioritiesConfigMap, "/")
+			p, err = versionselect.PrioritiesFromCluster(ctx, core, ns, name)
+			opts = append(opts, restore.WithVersionOptions(versionselect.WithPriorities(p)))
 		}
-		ns, name, _ := strings.Cut(f.prioritiesConfigMap, "/")
-		p, err := versionselect.PrioritiesFromCluster(ctx, core, ns, name)
-		if err != nil {
-			return cluster, nil, nil, err
-		}
-		opts = append(opts, restore.WithVersionOptions(versionselect.WithPriorities(p)))
 	}
-	target, err := versionselect.TargetGroups(ctx, d)
+	if err == nil {
+		target, err = versionselect.TargetGroups(ctx, d)
+	}
 	if err != nil {
 		return cluster, nil, nil, err
 	}
@@ -245,7 +240,7 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 		restore.WithName(f.restoreName), restore.WithParallelism(f.parallel), restore.WithExistingPolicy(restore.ExistingPolicy(f.existingPolicy)),
 		restore.WithWait(f.wait), restore.WithWaitTimeout(f.waitTimeout), restore.WithStatus(status...), restore.WithFinalizers(f.keepFin),
 		restore.WithEvents(func(ev restore.Event) {
-			prog.add(!ev.Result.Restored())
+			prog.add(ev.Err != nil)
 			rep.add(ev)
 		}))
 	prog.stop()
@@ -261,31 +256,19 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 // setRateLimit sets the client's rate limit: qps 0 turns client-go's (5 requests/s by
 // default) off.
 func setRateLimit(cfg *rest.Config, qps float64, burst int) {
-	if qps == 0 {
-		cfg.QPS, cfg.Burst = -1, 0
-		return
+	cfg.QPS, cfg.Burst = -1, 0
+	if qps > 0 {
+		cfg.QPS, cfg.Burst = float32(qps), max(cmp.Or(burst, int(2*qps)), 1)
 	}
-	if burst == 0 {
-		burst = int(2 * qps)
-	}
-	cfg.QPS, cfg.Burst = float32(qps), max(burst, 1)
 }
 
 // conversions returns the registry of the conversions this program knows: the ExternalJob
-// example kind, v1 and v2 to the v3 hub and back, and with builtin the conversions of
+// example kind (v1 and v2 to the v3 hub and back), and with builtin the conversions of
 // Kubernetes' own kinds from the API versions Kubernetes removed (removedapis.Register).
 func conversions(builtin bool) (*convert.Registry, error) {
 	r, err := externaljob.Registry()
-	if err != nil {
-		return nil, err
+	if err == nil && builtin {
+		err = removedapis.Register(r)
 	}
-	if err := r.AddResource(schema.GroupResource{Group: externaljob.Group, Resource: "externaljobs"}, externaljob.Kind); err != nil {
-		return nil, err
-	}
-	if builtin {
-		if err := removedapis.Register(r); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
+	return r, err
 }

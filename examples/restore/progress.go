@@ -9,42 +9,34 @@ import (
 	"github.com/backupkit/backupkit/examples/internal/tick"
 )
 
-// progressInterval is how often progress is printed: at most this many lines a second.
-const progressInterval = time.Second
-
-// progress prints, on stderr, how far the restore is: items done of the total, items per
-// second, and the time left at that rate.
+// progress prints, on stderr once a second, how far the restore is: items done of the
+// total, items per second, and the time left at that rate.
 type progress struct {
-	mu     sync.Mutex
-	w      io.Writer
-	total  int
-	done   int
-	failed int
-	start  time.Time
-	ticker *tick.Ticker
+	mu                  sync.Mutex
+	w                   io.Writer
+	total, done, failed int
+	start               time.Time
+	ticker              *tick.Ticker
 }
 
 func startProgress(w io.Writer, total int, start time.Time) *progress {
 	p := &progress{w: w, total: total, start: start}
-	p.ticker = tick.Start(progressInterval, p.print)
+	p.ticker = tick.Start(time.Second, func(now time.Time) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		fmt.Fprintln(p.w, progressLine(p.done, p.failed, p.total, now.Sub(p.start)))
+	})
 	return p
 }
 
-// add counts one item finished (created, found, or failed).
+// add counts one item decided, failed or not.
 func (p *progress) add(failed bool) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.done++
 	if failed {
 		p.failed++
 	}
-	p.mu.Unlock()
-}
-
-func (p *progress) print(now time.Time) {
-	p.mu.Lock()
-	done, failed := p.done, p.failed
-	p.mu.Unlock()
-	fmt.Fprintln(p.w, progressLine(done, failed, p.total, now.Sub(p.start)))
 }
 
 // progressLine renders one progress line, e.g.

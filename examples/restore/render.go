@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -44,14 +45,9 @@ func writeText(w io.Writer, p *restore.Plan) error {
 		for _, it := range wave {
 			counts[it.Kind]++
 		}
-		kinds := make([]string, 0, len(counts))
-		for k := range counts {
-			kinds = append(kinds, k)
-		}
-		slices.Sort(kinds)
-		parts := make([]string, len(kinds))
-		for j, k := range kinds {
-			parts[j] = fmt.Sprintf("%d %s", counts[k], k)
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(counts)) {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
 		}
 		fmt.Fprintf(w, "  wave %d: %s: %s\n", i+1, count(len(wave), "item"), strings.Join(parts, ", "))
 	}
