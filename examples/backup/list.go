@@ -180,7 +180,7 @@ func (b *backupper) list(ctx context.Context, p resourcePlan, v, ns string, fn f
 }
 
 // retry calls fn until it succeeds, fails with an error not worth retrying, or the backoff
-// runs out.
+// runs out; it waits at least as long as a server's Retry-After (retryAfterSeconds).
 func (b *backupper) retry(ctx context.Context, fn func() (*unstructured.UnstructuredList, error)) (*unstructured.UnstructuredList, error) {
 	bo := b.backoff
 	for {
@@ -188,16 +188,21 @@ func (b *backupper) retry(ctx context.Context, fn func() (*unstructured.Unstruct
 		if err == nil || !retryable(err) || bo.Steps <= 1 {
 			return l, err
 		}
-		if err := b.sleep(ctx, bo.Step()); err != nil {
+		delay := bo.Step()
+		if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
+			delay = max(delay, time.Duration(s)*time.Second) // the server's Retry-After
+		}
+		if err := b.sleep(ctx, delay); err != nil {
 			return nil, err
 		}
 	}
 }
 
 // retryable reports whether a failed listing is worth sending again: the project's one
-// transient-error rule, readiness.Transient (429, every 5xx and the API server's timeouts;
-// connections refused, reset or lost, HTTP/2 ones included; bodies cut short; network
-// timeouts). A LIST is a read, so sending it again is always harmless.
+// transient-error rule, readiness.Transient (429, 408, every 5xx, the API server's timeouts
+// and suggested retries; connections refused, reset, closed or lost, GOAWAY and HTTP/2
+// stream errors included; bodies cut short or undecodable; network timeouts, not the end
+// of ctx). A LIST is a read, so sending it again is always harmless.
 func retryable(err error) bool { return readiness.Transient(err) }
 
 // refused reports whether the server refused the listing (not allowed, gone, not listable):

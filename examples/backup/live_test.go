@@ -339,7 +339,8 @@ func TestFaultsAreRetried(t *testing.T) {
 
 	lists := func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Query().Has("limit") }
 	p, err := faultproxy.Start(cfg, faultproxy.When(lists, faultproxy.Random(11, 0.3,
-		faultproxy.ResetBeforeAnswer, faultproxy.CutBodyFIN, faultproxy.CutBodyRST, faultproxy.Status500, faultproxy.Status503, faultproxy.Status504)))
+		faultproxy.ResetBeforeAnswer, faultproxy.CutBodyFIN, faultproxy.CutBodyRST, faultproxy.Status500, faultproxy.Status503, faultproxy.Status504,
+		faultproxy.Status429, faultproxy.ForwardThenStatus503, faultproxy.ForwardThenReset, faultproxy.CorruptBody)))
 	require.NoError(t, err)
 	defer p.Close()
 
@@ -375,6 +376,33 @@ func TestFaultsAreRetried(t *testing.T) {
 	require.GreaterOrEqual(t, faults, 3, "faults injected: %v", counts)
 	require.Equal(t, wantPaths, gotPaths)
 	require.Equal(t, wantManifest, gotManifest)
+}
+
+// TestForbiddenAfterFaults: listings that first meet transient faults (a 429 with
+// Retry-After, 5xx, a cut or corrupt body) and then the API server's 403 are retried through
+// the faults and then reported as refused, never as listings that were read.
+func TestForbiddenAfterFaults(t *testing.T) {
+	c := env.Cluster(t)
+	lists := func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Query().Has("limit") }
+	p, err := faultproxy.Start(c.UnprivilegedRESTConfig(), faultproxy.When(lists, faultproxy.Sequence(
+		faultproxy.Status429, faultproxy.Status500, faultproxy.CutBodyFIN, faultproxy.CorruptBody, faultproxy.Status503)))
+	require.NoError(t, err)
+	defer p.Close()
+	tarball := filepath.Join(t.TempDir(), "backup.tar.gz")
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"--kubeconfig", writeKubeconfig(t, p.RESTConfig()), "--output", tarball,
+		"--include-resources", "configmaps", "--parallel", "1", "--retries", "8"}, &stdout, &stderr)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	require.Equal(t, 5, func() int {
+		n := 0
+		for _, k := range p.Counts() {
+			n += k
+		}
+		return n
+	}(), "every fault was met: %v", p.Counts())
+	require.Contains(t, stdout.String(), "backup: wrote 0 objects")
+	require.Contains(t, stdout.String(), "could not read 1 listings:")
+	require.Contains(t, stdout.String(), "configmaps v1 (skipped): Forbidden: ")
 }
 
 // TestStdoutAndSelector: with --output - the tarball goes to stdout and the summary to

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"syscall"
 	"testing"
 	"time"
@@ -206,6 +207,9 @@ func TestRetryableAndRefused(t *testing.T) {
 		{"not found", apierrors.NewNotFound(gr, ""), false, true},
 		{"expired", apierrors.NewResourceExpired("too old"), false, false},
 		{"bad request", apierrors.NewBadRequest("no"), false, false},
+		{"the backup's context cancelled", &url.Error{Op: "Get", URL: "https://x", Err: context.Canceled}, false, false},
+		{"the backup's deadline", &url.Error{Op: "Get", URL: "https://x", Err: context.DeadlineExceeded}, false, false},
+		{"GOAWAY", errors.New(`http2: server sent GOAWAY and closed the connection; LastStreamID=1, ErrCode=NO_ERROR, debug=""`), true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,6 +234,8 @@ func TestRetry(t *testing.T) {
 		{"two resets", []error{io.ErrUnexpectedEOF, io.ErrUnexpectedEOF}, 3, 3, []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}, false},
 		{"runs out", []error{io.ErrUnexpectedEOF, io.ErrUnexpectedEOF, io.ErrUnexpectedEOF}, 3, 3, []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}, true},
 		{"not retryable", []error{apierrors.NewBadRequest("no")}, 3, 1, nil, true},
+		{"Retry-After honoured", []error{apierrors.NewTooManyRequests("slow down", 2), io.ErrUnexpectedEOF}, 3, 3, []time.Duration{2 * time.Second, 200 * time.Millisecond}, false},
+		{"ctx ended: not retried", []error{context.Canceled}, 3, 1, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
