@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
@@ -74,8 +75,10 @@ func (r *restorer) resourceFor(it PlanItem) dynamic.ResourceInterface {
 
 // decode reads the backed-up object and converts it to the version and group planned.
 func (r *restorer) decode(ctx context.Context, it PlanItem, data []byte) (backedUp, u *unstructured.Unstructured, err error) {
+	// utiljson, as apimachinery decodes: whole numbers as int64, which the unstructured
+	// helpers (NestedInt64, ...) and item actions expect.
 	backedUp = &unstructured.Unstructured{}
-	if err := json.Unmarshal(data, &backedUp.Object); err != nil {
+	if err := utiljson.Unmarshal(data, &backedUp.Object); err != nil {
 		return nil, nil, fmt.Errorf("decoding %s: %w", it.ReadPath, err)
 	}
 	if backedUp.Object == nil {

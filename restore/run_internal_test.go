@@ -91,3 +91,51 @@ func TestRunChecksOptions(t *testing.T) {
 	require.ErrorContains(t, err, "needs a dynamic client and a RESTMapper")
 	require.Empty(t, dyn.Actions(), "nothing sent")
 }
+
+// Status is restored only for the resources WithStatus names, after the create, through
+// the status subresource; finalizers only with WithFinalizers.
+func TestRunStatusAndFinalizers(t *testing.T) {
+	dep := testObject("apps/v1", "Deployment", "ns", "web", "uid-web", map[string]any{
+		"spec":   map[string]any{"replicas": int64(2)},
+		"status": map[string]any{"readyReplicas": int64(2)}})
+	dep.SetFinalizers([]string{"example.com/keep"})
+	cm := testObject("v1", "ConfigMap", "ns", "settings", "uid-cm", map[string]any{"status": map[string]any{"odd": "yes"}})
+	backup := backupOf(t, dep, cm)
+	plan, err := NewPlan(t.Context(), FromBytes(backup), []metav1.APIGroup{group("", "v1", "v1"), group("apps", "v1", "v1")})
+	require.NoError(t, err)
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	tests := []struct {
+		name       string
+		opts       []RunOption
+		status     bool
+		finalizers []string
+	}{
+		{"defaults", nil, false, nil},
+		{"status of deployments, finalizers kept", []RunOption{WithStatus(schema.GroupResource{Group: "apps", Resource: "deployments"}), WithFinalizers(true)},
+			true, []string{"example.com/keep"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, dyn := fakeCluster(t)
+			_, _, err := runEvents(t, plan, c, tt.opts...)
+			require.NoError(t, err)
+			got, err := dyn.Resource(deployments).Namespace("ns").Get(t.Context(), "web", metav1.GetOptions{})
+			require.NoError(t, err)
+			ready, found, _ := unstructured.NestedInt64(got.Object, "status", "readyReplicas")
+			require.Equal(t, tt.status, found)
+			if tt.status {
+				require.EqualValues(t, 2, ready)
+				var updated bool
+				for _, a := range dyn.Actions() {
+					updated = updated || (a.GetVerb() == "update" && a.GetSubresource() == "status")
+				}
+				require.True(t, updated, "written through the status subresource")
+			}
+			require.Equal(t, tt.finalizers, got.GetFinalizers())
+			other, err := dyn.Resource(configMaps).Namespace("ns").Get(t.Context(), "settings", metav1.GetOptions{})
+			require.NoError(t, err)
+			require.NotContains(t, other.Object, "status", "only the resources named")
+		})
+	}
+}
