@@ -56,11 +56,13 @@ unit-newest: testbin
 	echo "unit-newest: testing with" $$($(GO) list -modfile="$$tmp/go.mod" -m k8s.io/api k8s.io/apimachinery k8s.io/client-go k8s.io/utils); \
 	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" $(GO) test -modfile="$$tmp/go.mod" -count=1 ./...
 
-fuzz-short:
-	FUZZTIME=$(FUZZTIME_SHORT) bash hack/fuzz.sh
+# Packages whose tests start a test cluster in TestMain (readiness, restore) start it for their
+# fuzz targets too: the binaries are passed as for the unit tests.
+fuzz-short: testbin
+	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" FUZZTIME=$(FUZZTIME_SHORT) bash hack/fuzz.sh
 
-fuzz:
-	FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh
+fuzz: testbin
+	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh
 
 bench:
 	bash hack/bench.sh
