@@ -14,6 +14,9 @@ import (
 	"github.com/backupkit/backupkit/convert"
 	"github.com/backupkit/backupkit/convert/converttest"
 	"github.com/backupkit/backupkit/examples/externaljob"
+	jobv1 "github.com/backupkit/backupkit/examples/externaljob/v1"
+	jobv2 "github.com/backupkit/backupkit/examples/externaljob/v2"
+	jobv3 "github.com/backupkit/backupkit/examples/externaljob/v3"
 )
 
 var (
@@ -46,22 +49,22 @@ func objectMeta(t *rapid.T) metav1.ObjectMeta {
 }
 
 var (
-	genV1 = rapid.Custom(func(t *rapid.T) *externaljob.V1 {
-		return &externaljob.V1{ObjectMeta: objectMeta(t),
-			Spec:   externaljob.V1Spec{RunAt: runAt.Draw(t, "runAt"), Command: command.Draw(t, "command")},
-			Status: externaljob.V1Status{Phase: phase.Draw(t, "phase")}}
+	genV1 = rapid.Custom(func(t *rapid.T) *jobv1.ExternalJob {
+		return &jobv1.ExternalJob{ObjectMeta: objectMeta(t),
+			Spec:   jobv1.ExternalJobSpec{RunAt: runAt.Draw(t, "runAt"), Command: command.Draw(t, "command")},
+			Status: jobv1.ExternalJobStatus{Phase: phase.Draw(t, "phase")}}
 	})
-	genV2 = rapid.Custom(func(t *rapid.T) *externaljob.V2 {
-		return &externaljob.V2{ObjectMeta: objectMeta(t),
-			Spec: externaljob.V2Spec{Schedule: schedule.Draw(t, "schedule"), DeadlineSeconds: rapid.Int64Range(0, 86400).Draw(t, "deadline"),
+	genV2 = rapid.Custom(func(t *rapid.T) *jobv2.ExternalJob {
+		return &jobv2.ExternalJob{ObjectMeta: objectMeta(t),
+			Spec: jobv2.ExternalJobSpec{Schedule: schedule.Draw(t, "schedule"), DeadlineSeconds: rapid.Int64Range(0, 86400).Draw(t, "deadline"),
 				Command: command.Draw(t, "command")},
-			Status: externaljob.V2Status{Phase: phase.Draw(t, "phase")}}
+			Status: jobv2.ExternalJobStatus{Phase: phase.Draw(t, "phase")}}
 	})
-	genV3 = rapid.Custom(func(t *rapid.T) *externaljob.V3 {
-		return &externaljob.V3{ObjectMeta: objectMeta(t),
-			Spec: externaljob.V3Spec{Schedule: schedule.Draw(t, "schedule"), DeadlineSeconds: rapid.Int64Range(0, 86400).Draw(t, "deadline"),
+	genV3 = rapid.Custom(func(t *rapid.T) *jobv3.ExternalJob {
+		return &jobv3.ExternalJob{ObjectMeta: objectMeta(t),
+			Spec: jobv3.ExternalJobSpec{Schedule: schedule.Draw(t, "schedule"), DeadlineSeconds: rapid.Int64Range(0, 86400).Draw(t, "deadline"),
 				Retries: rapid.Int32Range(0, 10).Draw(t, "retries"), Command: command.Draw(t, "command")},
-			Status: externaljob.V3Status{Phase: phase.Draw(t, "phase"), Attempts: rapid.Int32Range(0, 20).Draw(t, "attempts")}}
+			Status: jobv3.ExternalJobStatus{Phase: phase.Draw(t, "phase"), Attempts: rapid.Int32Range(0, 20).Draw(t, "attempts")}}
 	})
 )
 

@@ -5,13 +5,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/backupkit/backupkit/convert"
+	v1 "github.com/backupkit/backupkit/examples/externaljob/v1"
+	v2 "github.com/backupkit/backupkit/examples/externaljob/v2"
+	v3 "github.com/backupkit/backupkit/examples/externaljob/v3"
 )
 
 // AddToScheme registers the three versions of ExternalJob in s.
 func AddToScheme(s *runtime.Scheme) error {
-	s.AddKnownTypeWithName(GroupKind.WithVersion("v1"), &V1{})
-	s.AddKnownTypeWithName(GroupKind.WithVersion("v2"), &V2{})
-	s.AddKnownTypeWithName(GroupKind.WithVersion("v3"), &V3{})
+	s.AddKnownTypeWithName(GroupKind.WithVersion("v1"), &v1.ExternalJob{})
+	s.AddKnownTypeWithName(GroupKind.WithVersion("v2"), &v2.ExternalJob{})
+	s.AddKnownTypeWithName(GroupKind.WithVersion("v3"), &v3.ExternalJob{})
 	return nil
 }
 
