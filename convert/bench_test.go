@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/backupkit/backupkit/convert"
@@ -111,4 +112,34 @@ func BenchmarkPartial(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkVersionedSpec compares, for a typed object whose status holds 500 conditions,
+// converting the whole object to its original version (ConvertObject) with converting
+// only its spec there (GetVersionedSpec), as a controller sending the spec an author wrote
+// to an API does: an object read at the hub, v3, created at v1 or at v2.
+func BenchmarkVersionedSpec(b *testing.B) {
+	r := valveRegistry(b)
+	ctx := context.Background()
+	for _, original := range []string{"v1", "v2"} {
+		obj := withOriginal(&ValveV3{
+			ObjectMeta: metav1.ObjectMeta{Name: "valve", Namespace: "plant", Labels: map[string]string{"app": "plant"}},
+			Spec:       ValveV3Spec{Percent: 40, Rate: 3},
+			Status:     ValveV3Status{conditions(500)},
+		}, original)
+		b.Run("original="+original+"/whole", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := r.ConvertObject(ctx, obj, original); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("original="+original+"/spec", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := r.GetVersionedSpec(obj); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
