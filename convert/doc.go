@@ -57,6 +57,27 @@
 // read at the hub, back to that version in one call, so a restore can recreate it as its
 // author wrote it.
 //
+// An object created at the hub is different: the API server stores it as it came, without
+// a conversion, so the webhook never sees it on its way in and no record is stored. Read
+// at the hub it has none: ToOriginalVersion fails with ErrNoOriginalVersion, and
+// OriginalGVK takes the object's own version, the hub, which is right for it. Read at a
+// spoke, the webhook converts it from the hub and the object returned records the hub; the
+// stored object gets that record when a client of a spoke writes it back with its
+// annotations (an update of what it read, or a patch). A client that replaces the
+// annotations when it writes replaces the record too, as it would any annotation.
+//
+// # Converting a spec or a status alone
+//
+// Azure Service Operator's design, for kinds with Go types: every version's type is a
+// Resource, whose spec and status (ConvertibleSpec, ConvertibleStatus) convert to and from
+// the hub's apart from the rest of the object. GetVersionedSpec returns an object's spec at
+// its original version (OriginalGVK), to send to an API that speaks that version, without
+// converting the status; NewEmptyVersionedStatus and SetVersionedStatus take a status read
+// back at that version into the object; GetVersionedStatus completes the set. A part has
+// no metadata and so no property bag: what the target version cannot hold is dropped.
+// BenchmarkVersionedSpec compares converting the spec alone with converting an object
+// whose status holds 500 conditions.
+//
 // # Webhook
 //
 // NewWebhookHandler serves apiextensions.k8s.io ConversionReview v1 and v1beta1 (the wire

@@ -2,6 +2,7 @@ package externaljob_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,4 +51,53 @@ func Example() {
 	// {Schedule:0 3 * * * DeadlineSeconds:600 Retries:2 Command:[backup]}
 	// map[convert.backupkit.io/original-version:v3]
 	// {RunAt:2026-07-01T00:00:00Z Command:[]} <nil>
+}
+
+// A controller reads every ExternalJob at the hub, v3, but drives an external scheduler
+// that speaks the version each job was written in: it sends the spec at the job's
+// original version, converting only the spec, and takes the status the scheduler reports,
+// at that version, back into the hub object.
+func Example_controller() {
+	r, err := externaljob.Registry()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// As read from the API server: created at v1, stored at v3 with its original version.
+	job := &jobv3.ExternalJob{
+		ObjectMeta: metav1.ObjectMeta{Name: "once", Namespace: "jobs",
+			Annotations: map[string]string{convert.OriginalVersionAnnotation: "v1"}},
+		Spec: jobv3.ExternalJobSpec{Schedule: "@at 2026-07-01T00:00:00Z", Command: []string{"backup"}},
+	}
+	gvk, err := r.OriginalGVK(job)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	spec, err := r.GetVersionedSpec(job)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	body, _ := json.Marshal(spec)
+	fmt.Println("send to the", gvk.Version, "scheduler:", string(body))
+
+	// The scheduler answers with a v1 status.
+	status, err := r.NewEmptyVersionedStatus(job)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := json.Unmarshal([]byte(`{"phase":"Running"}`), status); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := r.SetVersionedStatus(job, status); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%T %+v\n", status, job.Status)
+	// Output:
+	// send to the v1 scheduler: {"runAt":"2026-07-01T00:00:00Z","command":["backup"]}
+	// *v1.ExternalJobStatus {Phase:Running Attempts:0}
 }

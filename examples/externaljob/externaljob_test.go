@@ -76,6 +76,46 @@ func TestRoundTripV2(t *testing.T) {
 	converttest.CheckRoundTrip(t, genV2, genV3)
 }
 
+// Each spoke's spec and status, converted alone, come back from the hub as they were.
+func TestPartsRoundTrip(t *testing.T) {
+	t.Run("v1", func(t *testing.T) { converttest.CheckPartsRoundTrip[*jobv1.ExternalJob, *jobv3.ExternalJob](t, genV1) })
+	t.Run("v2", func(t *testing.T) { converttest.CheckPartsRoundTrip[*jobv2.ExternalJob, *jobv3.ExternalJob](t, genV2) })
+}
+
+// Through every version and original version, a spec or status converted alone to the
+// original version is that of the whole object converted there (no property bag aside).
+func TestVersionedPartsAgree(t *testing.T) {
+	r, err := externaljob.Registry()
+	require.NoError(t, err)
+	rapid.Check(t, func(t *rapid.T) {
+		var obj convert.Resource
+		switch rapid.SampledFrom([]string{"v1", "v2", "v3"}).Draw(t, "version") {
+		case "v1":
+			obj = genV1.Draw(t, "v1")
+		case "v2":
+			obj = genV2.Draw(t, "v2")
+		default:
+			obj = genV3.Draw(t, "v3")
+		}
+		original := rapid.SampledFrom([]string{"v1", "v2", "v3"}).Draw(t, "original")
+		convert.RecordOriginalVersion(obj, original)
+		whole, err := r.ConvertObject(context.Background(), obj, original)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, err := r.GetVersionedSpec(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		require.Equal(t, whole.(convert.Resource).GetSpec(), spec)
+		status, err := r.GetVersionedStatus(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		require.Equal(t, whole.(convert.Resource).GetStatus(), status)
+	})
+}
+
 // TestRegistryRoundTrips goes through the registry, unstructured in and out as a restore
 // does: every version to every other and back to where it started, and to the original
 // version in one call.
