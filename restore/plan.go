@@ -27,8 +27,9 @@ type Plan struct {
 	Conversions   []Conversion   `json:"conversions"`
 	Skipped       []Skipped      `json:"skipped"`
 	// LeftToControllers are what their makers make again, so the plan does not: Pods whose
-	// controller (a ReplicaSet, StatefulSet, DaemonSet or Job) the plan restores, as a Pod
-	// the restore made beside the controller's would be deleted as one too many; the
+	// controller (a ReplicaSet, StatefulSet, DaemonSet or Job) the plan restores, or leaves
+	// to its own restored controller (the Pods of a Deployment's current ReplicaSet), as a
+	// Pod the restore made beside the controller's would be deleted as one too many; the
 	// current ReplicaSet of a restored Deployment and the ControllerRevisions of a restored
 	// StatefulSet or DaemonSet, which their controllers make under the same names; and the
 	// APIServices, IPAddresses, Endpoints and EndpointSlices the API server and the
@@ -237,13 +238,18 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts) {
 		}
 	}
 	placed := 0
-	restored := sets.New[types.UID]() // the restored items that make others again (remakers)
+	// The controllers that make others again (remakers) and will be in the target: restored,
+	// or left to their own restored controller.
+	restored := sets.New[types.UID]()
 	for _, wave := range waves {
 		var out []PlanItem
 		for _, it := range wave {
 			placed++
-			if why := leftToControllers(it, p.manifest, restored); why != "" {
+			if why, byOwner := leftToControllers(it, p.manifest, restored); why != "" {
 				p.LeftToControllers = append(p.LeftToControllers, Skipped{it.String(), why})
+				if byOwner && remakers.Has(schema.GroupKind{Group: it.Group, Kind: it.Kind}) {
+					restored.Insert(it.UID)
+				}
 				continue
 			}
 			pi, why := planItem(it, byKey[it.GroupResource().String()], facts)
@@ -319,13 +325,13 @@ var managedBy = []struct {
 
 // leftToControllers says why the plan leaves the item to what makes it, or "" when the plan
 // restores it: an object labelled as one the API server or a controller makes (managedBy);
-// an object whose controller, restored in an earlier wave (restored), makes it again from
-// its own spec (remade).
-func leftToControllers(it *manifest.Item, m *manifest.Manifest, restored sets.Set[types.UID]) string {
+// an object whose controller, in the target from an earlier wave on (restored), makes it
+// again from its own spec (remade); byOwner says it is the latter.
+func leftToControllers(it *manifest.Item, m *manifest.Manifest, restored sets.Set[types.UID]) (why string, byOwner bool) {
 	gk := schema.GroupKind{Group: it.Group, Kind: it.Kind}
 	for _, mb := range managedBy {
 		if v, ok := it.Labels[mb.label]; ok && mb.gk == gk && (mb.value == "" || v == mb.value) {
-			return fmt.Sprintf("made by %s (%s=%s)", mb.maker, mb.label, v)
+			return fmt.Sprintf("made by %s (%s=%s)", mb.maker, mb.label, v), false
 		}
 	}
 	for _, ref := range it.OwnerReferences {
@@ -337,10 +343,10 @@ func leftToControllers(it *manifest.Item, m *manifest.Manifest, restored sets.Se
 			continue
 		}
 		if why := remade(it, owner); why != "" {
-			return why + " " + owner.String()
+			return why + " " + owner.String(), true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // deploymentRevision is the annotation by which a Deployment and its ReplicaSets number

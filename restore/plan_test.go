@@ -229,7 +229,7 @@ func TestPlanIngressInBothGroups(t *testing.T) {
 
 // What a restored controller makes again under the same name is left to it: a Deployment's
 // current ReplicaSet (not the older ones), a StatefulSet's and a DaemonSet's
-// ControllerRevisions, the Pods of a ReplicaSet; not what a non-controller owner or an
+// ControllerRevisions, the Pods of a ReplicaSet, restored or itself left to its Deployment; not what a non-controller owner or an
 // owner the plan does not restore owns.
 func TestPlanLeavesRemadeObjects(t *testing.T) {
 	target := []metav1.APIGroup{group("", "v1", "v1"), group("apps", "v1", "v1")}
@@ -254,6 +254,8 @@ func TestPlanLeavesRemadeObjects(t *testing.T) {
 			apps("controllerrevisions", "ControllerRevision", "agent-1", "agent", nil),
 			apps("controllerrevisions", "ControllerRevision", "stray", "gone", nil),
 			{resource: "pods", kind: "Pod", namespace: "ns", name: "web-2-a", dirs: []string{"", "v1-preferredversion"}, owner: "web-2"},
+			{resource: "pods", kind: "Pod", namespace: "ns", name: "web-3-a", dirs: []string{"", "v1-preferredversion"}, owner: "web-3"},
+			{resource: "pods", kind: "Pod", namespace: "ns", name: "lone-a", dirs: []string{"", "v1-preferredversion"}, owner: "lone-gone"},
 		},
 	}
 	plan := mustPlan(t, f.index(t), target, nil)
@@ -266,6 +268,8 @@ func TestPlanLeavesRemadeObjects(t *testing.T) {
 		"resources/controllerrevisions.apps/namespaces/ns/db-1.json":    "made again by its controller resources/statefulsets.apps/namespaces/ns/db.json",
 		"resources/controllerrevisions.apps/namespaces/ns/agent-1.json": "made again by its controller resources/daemonsets.apps/namespaces/ns/agent.json",
 		"resources/pods/namespaces/ns/web-2-a.json":                     "made again by its controller resources/replicasets.apps/namespaces/ns/web-2.json",
+		// Its ReplicaSet is left to the Deployment, which makes it again, and it makes the Pod.
+		"resources/pods/namespaces/ns/web-3-a.json": "made again by its controller resources/replicasets.apps/namespaces/ns/web-3.json",
 	}, left)
 	var planned []string
 	for _, w := range plan.Waves {
@@ -273,5 +277,5 @@ func TestPlanLeavesRemadeObjects(t *testing.T) {
 			planned = append(planned, it.Name())
 		}
 	}
-	require.ElementsMatch(t, []string{"web", "web-2", "lone", "db", "agent", "stray"}, planned)
+	require.ElementsMatch(t, []string{"web", "web-2", "lone", "db", "agent", "stray", "lone-a"}, planned)
 }
