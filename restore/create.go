@@ -66,9 +66,9 @@ func (r *restorer) retry(ctx context.Context, req func() error) (int, error) {
 
 // resourceFor returns the client for an item's resource at the version to create.
 func (r *restorer) resourceFor(it PlanItem) dynamic.ResourceInterface {
-	gvr := schema.GroupVersionResource{Group: it.Group, Version: it.Version, Resource: it.Resource}
-	if it.Namespace != "" {
-		return r.c.Dynamic.Resource(gvr).Namespace(it.Namespace)
+	gvr := schema.GroupVersionResource{Group: it.Group(), Version: it.Version(), Resource: it.Resource()}
+	if it.Namespace() != "" {
+		return r.c.Dynamic.Resource(gvr).Namespace(it.Namespace())
 	}
 	return r.c.Dynamic.Resource(gvr)
 }
@@ -79,26 +79,26 @@ func (r *restorer) decode(ctx context.Context, it PlanItem, data []byte) (backed
 	// helpers (NestedInt64, ...) and item actions expect.
 	backedUp = &unstructured.Unstructured{}
 	if err := utiljson.Unmarshal(data, &backedUp.Object); err != nil {
-		return nil, nil, fmt.Errorf("decoding %s: %w", it.ReadPath, err)
+		return nil, nil, fmt.Errorf("decoding %s: %w", it.ReadPath(), err)
 	}
 	if backedUp.Object == nil {
-		return nil, nil, fmt.Errorf("decoding %s: not a JSON object", it.ReadPath)
+		return nil, nil, fmt.Errorf("decoding %s: not a JSON object", it.ReadPath())
 	}
 	u = backedUp.DeepCopy()
-	if it.SourceGroup != "" {
+	if it.SourceGroup() != "" {
 		moved, ok := removedapis.Regroup(u)
 		if !ok {
-			return nil, nil, fmt.Errorf("%s: %s %s cannot move to group %s", it.ReadPath, u.GetAPIVersion(), u.GetKind(), it.Group)
+			return nil, nil, fmt.Errorf("%s: %s %s cannot move to group %s", it.ReadPath(), u.GetAPIVersion(), u.GetKind(), it.Group())
 		}
 		u = moved
 	}
-	if it.SourceVersion != it.Version {
+	if it.SourceVersion() != it.Version() {
 		if r.plan.converter == nil {
-			return nil, nil, fmt.Errorf("%s: planned for conversion from %s to %s, and the plan has no converter", it.ReadPath, it.SourceVersion, it.Version)
+			return nil, nil, fmt.Errorf("%s: planned for conversion from %s to %s, and the plan has no converter", it.ReadPath(), it.SourceVersion(), it.Version())
 		}
-		converted, err := r.plan.converter.Convert(ctx, u, it.Version)
+		converted, err := r.plan.converter.Convert(ctx, u, it.Version())
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", it.ReadPath, err)
+			return nil, nil, fmt.Errorf("%s: %w", it.ReadPath(), err)
 		}
 		u = converted
 	}
@@ -109,14 +109,14 @@ func (r *restorer) decode(ctx context.Context, it PlanItem, data []byte) (backed
 // the target owns, points its ownerReferences at the owners' UIDs in the target, runs the
 // item actions and creates it; an object that already exists is this run's own (a retried
 // create), an earlier run's, or handled by the existing policy. It returns the object in
-// the target, or nil when an action skipped the item; st.ev says what happened.
-func (r *restorer) createItem(ctx context.Context, st *itemState, data []byte) (*unstructured.Unstructured, error) {
-	it := st.it
+// the target, or nil when an action skipped the item; ev says what happened.
+func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*unstructured.Unstructured, error) {
+	it := ev.Item
 	backedUp, u, err := r.decode(ctx, it, data)
 	if err != nil {
 		return nil, err
 	}
-	gr := schema.GroupResource{Group: it.Group, Resource: it.Resource}
+	gr := schema.GroupResource{Group: it.Group(), Resource: it.Resource()}
 	var status any
 	if r.cfg.status[gr] {
 		status = u.Object["status"]
@@ -127,7 +127,7 @@ func (r *restorer) createItem(ctx context.Context, st *itemState, data []byte) (
 	}
 	u, skip, err := r.runActions(ctx, it, gr, u, backedUp)
 	if err != nil || skip != "" {
-		st.ev.Result, st.ev.Detail = ResultExcluded, skip
+		ev.Result, ev.Detail = ResultExcluded, skip
 		return nil, err
 	}
 	r.unbindFromSkippedVolume(gr, u)
@@ -141,47 +141,47 @@ func (r *restorer) createItem(ctx context.Context, st *itemState, data []byte) (
 		return err
 	})
 	if err == nil {
-		st.ev.Result = ResultCreated
+		ev.Result = ResultCreated
 		return r.restoreStatus(ctx, ri, created, status, it)
 	}
 	if !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("creating %s after %d attempts: %w", it.Item, attempts, err)
+		return nil, fmt.Errorf("creating %s after %d attempts: %w", it.Item(), attempts, err)
 	}
 	var existing *unstructured.Unstructured
 	if _, err := r.retry(ctx, func() error {
 		var err error
-		existing, err = ri.Get(ctx, it.Name, metav1.GetOptions{})
+		existing, err = ri.Get(ctx, it.Name(), metav1.GetOptions{})
 		return err
 	}); err != nil {
-		return nil, fmt.Errorf("%s already exists, and reading it failed: %w", it.Item, err)
+		return nil, fmt.Errorf("%s already exists, and reading it failed: %w", it.Item(), err)
 	}
-	if ours := existing.GetLabels()[RestoreNameLabel] == r.cfg.name && existing.GetAnnotations()[OriginalUIDAnnotation] == it.UID; ours {
+	if ours := existing.GetLabels()[RestoreNameLabel] == r.cfg.name && existing.GetAnnotations()[OriginalUIDAnnotation] == string(it.UID()); ours {
 		if existing.GetAnnotations()[RunAnnotation] == r.runID {
-			st.ev.Result, st.ev.Detail = ResultCreated, DetailConfirmedByRetry
+			ev.Result, ev.Detail = ResultCreated, DetailConfirmedByRetry
 			return r.restoreStatus(ctx, ri, existing, status, it)
 		}
-		st.ev.Result, st.ev.Detail = ResultExists, DetailEarlierRun
+		ev.Result, ev.Detail = ResultExists, DetailEarlierRun
 		return existing, nil
 	}
 	if r.cfg.policy != PolicyUpdate {
-		st.ev.Result, st.ev.Detail = ResultExists, DetailLeftAsFound
+		ev.Result, ev.Detail = ResultExists, DetailLeftAsFound
 		return existing, nil
 	}
 	patch, err := json.Marshal(u.Object)
 	if err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", it.Item, err)
+		return nil, fmt.Errorf("encoding %s: %w", it.Item(), err)
 	}
 	var updated *unstructured.Unstructured
 	if _, err := r.retry(ctx, func() error {
 		var err error
-		updated, err = ri.Patch(ctx, it.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		updated, err = ri.Patch(ctx, it.Name(), types.MergePatchType, patch, metav1.PatchOptions{})
 		return err
 	}); err != nil {
 		// Velero's update policy: a failed update leaves the object as found, with a warning.
-		st.ev.Result, st.ev.Detail = ResultExists, fmt.Sprintf("update failed, left as found: %v", err)
+		ev.Result, ev.Detail = ResultExists, fmt.Sprintf("update failed, left as found: %v", err)
 		return existing, nil
 	}
-	st.ev.Result, st.ev.Detail = ResultUpdated, DetailUpdatedToBackedUp
+	ev.Result, ev.Detail = ResultUpdated, DetailUpdatedToBackedUp
 	return updated, nil
 }
 
@@ -197,7 +197,7 @@ func (r *restorer) mark(u *unstructured.Unstructured, it PlanItem) {
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[OriginalUIDAnnotation] = it.UID
+	annotations[OriginalUIDAnnotation] = string(it.UID())
 	annotations[RunAnnotation] = r.runID
 	u.SetAnnotations(annotations)
 }
@@ -215,7 +215,7 @@ func (r *restorer) restoreStatus(ctx context.Context, ri dynamic.ResourceInterfa
 		updated, err = ri.UpdateStatus(ctx, withStatus, metav1.UpdateOptions{})
 		return err
 	}); err != nil {
-		return nil, fmt.Errorf("%s created, and restoring its status failed: %w", it.Item, err)
+		return nil, fmt.Errorf("%s created, and restoring its status failed: %w", it.Item(), err)
 	}
 	return updated, nil
 }
@@ -224,12 +224,12 @@ func (r *restorer) restoreStatus(ctx context.Context, ri dynamic.ResourceInterfa
 // to create, or the reason an action skipped it.
 func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupResource, u, backedUp *unstructured.Unstructured) (*unstructured.Unstructured, string, error) {
 	for _, a := range r.cfg.actions {
-		if !a.AppliesTo().Matches(gr, it.Namespace, u.GetLabels()) {
+		if !a.AppliesTo().Matches(gr, it.Namespace(), u.GetLabels()) {
 			continue
 		}
 		out, err := a.Execute(ctx, &Input{Item: u, ItemFromBackup: backedUp, Resource: gr, Restore: &r.cfg.info})
 		if err != nil {
-			return nil, "", &ActionError{Action: a.Name(), Item: it.Item, UID: types.UID(it.UID), Err: err}
+			return nil, "", &ActionError{Action: a.Name(), Item: it.Item(), UID: it.UID(), Err: err}
 		}
 		if out == nil {
 			continue
@@ -241,7 +241,7 @@ func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupR
 			u = out.Item
 		}
 		if err := r.additionalItems(ctx, it, out); err != nil {
-			return nil, "", &ActionError{Action: a.Name(), Item: it.Item, UID: types.UID(it.UID), Err: err}
+			return nil, "", &ActionError{Action: a.Name(), Item: it.Item(), UID: it.UID(), Err: err}
 		}
 	}
 	return u, "", nil
@@ -255,25 +255,26 @@ func (r *restorer) additionalItems(ctx context.Context, it PlanItem, out *Output
 		if !ok {
 			continue // not in the backup
 		}
-		st := r.byUID[mi.UID]
-		if st == nil || st.it.UID == it.UID || inChain(ctx, mi.UID) {
+		i, planned := r.index[mi]
+		if !planned || mi.UID == it.UID() || inChain(ctx, mi.UID) {
 			continue // not restored by the plan, or already being restored up the chain
 		}
-		if err := r.restoreOnce(withChain(ctx, types.UID(it.UID)), st); err != nil {
+		if err := r.restoreOnce(withChain(ctx, it.UID()), i); err != nil {
 			return fmt.Errorf("additional item %s: %w", ref, err)
 		}
-		if !out.WaitForAdditionalItems || st.ev.UID == "" {
+		if !out.WaitForAdditionalItems || !r.states[i].inTarget {
 			continue
 		}
+		add := r.item(i)
 		timeout := out.AdditionalItemsReadyTimeout
 		if timeout <= 0 {
 			timeout = r.cfg.waitTimeout
 		}
 		obj := &unstructured.Unstructured{}
-		obj.SetAPIVersion(schema.GroupVersion{Group: st.it.Group, Version: st.it.Version}.String())
-		obj.SetKind(st.it.Kind)
-		obj.SetNamespace(st.it.Namespace)
-		obj.SetName(st.it.Name)
+		obj.SetAPIVersion(schema.GroupVersion{Group: add.Group(), Version: add.Version()}.String())
+		obj.SetKind(add.Kind())
+		obj.SetNamespace(add.Namespace())
+		obj.SetName(add.Name())
 		obj.Object["status"] = map[string]any{} // not known: Compute does not call it ready
 		if err := r.waitReady(ctx, obj, timeout); err != nil {
 			return fmt.Errorf("additional item %s: %w", ref, err)
@@ -338,7 +339,7 @@ func (r *restorer) unbindFromSkippedVolume(gr schema.GroupResource, u *unstructu
 	if !ok {
 		return
 	}
-	if st := r.byUID[pv.UID]; st != nil && st.done() && st.ev.Result == ResultExcluded {
+	if i, planned := r.index[pv]; planned && r.states[i].decided.Load() && results[r.states[i].result] == ResultExcluded {
 		unstructured.RemoveNestedField(u.Object, "spec", "volumeName")
 	}
 }

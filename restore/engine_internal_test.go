@@ -97,27 +97,37 @@ func streamBackup(t *testing.T, n int) ([]byte, []string, map[string][]byte) {
 	return b, paths, want
 }
 
+// streamPaths streams the items at paths, numbered in that order.
+func streamPaths(ctx context.Context, src Source, paths []string, budget int64) *itemStream {
+	num := map[string]int32{}
+	for i, p := range paths {
+		num[p] = int32(i)
+	}
+	locate := func(ref archive.ItemRef) (int32, bool) { i, ok := num[ref.Path]; return i, ok }
+	return streamItems(ctx, src, archive.Limits{}, len(paths), locate, func(i int32) string { return paths[i] }, budget)
+}
+
 // The second pass hands each planned item's bytes over once, exactly as a Scan reads them.
 func TestItemStream(t *testing.T) {
 	b, paths, want := streamBackup(t, 20)
-	s := streamItems(t.Context(), FromBytes(b), paths, maxReadAhead)
+	s := streamPaths(t.Context(), FromBytes(b), paths, maxReadAhead)
 	defer s.close()
-	for _, p := range paths {
-		got, err := s.take(t.Context(), p)
+	for i, p := range paths {
+		got, err := s.take(t.Context(), int32(i))
 		require.NoError(t, err)
 		require.Equal(t, want[p], got, p)
 	}
-	_, err := s.take(t.Context(), paths[0])
+	_, err := s.take(t.Context(), 0)
 	require.EqualError(t, err, paths[0]+" taken twice")
-	_, err = s.take(t.Context(), "resources/nothing/cluster/x.json")
-	require.EqualError(t, err, "resources/nothing/cluster/x.json is not a planned item")
+	_, err = s.take(t.Context(), int32(len(paths)))
+	require.EqualError(t, err, fmt.Sprintf("item %d is not a planned item", len(paths)))
 
 	// A backup cut short: the items it no longer holds fail, naming the item and the cause.
-	s2 := streamItems(t.Context(), FromBytes(b[:len(b)/2]), paths, maxReadAhead)
+	s2 := streamPaths(t.Context(), FromBytes(b[:len(b)/2]), paths, maxReadAhead)
 	defer s2.close()
 	failed := 0
-	for _, p := range paths {
-		if _, err := s2.take(t.Context(), p); err != nil {
+	for i, p := range paths {
+		if _, err := s2.take(t.Context(), int32(i)); err != nil {
 			failed++
 			require.ErrorContains(t, err, "reading "+p+" from the backup: ")
 		}
@@ -133,30 +143,32 @@ func TestItemStreamReadAhead(t *testing.T) {
 	for _, d := range want {
 		largest = max(largest, len(d))
 	}
-	s := streamItems(t.Context(), FromBytes(b), paths, 1)
-	for _, p := range paths {
-		_, err := s.take(t.Context(), p)
+	s := streamPaths(t.Context(), FromBytes(b), paths, 1)
+	for i, p := range paths {
+		_, err := s.take(t.Context(), int32(i))
 		require.NoError(t, err, p)
 		s.mu.Lock()
-		held := s.held
+		held := s.heldBytes
 		s.mu.Unlock()
 		require.LessOrEqual(t, held, int64(largest), "read ahead past the budget after %s", p)
 	}
 	s.close()
 
-	s = streamItems(t.Context(), FromBytes(b), paths, 1)
+	s = streamPaths(t.Context(), FromBytes(b), paths, 1)
 	defer s.close()
 	for i := len(paths) - 1; i >= 0; i-- {
-		_, err := s.take(t.Context(), paths[i])
+		_, err := s.take(t.Context(), int32(i))
 		require.NoError(t, err, paths[i])
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	require.Zero(t, s.held, "everything taken")
+	require.Zero(t, s.heldBytes, "everything taken")
+	require.Empty(t, s.held, "everything taken")
+	require.Empty(t, s.waits, "nothing waited for")
 
 	// Cancelled while the pass waits on its budget: close returns.
 	ctx, cancel := context.WithCancel(t.Context())
-	s3 := streamItems(ctx, FromBytes(b), paths, 1)
+	s3 := streamPaths(ctx, FromBytes(b), paths, 1)
 	cancel()
 	s3.close()
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/backupkit/backupkit/manifest"
 )
 
-// owners maps an owner's UID in the backup to its UID in the target: the owners the
-// restore created or found already there, and owners not in the restore that the target
+// owners maps an owner's UID in the backup to its UID in the target: the planned items
+// that own a planned item, once the restore created or found them, and owners not in the restore that the target
 // holds (looked up once each, by apiVersion, kind, namespace and name).
 type owners struct {
 	mu     sync.Mutex
@@ -68,7 +68,7 @@ func (r *restorer) remapOwners(ctx context.Context, u *unstructured.Unstructured
 	}
 	r.owners.mu.Unlock()
 	for _, ref := range missing {
-		if _, ok := r.byUID[ref.UID]; ok {
+		if _, ok := r.planned(ref.UID); ok {
 			continue // in the restore but not created (the walk would have skipped u): drop
 		}
 		ns := u.GetNamespace()

@@ -27,8 +27,9 @@ type Plan struct {
 	Conversions   []Conversion   `json:"conversions"`
 	Skipped       []Skipped      `json:"skipped"`
 	// LeftToControllers are what their makers make again, so the plan does not: Pods whose
-	// controller (a ReplicaSet, StatefulSet, DaemonSet or Job) the plan restores, as a Pod
-	// the restore made beside the controller's would be deleted as one too many; the
+	// controller (a ReplicaSet, StatefulSet, DaemonSet or Job) the plan restores, or leaves
+	// to its own restored controller (the Pods of a Deployment's current ReplicaSet), as a
+	// Pod the restore made beside the controller's would be deleted as one too many; the
 	// current ReplicaSet of a restored Deployment and the ControllerRevisions of a restored
 	// StatefulSet or DaemonSet, which their controllers make under the same names; and the
 	// APIServices, IPAddresses, Endpoints and EndpointSlices the API server and the
@@ -55,6 +56,7 @@ type Plan struct {
 
 	manifest  *manifest.Manifest // the backup's items and their edges, for the restore's walk
 	source    Source
+	limits    archive.Limits // what the backup was read with, and the restore reads it with
 	converter Converter
 	deps      []Dependency           // read from the objects
 	order     manifest.ResourceOrder // the resource priorities
@@ -77,24 +79,6 @@ type ResourcePlan struct {
 	Group string `json:"group,omitempty"`
 	// Unrestorable says why no item of the resource can be restored; "" when they can.
 	Unrestorable string `json:"unrestorable,omitempty"`
-}
-
-// PlanItem is one object to create.
-type PlanItem struct {
-	Item          string `json:"item"` // its legacy path in the backup, manifest.Item.String()
-	UID           string `json:"uid"`
-	Group         string `json:"group"`                 // to create in
-	SourceGroup   string `json:"sourceGroup,omitempty"` // the backup's, when the kind moved to Group
-	Resource      string `json:"resource"`
-	Kind          string `json:"kind"`
-	Namespace     string `json:"namespace,omitempty"`
-	Name          string `json:"name"`
-	Version       string `json:"version"`       // to create
-	SourceVersion string `json:"sourceVersion"` // to read
-	ReadPath      string `json:"readPath"`      // where its bytes are in the backup
-	// Ready: the restore waits until the item is ready before what depends on it starts (a
-	// CustomResourceDefinition, a Namespace, what serves a webhook or an APIService, ...).
-	Ready bool `json:"ready,omitempty"`
 }
 
 // PlanDependency is one edge of [Plan.Dependencies]: Item is created after Dependency
@@ -124,19 +108,16 @@ type Skipped struct {
 // backupFacts is what planning looks up about the backup: which item files it holds, how
 // many items each resource has, and which CustomResourceDefinitions.
 type backupFacts struct {
-	stored sets.Set[string] // item paths
-	counts map[string]int   // items per "<resource>.<group>"
-	crds   sets.Set[string] // names of the CustomResourceDefinitions backed up
+	stored sets.Set[*manifest.Item] // the items whose file at their resource's chosen directory the backup holds
+	counts map[string]int           // items per "<resource>.<group>"
+	crds   sets.Set[string]         // names of the CustomResourceDefinitions backed up
 
 	target  []metav1.APIGroup       // what the target serves
 	regroup versionselect.Converter // nil: no regrouping
 }
 
 func readFacts(idx *archive.Index) backupFacts {
-	f := backupFacts{stored: sets.New[string](), counts: map[string]int{}, crds: sets.New[string]()}
-	for _, ref := range idx.Items {
-		f.stored.Insert(ref.Path)
-	}
+	f := backupFacts{counts: map[string]int{}, crds: sets.New[string]()}
 	for _, it := range idx.Manifest.Items() {
 		f.counts[it.GroupResource().String()]++
 		if it.Kind == "CustomResourceDefinition" && it.Group == "apiextensions.k8s.io" {
@@ -144,6 +125,21 @@ func readFacts(idx *archive.Index) backupFacts {
 		}
 	}
 	return f
+}
+
+// readStored notes in facts.stored the items whose file is in the directory chosen for
+// their resource (byKey).
+func readStored(idx *archive.Index, byKey map[string]*ResourcePlan, facts *backupFacts) {
+	facts.stored = sets.New[*manifest.Item]()
+	for _, ref := range idx.Items {
+		rp := byKey[ref.GroupResource]
+		if rp == nil || rp.Dir != ref.VersionDir {
+			continue
+		}
+		if it, ok := idx.Manifest.Lookup(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}, ref.Namespace, ref.Name); ok {
+			facts.stored.Insert(it)
+		}
+	}
 }
 
 // chooseVersions records versionselect's decision for every backed-up resource, why a
@@ -241,39 +237,54 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts) {
 			p.Cycle = append(p.Cycle, it.String())
 		}
 	}
-	placed := sets.New[string]()
+	placed := 0
+	// The controllers that make others again (remakers) and will be in the target: restored,
+	// or left to their own restored controller.
 	restored := sets.New[types.UID]()
 	for _, wave := range waves {
 		var out []PlanItem
 		for _, it := range wave {
-			placed.Insert(it.String())
-			if why := leftToControllers(it, p.manifest, restored); why != "" {
+			placed++
+			if why, byOwner := leftToControllers(it, p.manifest, restored); why != "" {
 				p.LeftToControllers = append(p.LeftToControllers, Skipped{it.String(), why})
+				if byOwner && remakers.Has(schema.GroupKind{Group: it.Group, Kind: it.Kind}) {
+					restored.Insert(it.UID)
+				}
 				continue
 			}
 			pi, why := planItem(it, byKey[it.GroupResource().String()], facts)
-			if why == "" && pi.SourceGroup != "" {
+			if why == "" && pi.SourceGroup() != "" {
 				// Velero may have backed the object up in both groups: the copy in the
 				// group it moved to is restored, this one not.
-				other := schema.GroupResource{Group: pi.Group, Resource: pi.Resource}
+				other := schema.GroupResource{Group: pi.Group(), Resource: pi.Resource()}
 				if twin, ok := p.manifest.Lookup(other, it.Namespace, it.Name); ok {
 					why = fmt.Sprintf("restored from %s", twin)
 				}
 			}
 			if why != "" {
 				p.Skipped = append(p.Skipped, Skipped{it.String(), why})
-			} else {
-				out = append(out, pi)
+				continue
+			}
+			out = append(out, pi)
+			if remakers.Has(schema.GroupKind{Group: it.Group, Kind: it.Kind}) {
 				restored.Insert(it.UID)
 			}
 		}
 		if len(out) > 0 {
-			p.Waves = append(p.Waves, out)
+			p.Waves = append(p.Waves, slices.Clip(out))
 		}
 	}
-	for _, it := range p.manifest.Items() {
-		if !placed.Has(it.String()) {
-			p.Skipped = append(p.Skipped, Skipped{it.String(), "on or behind a dependency cycle"})
+	if placed < p.manifest.Len() {
+		inWaves := make(map[*manifest.Item]bool, placed)
+		for _, wave := range waves {
+			for _, it := range wave {
+				inWaves[it] = true
+			}
+		}
+		for _, it := range p.manifest.Items() {
+			if !inWaves[it] {
+				p.Skipped = append(p.Skipped, Skipped{it.String(), "on or behind a dependency cycle"})
+			}
 		}
 	}
 	slices.SortFunc(p.Skipped, func(a, b Skipped) int { return strings.Compare(a.Item, b.Item) })
@@ -287,6 +298,11 @@ var podControllers = sets.New(
 	schema.GroupKind{Group: "apps", Kind: "DaemonSet"},
 	schema.GroupKind{Group: "batch", Kind: "Job"},
 )
+
+// remakers are the kinds of the owners remade looks at: what makes its children again.
+var remakers = podControllers.Union(sets.New(
+	schema.GroupKind{Group: "apps", Kind: "Deployment"},
+))
 
 // managedBy are the labels by which the API server and the controllers mark what they make
 // and keep on their own, with the value and what makes it; the plan leaves such an object to
@@ -309,13 +325,13 @@ var managedBy = []struct {
 
 // leftToControllers says why the plan leaves the item to what makes it, or "" when the plan
 // restores it: an object labelled as one the API server or a controller makes (managedBy);
-// an object whose controller, restored in an earlier wave (restored), makes it again from
-// its own spec (remade).
-func leftToControllers(it *manifest.Item, m *manifest.Manifest, restored sets.Set[types.UID]) string {
+// an object whose controller, in the target from an earlier wave on (restored), makes it
+// again from its own spec (remade); byOwner says it is the latter.
+func leftToControllers(it *manifest.Item, m *manifest.Manifest, restored sets.Set[types.UID]) (why string, byOwner bool) {
 	gk := schema.GroupKind{Group: it.Group, Kind: it.Kind}
 	for _, mb := range managedBy {
 		if v, ok := it.Labels[mb.label]; ok && mb.gk == gk && (mb.value == "" || v == mb.value) {
-			return fmt.Sprintf("made by %s (%s=%s)", mb.maker, mb.label, v)
+			return fmt.Sprintf("made by %s (%s=%s)", mb.maker, mb.label, v), false
 		}
 	}
 	for _, ref := range it.OwnerReferences {
@@ -327,10 +343,10 @@ func leftToControllers(it *manifest.Item, m *manifest.Manifest, restored sets.Se
 			continue
 		}
 		if why := remade(it, owner); why != "" {
-			return why + " " + owner.String()
+			return why + " " + owner.String(), true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // deploymentRevision is the annotation by which a Deployment and its ReplicaSets number
@@ -388,21 +404,13 @@ func planItem(it *manifest.Item, rp *ResourcePlan, facts backupFacts) (PlanItem,
 	case rp.Unrestorable != "":
 		return PlanItem{}, rp.Unrestorable
 	}
-	readPath, err := archive.ItemPath(rp.Resource, rp.Dir, it.Namespace, it.Name)
-	if err != nil || !facts.stored.Has(readPath) {
+	if !facts.stored.Has(it) {
 		return PlanItem{}, fmt.Sprintf("not backed up at %s", rp.Dir)
-	}
-	pi := PlanItem{
-		Item: it.String(), UID: string(it.UID), Group: it.Group, Resource: it.Resource, Kind: it.Kind,
-		Namespace: it.Namespace, Name: it.Name, Version: rp.Version, SourceVersion: rp.SourceVersion, ReadPath: readPath,
-	}
-	if rp.Group != "" {
-		pi.Group, pi.SourceGroup = rp.Group, it.Group
 	}
 	// What is made in a Namespace needs it Active; a custom resource needs its
 	// CustomResourceDefinition Established.
-	pi.Ready = (it.Group == "" && it.Kind == "Namespace") || (it.Group == "apiextensions.k8s.io" && it.Kind == "CustomResourceDefinition")
-	return pi, ""
+	ready := (it.Group == "" && it.Kind == "Namespace") || (it.Group == "apiextensions.k8s.io" && it.Kind == "CustomResourceDefinition")
+	return PlanItem{it: it, rp: rp, ready: ready}, ""
 }
 
 // Restorable counts the items the plan creates.

@@ -123,7 +123,7 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*P
 	if cfg.converter != nil {
 		vopts = append(vopts, versionselect.WithConverter(cfg.converter))
 	}
-	plan := &Plan{FormatVersion: idx.FormatVersion, Items: idx.Manifest.Len(), manifest: idx.Manifest, converter: cfg.converter}
+	plan := &Plan{FormatVersion: idx.FormatVersion, Items: idx.Manifest.Len(), manifest: idx.Manifest, converter: cfg.converter, limits: cfg.limits}
 	for _, p := range idx.Problems {
 		plan.Problems = append(plan.Problems, fmt.Sprintf("%s: %s", p.Path, p.Reason))
 	}
@@ -136,6 +136,7 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*P
 		facts.regroup = cfg.converter
 	}
 	byKey := plan.chooseVersions(versionselect.Explain(idx.GroupVersions, target, vopts...), facts)
+	readStored(idx, byKey, &facts)
 	plan.addOrder(cfg.refs, cfg.priorities)
 	plan.placeItems(byKey, facts)
 	plan.markReady()

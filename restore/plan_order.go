@@ -94,10 +94,19 @@ func (p *Plan) addOrder(refs map[types.UID]references, prio ResourcePriorities) 
 // markReady sets PlanItem.Ready on the items a Ready dependency needs ready, and lists the
 // dependencies between planned items in Plan.Dependencies.
 func (p *Plan) markReady() {
+	if len(p.deps) == 0 {
+		return
+	}
+	ends := sets.New[types.UID]()
+	for _, d := range p.deps {
+		ends.Insert(d.From, d.To)
+	}
 	pos := map[types.UID][2]int{}
 	for w, wave := range p.Waves {
 		for k, it := range wave {
-			pos[types.UID(it.UID)] = [2]int{w, k}
+			if ends.Has(it.UID()) {
+				pos[it.UID()] = [2]int{w, k}
+			}
 		}
 	}
 	for _, d := range p.deps {
@@ -107,10 +116,10 @@ func (p *Plan) markReady() {
 			continue
 		}
 		if d.Ready {
-			p.Waves[to[0]][to[1]].Ready = true
+			p.Waves[to[0]][to[1]].ready = true
 		}
-		p.Dependencies = append(p.Dependencies, PlanDependency{Item: p.Waves[from[0]][from[1]].Item,
-			Dependency: p.Waves[to[0]][to[1]].Item, Why: d.Why, Ready: d.Ready})
+		p.Dependencies = append(p.Dependencies, PlanDependency{Item: p.Waves[from[0]][from[1]].Item(),
+			Dependency: p.Waves[to[0]][to[1]].Item(), Why: d.Why, Ready: d.Ready})
 	}
 	slices.SortFunc(p.Dependencies, func(a, b PlanDependency) int {
 		return strings.Compare(a.Item+"\x00"+a.Dependency, b.Item+"\x00"+b.Dependency)

@@ -136,7 +136,7 @@ func TestPlanBranches(t *testing.T) {
 			var planned []string
 			for _, w := range plan.Waves {
 				for _, it := range w {
-					planned = append(planned, it.Item)
+					planned = append(planned, it.Item())
 				}
 			}
 			require.Equal(t, tc.planned, planned)
@@ -192,7 +192,7 @@ func TestPlanLeavesManagedObjects(t *testing.T) {
 	var planned []string
 	for _, w := range plan.Waves {
 		for _, it := range w {
-			planned = append(planned, it.Name)
+			planned = append(planned, it.Name())
 		}
 	}
 	require.ElementsMatch(t, []string{"v1beta1.metrics.k8s.io", "10.0.0.8", "external"}, planned)
@@ -224,12 +224,12 @@ func TestPlanIngressInBothGroups(t *testing.T) {
 	require.Equal(t, []Skipped{{"resources/ingresses.extensions/namespaces/ns/web.json", "restored from resources/ingresses.networking.k8s.io/namespaces/ns/web.json"}}, plan.Skipped)
 	require.Len(t, plan.Waves, 1)
 	require.Len(t, plan.Waves[0], 1)
-	require.Equal(t, "resources/ingresses.networking.k8s.io/namespaces/ns/web.json", plan.Waves[0][0].Item)
+	require.Equal(t, "resources/ingresses.networking.k8s.io/namespaces/ns/web.json", plan.Waves[0][0].Item())
 }
 
 // What a restored controller makes again under the same name is left to it: a Deployment's
 // current ReplicaSet (not the older ones), a StatefulSet's and a DaemonSet's
-// ControllerRevisions, the Pods of a ReplicaSet; not what a non-controller owner or an
+// ControllerRevisions, the Pods of a ReplicaSet, restored or itself left to its Deployment; not what a non-controller owner or an
 // owner the plan does not restore owns.
 func TestPlanLeavesRemadeObjects(t *testing.T) {
 	target := []metav1.APIGroup{group("", "v1", "v1"), group("apps", "v1", "v1")}
@@ -254,6 +254,8 @@ func TestPlanLeavesRemadeObjects(t *testing.T) {
 			apps("controllerrevisions", "ControllerRevision", "agent-1", "agent", nil),
 			apps("controllerrevisions", "ControllerRevision", "stray", "gone", nil),
 			{resource: "pods", kind: "Pod", namespace: "ns", name: "web-2-a", dirs: []string{"", "v1-preferredversion"}, owner: "web-2"},
+			{resource: "pods", kind: "Pod", namespace: "ns", name: "web-3-a", dirs: []string{"", "v1-preferredversion"}, owner: "web-3"},
+			{resource: "pods", kind: "Pod", namespace: "ns", name: "lone-a", dirs: []string{"", "v1-preferredversion"}, owner: "lone-gone"},
 		},
 	}
 	plan := mustPlan(t, f.index(t), target, nil)
@@ -266,12 +268,14 @@ func TestPlanLeavesRemadeObjects(t *testing.T) {
 		"resources/controllerrevisions.apps/namespaces/ns/db-1.json":    "made again by its controller resources/statefulsets.apps/namespaces/ns/db.json",
 		"resources/controllerrevisions.apps/namespaces/ns/agent-1.json": "made again by its controller resources/daemonsets.apps/namespaces/ns/agent.json",
 		"resources/pods/namespaces/ns/web-2-a.json":                     "made again by its controller resources/replicasets.apps/namespaces/ns/web-2.json",
+		// Its ReplicaSet is left to the Deployment, which makes it again, and it makes the Pod.
+		"resources/pods/namespaces/ns/web-3-a.json": "made again by its controller resources/replicasets.apps/namespaces/ns/web-3.json",
 	}, left)
 	var planned []string
 	for _, w := range plan.Waves {
 		for _, it := range w {
-			planned = append(planned, it.Name)
+			planned = append(planned, it.Name())
 		}
 	}
-	require.ElementsMatch(t, []string{"web", "web-2", "lone", "db", "agent", "stray"}, planned)
+	require.ElementsMatch(t, []string{"web", "web-2", "lone", "db", "agent", "stray", "lone-a"}, planned)
 }

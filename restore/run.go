@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/readiness"
 )
@@ -127,9 +129,13 @@ func WithPreserveNodePorts(on bool) RunOption {
 	return func(c *runConfig) { c.info.PreserveNodePorts = on }
 }
 
-// Run restores the plan's items into the cluster on manifest.Walk: up to WithParallelism
-// items at a time, each as soon as everything it depends on is done, and ready where that
-// matters. For each item it reads the object from the plan's backup (a second streaming
+// Run restores the plan's items into the cluster on manifest.Walk of the backup's
+// manifest, with the dependencies and the resource order the plan found: up to
+// WithParallelism items at a time, each as soon as everything it depends on is done, and
+// ready where that matters. An item the plan does not restore (Skipped,
+// LeftToControllers) counts as done as soon as what it depends on is decided: it holds
+// back nothing that depends on it, unless something it depends on failed, which skips
+// what depends on it in turn. For each item it reads the object from the plan's backup (a second streaming
 // pass), converts it to the version planned, resets what the target owns (metadata the API
 // server sets, status unless WithStatus, finalizers unless WithFinalizers), runs the item
 // actions, points its ownerReferences at the owners' UIDs in the target, creates it, and
@@ -139,8 +145,9 @@ func WithPreserveNodePorts(on bool) RunOption {
 // Namespaces the items live in that neither the plan nor the target holds are created
 // first, as Velero does. Every planned item gets one Event (WithEvents) as it is decided.
 // The error is nil when every item was restored or excluded by an item action
-// (ResultExcluded); otherwise it counts the items that were not, and wraps manifest.Walk's error (a *manifest.WalkError, a *manifest.CycleError) and
-// ctx's. An error before any item is tried (bad options, a namespace that cannot be made)
+// (ResultExcluded); otherwise it counts the items that were not, and wraps a
+// *manifest.WalkError counting the planned items that failed or were skipped, and ctx's
+// error. An error before any item is tried (bad options, a namespace that cannot be made)
 // comes with a nil Summary.
 func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summary, error) {
 	cfg := runConfig{parallel: DefaultParallelism, policy: PolicyNone, waitTimeout: readiness.DefaultTimeout,
@@ -156,18 +163,16 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 	if err := cfg.check(plan, c); err != nil {
 		return nil, err
 	}
-	r, err := newRestorer(plan, c, &cfg)
-	if err != nil {
-		return nil, err
-	}
+	r := newRestorer(plan, c, &cfg)
 	if err := r.ensureNamespaces(ctx); err != nil {
 		return nil, err
 	}
-	r.items = streamItems(ctx, plan.source, r.paths, maxReadAhead)
+	r.items = streamItems(ctx, plan.source, plan.limits, len(r.states), r.locate,
+		func(i int32) string { return r.item(i).ReadPath() }, maxReadAhead)
 	defer r.items.close()
-	results, walkErr := r.walk.Walk(ctx, cfg.parallel, r.restoreWalked)
+	walked, _ := plan.manifest.Walk(ctx, cfg.parallel, r.restoreWalked)
 	r.items.close()
-	sum := r.finish(results)
+	sum, walkErr := r.finish(walked)
 	if err := ctx.Err(); err != nil {
 		return sum, fmt.Errorf("restore: cancelled: %w", errors.Join(err, walkErr))
 	}
@@ -229,18 +234,24 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// restorer is one run of a restore.
+// restorer is one run of a restore. The planned items are numbered in the plan's order
+// (wave by wave); the run's state is indexed by that number.
 type restorer struct {
 	plan  *Plan
 	c     Cluster
 	cfg   *runConfig
 	runID string
 
-	walk   *manifest.Manifest       // the restorable items and their edges
-	byUID  map[types.UID]*itemState // the plan's items, by backed-up UID
-	paths  []string                 // their read paths, in the plan's order
-	items  *itemStream
-	owners *owners
+	waveStart []int                    // the number of each wave's first item
+	index     map[*manifest.Item]int32 // the planned items' numbers
+	dirs      map[string]string        // the directory each restored resource is read from
+	states    []itemState              // by number
+	items     *itemStream
+	owners    *owners
+
+	mu     sync.Mutex
+	errs   map[int32]error // why a decided item failed or was not ready
+	counts map[Result]int  // the items decided, by result
 
 	requests atomic.Int64
 	done     atomic.Int64 // items done, for Event.Order
@@ -249,25 +260,50 @@ type restorer struct {
 
 // itemState is one planned item during the run.
 type itemState struct {
-	it PlanItem
-
-	once     sync.Once // restores the item: from the walk or as another item's additional item
-	err      error
-	ev       Event       // written inside once
-	finished atomic.Bool // once has run
+	mu       sync.Mutex  // held while the item is restored: from the walk or as another item's additional item
+	decided  atomic.Bool // restored or failed: result and inTarget are set
+	result   uint8       // its Result, as an index in results
+	inTarget bool        // the object is in the target
+	owner    bool        // a planned item names it as an owner: its UID in the target is recorded
 }
 
-// done reports whether the item is decided; st.ev may be read once it is.
-func (st *itemState) done() bool { return st.finished.Load() }
+// results numbers the results for itemState.
+var results = []Result{"", ResultCreated, ResultExists, ResultUpdated, ResultFailed, ResultNotReady, ResultSkipped, ResultExcluded, ResultNotRun}
 
-func newRestorer(plan *Plan, c Cluster, cfg *runConfig) (*restorer, error) {
+func resultCode(res Result) uint8 {
+	for i, r := range results {
+		if r == res {
+			return uint8(i)
+		}
+	}
+	return 0
+}
+
+func newRestorer(plan *Plan, c Cluster, cfg *runConfig) *restorer {
 	n := plan.restorable()
 	r := &restorer{plan: plan, c: c, cfg: cfg, runID: randomHex(8), owners: newOwners(),
-		byUID: make(map[types.UID]*itemState, n), paths: make([]string, 0, n)}
+		index: make(map[*manifest.Item]int32, n), dirs: map[string]string{}, states: make([]itemState, n),
+		errs: map[int32]error{}, counts: map[Result]int{}}
+	for _, rp := range plan.Resources {
+		if rp.Unrestorable == "" {
+			r.dirs[rp.Resource] = rp.Dir
+		}
+	}
+	i := int32(0)
+	for _, wave := range plan.Waves {
+		r.waveStart = append(r.waveStart, int(i))
+		for _, it := range wave {
+			r.index[it.it] = i
+			i++
+		}
+	}
 	for _, wave := range plan.Waves {
 		for _, it := range wave {
-			r.byUID[types.UID(it.UID)] = &itemState{it: it}
-			r.paths = append(r.paths, it.ReadPath)
+			for _, ref := range it.it.OwnerReferences {
+				if o, ok := r.planned(ref.UID); ok {
+					r.states[o].owner = true
+				}
+			}
 		}
 	}
 	r.cfg.info.Name = cfg.name
@@ -275,36 +311,87 @@ func newRestorer(plan *Plan, c Cluster, cfg *runConfig) (*restorer, error) {
 		_, ok := plan.manifest.Lookup(gr, ns, name)
 		return ok
 	}
-	var err error
-	r.walk, err = plan.walkManifest()
-	return r, err
+	return r
 }
 
-// restoreWalked is the walk's function: it restores the item unless it was restored
-// already as another item's additional item.
-func (r *restorer) restoreWalked(ctx context.Context, mi *manifest.Item) error {
-	st := r.byUID[mi.UID]
-	if st == nil {
-		return fmt.Errorf("restore: %s is walked but not planned", mi)
+// item returns the planned item numbered i.
+func (r *restorer) item(i int32) PlanItem {
+	w := sort.Search(len(r.waveStart), func(k int) bool { return r.waveStart[k] > int(i) }) - 1
+	return r.plan.Waves[w][int(i)-r.waveStart[w]]
+}
+
+// planned returns the number of the planned item with this UID in the backup.
+func (r *restorer) planned(uid types.UID) (int32, bool) {
+	mi, ok := r.plan.manifest.Get(uid)
+	if !ok {
+		return 0, false
 	}
-	return r.restoreOnce(ctx, st)
+	i, ok := r.index[mi]
+	return i, ok
 }
 
-func (r *restorer) restoreOnce(ctx context.Context, st *itemState) error {
-	st.once.Do(func() {
-		st.ev = Event{Item: st.it}
-		st.err = r.restoreItem(ctx, st)
-		switch {
-		case st.err == nil:
-		case errors.As(st.err, new(*notReadyError)):
-			st.ev.Result, st.ev.Err = ResultNotReady, st.err
-		default:
-			st.ev.Result, st.ev.Err, st.ev.UID = ResultFailed, st.err, ""
-		}
-		st.finished.Store(true)
-		r.emit(st.ev)
-	})
-	return st.err
+// locate returns the number of the planned item the backup's entry ref holds: the entry
+// at the planned directory of its resource.
+func (r *restorer) locate(ref archive.ItemRef) (int32, bool) {
+	if dir, ok := r.dirs[ref.GroupResource]; !ok || dir != ref.VersionDir {
+		return 0, false
+	}
+	mi, ok := r.plan.manifest.Lookup(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}, ref.Namespace, ref.Name)
+	if !ok {
+		return 0, false
+	}
+	i, ok := r.index[mi]
+	return i, ok
+}
+
+// restoreWalked is the walk's function, for every item of the backup's manifest: it
+// restores a planned item unless it was restored already as another item's additional
+// item, and returns nil at once for an item the plan does not restore, so that what
+// depends on it runs as if it were absent.
+func (r *restorer) restoreWalked(ctx context.Context, mi *manifest.Item) error {
+	i, ok := r.index[mi]
+	if !ok {
+		return nil
+	}
+	return r.restoreOnce(ctx, i)
+}
+
+func (r *restorer) restoreOnce(ctx context.Context, i int32) error {
+	st := &r.states[i]
+	if st.decided.Load() {
+		return r.errOf(i)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.decided.Load() {
+		return r.errOf(i)
+	}
+	ev := Event{Item: r.item(i)}
+	err := r.restoreItem(ctx, i, &ev)
+	switch {
+	case err == nil:
+	case errors.As(err, new(*notReadyError)):
+		ev.Result, ev.Err = ResultNotReady, err
+	default:
+		ev.Result, ev.Err, ev.UID = ResultFailed, err, ""
+	}
+	st.result, st.inTarget = resultCode(ev.Result), ev.UID != ""
+	r.mu.Lock()
+	if err != nil {
+		r.errs[i] = err
+	}
+	r.counts[ev.Result]++
+	r.mu.Unlock()
+	st.decided.Store(true)
+	r.emit(ev)
+	return err
+}
+
+// errOf is the error of a decided item.
+func (r *restorer) errOf(i int32) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.errs[i]
 }
 
 func (r *restorer) emit(ev Event) {
@@ -316,29 +403,31 @@ func (r *restorer) emit(ev Event) {
 	r.cfg.events(ev)
 }
 
-// restoreItem creates one item and, where what follows needs it, waits for it to be ready.
-func (r *restorer) restoreItem(ctx context.Context, st *itemState) error {
-	data, err := r.items.take(ctx, st.it.ReadPath)
+// restoreItem creates item i and, where what follows needs it, waits for it to be ready.
+func (r *restorer) restoreItem(ctx context.Context, i int32, ev *Event) error {
+	data, err := r.items.take(ctx, i)
 	if err != nil {
 		return err
 	}
-	obj, err := r.createItem(ctx, st, data)
+	obj, err := r.createItem(ctx, ev, data)
 	if err != nil || obj == nil {
-		return err // obj nil: an action skipped the item (st.ev says so)
+		return err // obj nil: an action skipped the item (ev says so)
 	}
-	st.ev.UID = obj.GetUID()
-	r.owners.record(types.UID(st.it.UID), obj.GetUID())
-	if r.cfg.waitAll || st.it.Ready {
+	ev.UID = obj.GetUID()
+	if r.states[i].owner {
+		r.owners.record(ev.Item.UID(), obj.GetUID())
+	}
+	if r.cfg.waitAll || ev.Item.Ready() {
 		if err := r.waitReady(ctx, obj, r.cfg.waitTimeout); err != nil {
 			return err
 		}
-		if st.it.Kind == "CustomResourceDefinition" {
+		if ev.Item.Kind() == "CustomResourceDefinition" {
 			if m, ok := r.c.Mapper.(meta.ResettableRESTMapper); ok {
 				m.Reset() // it serves a resource from now on
 			}
 		}
 	}
-	st.ev.Order = r.done.Add(1)
+	ev.Order = r.done.Add(1)
 	return nil
 }
 
@@ -373,29 +462,53 @@ type notReadyError struct {
 func (e *notReadyError) Error() string { return "not ready: " + e.detail }
 func (e *notReadyError) Unwrap() error { return e.err }
 
-// finish sends the events of the items the walk did not run and counts every item.
-func (r *restorer) finish(results []manifest.WalkResult) *Summary {
-	sum := &Summary{RestoreName: r.cfg.name, RunID: r.runID, Total: len(r.byUID), Counts: map[Result]int{},
+// finish sends the events of the planned items the walk did not run, counts every
+// planned item, and returns the walk's error over the planned items: a
+// *manifest.WalkError counting those that failed or were skipped, nil when none was.
+func (r *restorer) finish(walked []manifest.WalkResult) (*Summary, error) {
+	sum := &Summary{RestoreName: r.cfg.name, RunID: r.runID, Total: len(r.states), Counts: map[Result]int{},
 		Unrestorable: len(r.plan.Skipped), LeftToControllers: len(r.plan.LeftToControllers)}
-	for _, res := range results {
-		st := r.byUID[res.Item.UID]
-		switch res.Outcome {
-		case manifest.WalkSkipped:
-			r.emit(Event{Item: st.it, Result: ResultSkipped, Detail: res.Err.Error(), Err: res.Err})
-			sum.Counts[ResultSkipped]++
-			continue
-		case manifest.WalkNotRun:
-			r.emit(Event{Item: st.it, Result: ResultNotRun, Detail: res.Err.Error(), Err: res.Err})
-			sum.Counts[ResultNotRun]++
+	var werr manifest.WalkError
+	for _, res := range walked {
+		i, ok := r.index[res.Item]
+		if !ok {
 			continue
 		}
-		sum.Counts[st.ev.Result]++
-		if st.ev.Result.Restored() {
-			sum.Restored++
+		switch res.Outcome {
+		case manifest.WalkFailed:
+			werr.Failed++
+		case manifest.WalkSkipped:
+			werr.Skipped++
+		}
+		if r.states[i].decided.Load() {
+			continue // counted when decided
+		}
+		ev := Event{Item: r.item(i), Err: res.Err}
+		switch res.Outcome {
+		case manifest.WalkSkipped:
+			ev.Result = ResultSkipped
+		case manifest.WalkNotRun:
+			ev.Result = ResultNotRun
+		default: // fn panicked before the item was decided
+			ev.Result = ResultFailed
+		}
+		if res.Err != nil {
+			ev.Detail = res.Err.Error()
+		}
+		r.counts[ev.Result]++
+		r.emit(ev)
+	}
+	for res, n := range r.counts {
+		sum.Counts[res] = n
+		if res.Restored() {
+			sum.Restored += n
 		}
 	}
 	sum.Requests = r.requests.Load()
-	return sum
+	if werr.Failed+werr.Skipped == 0 {
+		return sum, nil
+	}
+	return sum, &werr
 }
 
 // ensureNamespaces creates the namespaces that planned items live in and that neither
@@ -403,12 +516,14 @@ func (r *restorer) finish(results []manifest.WalkResult) *Summary {
 func (r *restorer) ensureNamespaces(ctx context.Context) error {
 	inPlan := map[string]bool{}
 	needed := map[string]bool{}
-	for _, st := range r.byUID {
-		if st.it.Group == "" && st.it.Kind == "Namespace" {
-			inPlan[st.it.Name] = true
-		}
-		if st.it.Namespace != "" {
-			needed[st.it.Namespace] = true
+	for _, wave := range r.plan.Waves {
+		for _, it := range wave {
+			if it.Group() == "" && it.Kind() == "Namespace" {
+				inPlan[it.Name()] = true
+			}
+			if it.Namespace() != "" {
+				needed[it.Namespace()] = true
+			}
 		}
 	}
 	ri := r.c.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})

@@ -17,46 +17,47 @@ const maxReadAhead = 32 << 20
 // while the restore runs: an item's bytes are held from the moment the pass reaches them
 // until the restore takes them. The pass reads ahead of the walk by at most maxReadAhead
 // bytes, or as far as the items the walk waits for, never a copy of the whole backup.
+//
+// Items are numbered 0 to n-1 by the caller; the stream keeps one byte of state per item,
+// and data, errors and a channel only for the items read and not taken, or waited for.
 type itemStream struct {
-	slots map[string]*itemSlot // by ReadPath; the map is not written after start
-	stop  context.CancelFunc
-	done  chan struct{}
+	locate func(archive.ItemRef) (int32, bool) // the number of the planned item an entry holds
+	name   func(int32) string                  // an item's name for errors
+	stop   context.CancelFunc
+	done   chan struct{}
 
-	mu      sync.Mutex
-	cond    *sync.Cond // signalled when held or waiting change, or ctx ends
-	held    int64      // bytes read and not taken
-	waiting int        // takes waiting for an item not read yet
-	budget  int64
+	mu        sync.Mutex
+	cond      *sync.Cond              // the pass waits on it for takes (or ctx) to let it read on
+	state     []slotState             // by item
+	held      map[int32][]byte        // read and not taken
+	errs      map[int32]error         // why an item could not be read
+	waits     map[int32]chan struct{} // takes waiting for an item not read yet; closed when read
+	heldBytes int64                   // bytes in held
+	budget    int64
+	left      int   // items not read yet
+	ended     error // set when the pass ended with items left unread: why
 }
 
-// itemSlot is one planned item's bytes, filled once.
-type itemSlot struct {
-	ready chan struct{} // closed when data or err is set
-	mu    sync.Mutex    // guards data and taken after ready: take releases the bytes
-	data  []byte
-	err   error
-	taken bool
+// slotState is what the stream knows of one item.
+type slotState uint8
 
-	// Guarded by the stream's mu: filled once the pass has read it, and how many takes
-	// wait for it until then (counted in the stream's waiting).
-	filled  bool
-	waiters int
-}
+const (
+	slotRead  slotState = 1 << iota // the pass has read it (held, or in errs)
+	slotTaken                       // take has handed it over
+)
 
-// streamItems starts the pass over open's backup for the given paths, reading ahead at
-// most budget bytes (see maxReadAhead).
-func streamItems(ctx context.Context, open Source, paths []string, budget int64) *itemStream {
+// streamItems starts the pass over the backup open gives, read with limits, for n items
+// located by locate, reading ahead at most budget bytes (see maxReadAhead).
+func streamItems(ctx context.Context, open Source, limits archive.Limits, n int, locate func(archive.ItemRef) (int32, bool), name func(int32) string, budget int64) *itemStream {
 	ctx, stop := context.WithCancel(ctx)
-	s := &itemStream{slots: make(map[string]*itemSlot, len(paths)), stop: stop, done: make(chan struct{}), budget: budget}
+	s := &itemStream{locate: locate, name: name, stop: stop, done: make(chan struct{}), budget: budget,
+		state: make([]slotState, n), held: map[int32][]byte{}, errs: map[int32]error{}, waits: map[int32]chan struct{}{}, left: n}
 	s.cond = sync.NewCond(&s.mu)
-	for _, p := range paths {
-		s.slots[p] = &itemSlot{ready: make(chan struct{})}
-	}
-	go s.run(ctx, open)
+	go s.run(ctx, open, limits)
 	return s
 }
 
-func (s *itemStream) run(ctx context.Context, open Source) {
+func (s *itemStream) run(ctx context.Context, open Source, limits archive.Limits) {
 	defer close(s.done)
 	stopWaking := context.AfterFunc(ctx, func() {
 		s.mu.Lock()
@@ -64,110 +65,120 @@ func (s *itemStream) run(ctx context.Context, open Source) {
 		s.mu.Unlock()
 	})
 	defer stopWaking()
-	filled := 0
+	if s.left == 0 {
+		return
+	}
 	err := func() error {
 		r, err := open(ctx)
 		if err != nil {
 			return err
 		}
 		defer r.Close()
-		_, err = archive.Scan(ctx, r, archive.WithVisitor(func(it *archive.Item) error {
-			slot := s.slots[it.Path]
-			if slot == nil {
-				return nil
-			}
-			select {
-			case <-slot.ready:
-				return nil // a path listed twice: keep the first
-			default:
-			}
-			s.mu.Lock()
-			for s.held >= s.budget && s.waiting == 0 && ctx.Err() == nil {
-				s.cond.Wait()
-			}
-			s.mu.Unlock()
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			slot.data, slot.err = it.Bytes()
-			s.mu.Lock()
-			s.held += int64(len(slot.data))
-			s.fill(slot)
-			s.mu.Unlock()
-			close(slot.ready)
-			filled++
-			if filled == len(s.slots) {
-				return errAllRead
-			}
-			return nil
-		}))
+		_, err = archive.Scan(ctx, r, archive.WithLimits(limits), archive.WithVisitor(s.visit(ctx)))
 		return err
 	}()
-	if filled == len(s.slots) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.left == 0 {
 		return
 	}
 	if err == nil {
 		err = fmt.Errorf("the backup changed between its two reads")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for p, slot := range s.slots {
-		if !slot.filled {
-			slot.err = fmt.Errorf("reading %s from the backup: %w", p, err)
-			s.fill(slot)
-			close(slot.ready)
-		}
+	s.ended = err
+	for i, ch := range s.waits {
+		close(ch)
+		delete(s.waits, i)
 	}
 }
 
-// fill marks slot read: the takes waiting for it no longer hold the pass past its budget.
-// s.mu must be held.
-func (s *itemStream) fill(slot *itemSlot) {
-	slot.filled = true
-	s.waiting -= slot.waiters
-	slot.waiters = 0
+// visit reads one entry of the pass into its item's slot.
+func (s *itemStream) visit(ctx context.Context) func(*archive.Item) error {
+	return func(it *archive.Item) error {
+		i, ok := s.locate(it.ItemRef)
+		if !ok {
+			return nil
+		}
+		s.mu.Lock()
+		if s.state[i]&slotRead != 0 {
+			s.mu.Unlock()
+			return nil // an item met twice: keep the first
+		}
+		for s.heldBytes >= s.budget && len(s.waits) == 0 && ctx.Err() == nil {
+			s.cond.Wait()
+		}
+		s.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		data, err := it.Bytes()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.state[i] |= slotRead
+		if err != nil {
+			s.errs[i] = err
+		} else {
+			s.held[i] = data
+			s.heldBytes += int64(len(data))
+		}
+		if ch, ok := s.waits[i]; ok {
+			close(ch)
+			delete(s.waits, i)
+		}
+		s.left--
+		if s.left == 0 {
+			return errAllRead
+		}
+		return nil
+	}
 }
 
 // errAllRead ends the pass early once every planned item is read.
 var errAllRead = fmt.Errorf("all planned items read")
 
-// take waits for an item's bytes and hands them over: the stream keeps no reference.
-func (s *itemStream) take(ctx context.Context, path string) ([]byte, error) {
-	slot := s.slots[path]
-	if slot == nil {
-		return nil, fmt.Errorf("%s is not a planned item", path)
+// take waits for item i's bytes and hands them over: the stream keeps no reference.
+func (s *itemStream) take(ctx context.Context, i int32) ([]byte, error) {
+	if i < 0 || int(i) >= len(s.state) {
+		return nil, fmt.Errorf("item %d is not a planned item", i)
 	}
 	s.mu.Lock()
-	if !slot.filled {
+	defer s.mu.Unlock()
+	for s.state[i]&slotRead == 0 && s.ended == nil {
 		// Not read yet: the pass must read on to it, whatever it holds.
-		slot.waiters++
-		s.waiting++
-		s.cond.Broadcast()
-	}
-	s.mu.Unlock()
-	select {
-	case <-slot.ready:
-	case <-ctx.Done():
-		s.mu.Lock()
-		if !slot.filled {
-			slot.waiters--
-			s.waiting--
+		ch, ok := s.waits[i]
+		if !ok {
+			ch = make(chan struct{})
+			s.waits[i] = ch
+			s.cond.Broadcast()
 		}
 		s.mu.Unlock()
-		return nil, ctx.Err()
+		select {
+		case <-ch:
+			s.mu.Lock()
+		case <-ctx.Done():
+			s.mu.Lock()
+			if s.waits[i] == ch {
+				delete(s.waits, i) // the pass need not read on for it any more
+			}
+			return nil, ctx.Err()
+		}
 	}
-	slot.mu.Lock()
-	defer slot.mu.Unlock()
-	if slot.taken {
-		return nil, fmt.Errorf("%s taken twice", path)
+	if s.state[i]&slotTaken != 0 {
+		return nil, fmt.Errorf("%s taken twice", s.name(i))
 	}
-	data := slot.data
-	slot.data, slot.taken = nil, true
-	s.mu.Lock()
-	s.held -= int64(len(data))
+	s.state[i] |= slotTaken
+	if s.state[i]&slotRead == 0 {
+		return nil, fmt.Errorf("reading %s from the backup: %w", s.name(i), s.ended)
+	}
+	if err, ok := s.errs[i]; ok {
+		delete(s.errs, i)
+		return nil, fmt.Errorf("reading %s from the backup: %w", s.name(i), err)
+	}
+	data := s.held[i]
+	delete(s.held, i)
+	s.heldBytes -= int64(len(data))
 	s.cond.Broadcast()
-	s.mu.Unlock()
-	return data, slot.err
+	return data, nil
 }
 
 // close stops the pass and waits for it to end.

@@ -149,9 +149,14 @@ func TestExtensionsIngress(t *testing.T) {
 		p := plan(t)
 		require.Equal(t, []restore.Skipped{pspSkipped}, p.Skipped)
 		require.Len(t, p.Waves, 1)
-		require.Equal(t, []restore.PlanItem{{Item: "resources/ingresses.extensions/namespaces/old/web.json", UID: "u1", Group: "networking.k8s.io", SourceGroup: "extensions",
-			Resource: "ingresses", Kind: "Ingress", Namespace: "old", Name: "web", Version: "v1", SourceVersion: "v1beta1",
-			ReadPath: "resources/ingresses.extensions/v1beta1-preferredversion/namespaces/old/web.json"}}, p.Waves[0])
+		wave, err := json.Marshal(p.Waves[0])
+		require.NoError(t, err)
+		require.JSONEq(t, `[{"item": "resources/ingresses.extensions/namespaces/old/web.json", "uid": "u1", "group": "networking.k8s.io", "sourceGroup": "extensions",
+			"resource": "ingresses", "kind": "Ingress", "namespace": "old", "name": "web", "version": "v1", "sourceVersion": "v1beta1",
+			"readPath": "resources/ingresses.extensions/v1beta1-preferredversion/namespaces/old/web.json"}]`, string(wave))
+		it := p.Waves[0][0]
+		require.Equal(t, []string{"networking.k8s.io", "extensions", "v1", "v1beta1", "resources/ingresses.extensions/v1beta1-preferredversion/namespaces/old/web.json"},
+			[]string{it.Group(), it.SourceGroup(), it.Version(), it.SourceVersion(), it.ReadPath()}, "read back from the plan's JSON")
 		require.Equal(t, []restore.Conversion{{Resource: "ingresses.extensions", From: "v1beta1", To: "v1", ToGroup: "networking.k8s.io", Items: 1}}, p.Conversions)
 	})
 	t.Run("without the built-in conversions", func(t *testing.T) {

@@ -43,7 +43,7 @@ func writeText(w io.Writer, p *restore.Plan) error {
 	for i, wave := range p.Waves {
 		counts := map[string]int{}
 		for _, it := range wave {
-			counts[it.Kind]++
+			counts[it.Kind()]++
 		}
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(counts)) {
@@ -138,7 +138,7 @@ func (r *report) add(ev restore.Event) {
 	if detail == "" && ev.Err != nil {
 		detail = ev.Err.Error()
 	}
-	r.Items = append(r.Items, reportItem{Item: ev.Item.Item, Version: ev.Item.Version, Result: string(ev.Result),
+	r.Items = append(r.Items, reportItem{Item: ev.Item.Item(), Version: ev.Item.Version(), Result: string(ev.Result),
 		Detail: detail, UID: string(ev.UID), Order: ev.Order})
 }
 

@@ -1,0 +1,133 @@
+package restore
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/manifest"
+)
+
+// PlanItem is one object to create. It is read through its methods and points into the
+// plan (the backup's manifest item and its resource's decision), so it holds no strings
+// of its own and copies of it are cheap. Its JSON is an object with the fields item, uid,
+// group, sourceGroup (omitted when empty), resource, kind, namespace (omitted when empty),
+// name, version, sourceVersion, readPath and ready (omitted when false); a PlanItem read
+// back from that JSON answers the same, though no restore can run it.
+type PlanItem struct {
+	it    *manifest.Item
+	rp    *ResourcePlan // its resource's decision: Group, Version, SourceVersion, Dir
+	ready bool
+}
+
+// Item is its legacy path in the backup, manifest.Item.String.
+func (p PlanItem) Item() string { return p.it.String() }
+
+// UID is its UID in the backup.
+func (p PlanItem) UID() types.UID { return p.it.UID }
+
+// Group is the API group to create it in.
+func (p PlanItem) Group() string {
+	if p.rp.Group != "" {
+		return p.rp.Group
+	}
+	return p.it.Group
+}
+
+// SourceGroup is the backup's group when the kind moved to Group; "" when it did not.
+func (p PlanItem) SourceGroup() string {
+	if p.rp.Group != "" {
+		return p.it.Group
+	}
+	return ""
+}
+
+// Resource is its plural resource, "deployments".
+func (p PlanItem) Resource() string { return p.it.Resource }
+
+// Kind is its kind, "Deployment".
+func (p PlanItem) Kind() string { return p.it.Kind }
+
+// Namespace is its namespace, "" for a cluster-scoped object.
+func (p PlanItem) Namespace() string { return p.it.Namespace }
+
+// Name is its name.
+func (p PlanItem) Name() string { return p.it.Name }
+
+// Version is the version to create it at.
+func (p PlanItem) Version() string { return p.rp.Version }
+
+// SourceVersion is the version to read it at from the backup.
+func (p PlanItem) SourceVersion() string { return p.rp.SourceVersion }
+
+// ReadPath is where its bytes are in the backup.
+func (p PlanItem) ReadPath() string {
+	path, err := archive.ItemPath(p.rp.Resource, p.rp.Dir, p.it.Namespace, p.it.Name)
+	if err != nil {
+		return p.it.String() // not planned: NewPlan reads only items at valid paths
+	}
+	return path
+}
+
+// Ready reports that the restore waits until the item is ready before what depends on it
+// starts (a CustomResourceDefinition, a Namespace, what serves a webhook or an
+// APIService, ...).
+func (p PlanItem) Ready() bool { return p.ready }
+
+// planItemJSON is PlanItem's JSON.
+type planItemJSON struct {
+	Item          string    `json:"item"`
+	UID           types.UID `json:"uid"`
+	Group         string    `json:"group"`
+	SourceGroup   string    `json:"sourceGroup,omitempty"`
+	Resource      string    `json:"resource"`
+	Kind          string    `json:"kind"`
+	Namespace     string    `json:"namespace,omitempty"`
+	Name          string    `json:"name"`
+	Version       string    `json:"version"`
+	SourceVersion string    `json:"sourceVersion"`
+	ReadPath      string    `json:"readPath"`
+	Ready         bool      `json:"ready,omitempty"`
+}
+
+// MarshalJSON writes the item's fields (see [PlanItem]).
+func (p PlanItem) MarshalJSON() ([]byte, error) {
+	if p.it == nil || p.rp == nil {
+		return []byte("null"), nil
+	}
+	return json.Marshal(planItemJSON{
+		Item: p.Item(), UID: p.UID(), Group: p.Group(), SourceGroup: p.SourceGroup(), Resource: p.Resource(),
+		Kind: p.Kind(), Namespace: p.Namespace(), Name: p.Name(), Version: p.Version(), SourceVersion: p.SourceVersion(),
+		ReadPath: p.ReadPath(), Ready: p.Ready(),
+	})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (p *PlanItem) UnmarshalJSON(data []byte) error {
+	var j planItemJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	src := j.Group
+	if j.SourceGroup != "" {
+		src = j.SourceGroup
+	}
+	rest, ok := strings.CutPrefix(j.ReadPath, "resources/")
+	parts := strings.Split(rest, "/")
+	if !ok || len(parts) < 3 {
+		return fmt.Errorf("plan item %s: read path %q is not an item's", j.Item, j.ReadPath)
+	}
+	rp := &ResourcePlan{Resource: parts[0], Version: j.Version, SourceVersion: j.SourceVersion}
+	if parts[1] != "namespaces" && parts[1] != "cluster" {
+		rp.Dir = parts[1]
+	}
+	if j.SourceGroup != "" {
+		rp.Group = j.Group
+	}
+	*p = PlanItem{it: &manifest.Item{Group: src, Resource: j.Resource, Kind: j.Kind, Namespace: j.Namespace, Name: j.Name, UID: j.UID},
+		rp: rp, ready: j.Ready}
+	return nil
+}
