@@ -60,6 +60,7 @@ type options struct {
 	metadata bool
 	manifest bool
 	stored   bool
+	noItems  bool
 }
 
 // WithVisitor makes Scan call visit for every item, in archive order, as it meets it (see
@@ -105,6 +106,17 @@ func WithManifest() Option {
 // decides. Default: off.
 func WithStoredManifest() Option {
 	return func(o *options) { o.stored = true }
+}
+
+// WithoutItemList makes Scan leave Index.Items nil: it keeps nothing per item beyond what
+// the manifest (WithManifest, WithStoredManifest) holds, and no ItemRef.Meta. With
+// WithManifest it decodes the whole metadata of items at legacy paths only, and just the
+// uid of the copies under version directories (to record their versions in the manifest).
+// Index.HasItemFile answers, from the manifest and the group versions, what the item list
+// was needed for. WithStoredManifest still checks the stored manifest against every item
+// path. Default: off (Index.Items lists every item).
+func WithoutItemList() Option {
+	return func(o *options) { o.noItems = true }
 }
 
 func resolve(opts []Option) (options, error) {

@@ -98,7 +98,7 @@ type stream struct {
 	count int
 	items int // item files at legacy paths
 	total int64
-	files map[string]struct{}
+	files *nameSet // every file name: 16 bytes each
 	dirs  map[string]struct{}
 	buf   []byte
 	cur   entry // the entry handed out, reused
@@ -145,7 +145,7 @@ func walk(ctx context.Context, r io.Reader, lim Limits, op string, fn func(*entr
 		pipe:  pipe,
 		tr:    tar.NewReader(pipe),
 		lim:   lim,
-		files: map[string]struct{}{},
+		files: newNameSet(),
 		dirs:  map[string]struct{}{},
 	}
 	last := "" // the name of the last header read
@@ -246,11 +246,11 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 		}
 	}
 	if e.kind == kindDir {
-		if _, ok := s.files[name]; ok {
+		if s.files.has(name) {
 			return nil, insecure("directory %q duplicates a file", name)
 		}
 	} else {
-		if _, ok := s.files[name]; ok {
+		if s.files.has(name) {
 			return nil, insecure("duplicate entry %q", name)
 		}
 		if _, ok := s.dirs[name]; ok {
@@ -258,7 +258,7 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 		}
 	}
 	for d := path.Dir(name); d != "."; d = path.Dir(d) {
-		if _, ok := s.files[d]; ok {
+		if s.files.has(d) {
 			return nil, insecure("parent %q is a file", d)
 		}
 		if _, ok := s.dirs[d]; ok {
@@ -269,7 +269,7 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 	if e.kind == kindDir {
 		s.dirs[name] = struct{}{}
 	} else {
-		s.files[name] = struct{}{}
+		s.files.add(name)
 	}
 	return e, nil
 }

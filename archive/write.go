@@ -192,8 +192,7 @@ func (w *Writer) record(key itemKey, preferred bool, p string, data []byte) {
 		w.others = append(w.others, otherVersion{schema.GroupResource{Group: group, Resource: res}, key.namespace, key.name, md.UID, key.version})
 		return
 	}
-	ref := ItemRef{Resource: res, Meta: md}
-	if err := addToManifest(w.m, ref); err != nil {
+	if err := addToManifest(w.m, res, md); err != nil {
 		w.problems = append(w.problems, Problem{p, "manifest: " + err.Error()})
 	}
 }
