@@ -80,27 +80,6 @@ func (c *compareWriter) Write(p []byte) (int, error) {
 	return done, nil
 }
 
-// inflate returns raw decompressed if it is gzip-compressed, else raw; more than limit
-// bytes is an error.
-func inflate(raw []byte, limit int64) ([]byte, error) {
-	if len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
-		return raw, nil
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	defer zr.Close()
-	out, err := io.ReadAll(io.LimitReader(zr, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(out)) > limit {
-		return nil, errors.New("too large")
-	}
-	return out, nil
-}
-
 // sameManifest reports whether two manifests hold the same items (identity, uid, versions,
 // labels, annotations, owners), comparing their manifest.json; if not, why names the first
 // item that differs.

@@ -26,5 +26,3 @@ func (s *nameSet) has(name string) bool {
 	_, ok := s.m[s.key(name)]
 	return ok
 }
-
-func (s *nameSet) len() int { return len(s.m) }
