@@ -72,6 +72,13 @@ func overLimit(format string, args ...any) error {
 	return &reason{ErrLimitExceeded, fmt.Sprintf(format, args...)}
 }
 
+// limitHit is the error of a crossed limit: what was crossed, then the field of Limits, its
+// value, and how to raise it.
+func limitHit(field string, value int64, format string, args ...any) error {
+	return overLimit("%s (Limits.%s is %d; raise it with archive.WithLimits(archive.Limits{%s: n}))",
+		fmt.Sprintf(format, args...), field, value, field)
+}
+
 func badFormat(format string, args ...any) error {
 	return &reason{ErrFormat, fmt.Sprintf(format, args...)}
 }

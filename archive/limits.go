@@ -1,23 +1,54 @@
 package archive
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Limits bounds what Extract and Scan accept from an archive. A zero field means the value of
-// the same field in DefaultLimits; a negative field is an error before anything is read.
-// Crossing any limit stops reading at once with an error wrapping ErrLimitExceeded: nothing
-// of the offending entry is used or written. (Inflating runs ahead of the walk on a goroutine
-// of its own, by at most 8 MB of decompressed data, which is then dropped.)
+// the same field in DefaultLimits, except the two that scale together (MaxItems and
+// MaxEntries, see below); a negative field is an error before anything is read. Crossing any
+// limit stops reading at once with an error wrapping ErrLimitExceeded that names the limit,
+// its value, the entry and the field of Limits that raises it: nothing of the offending
+// entry is used or written. (Inflating runs ahead of the walk on a goroutine of its own, by
+// at most 8 MB of decompressed data, which is then dropped.)
+//
+// Items and entries: a backup stores each object once per version it was captured in plus
+// once at its legacy unversioned path (twice for an object captured only at its resource's
+// preferred version), so a backup of n objects has between n and several times n tar
+// entries. MaxItems counts objects, as item files at legacy paths; MaxEntries counts every
+// entry. When MaxItems is set and MaxEntries is zero, MaxEntries is EntriesPerItem ×
+// MaxItems + EntriesMargin, so raising the one raises the other. When MaxEntries is set and
+// MaxItems is zero, MaxItems is MaxEntries (as before MaxItems existed: entries alone
+// bound the items). Both zero: DefaultLimits' values.
 type Limits struct {
 	MaxEntries    int   // tar entries of any type, directories and PAX headers included
 	MaxEntryBytes int64 // one entry, decompressed
 	MaxTotalBytes int64 // all entries, decompressed, counted as bytes actually read
 	MaxPathLen    int   // one entry name as stored, bytes
+	MaxItems      int   // item files at legacy paths (resources/<resource>/{cluster|namespaces/<ns>}/<name>.json): the objects of the backup
 }
 
+// EntriesPerItem and EntriesMargin make the MaxEntries that goes with a MaxItems (see
+// Limits): room for every object at its legacy path and at up to three versions (Kubernetes
+// serves few resources at more), and for the entries that are not items (metadata files,
+// directory entries, PAX headers).
+const (
+	EntriesPerItem = 4
+	EntriesMargin  = 100_000
+)
+
 // DefaultLimits are the limits used for every zero field of the Limits given to WithLimits,
-// and for all of them without WithLimits. Treat it as a constant: it is read, never written,
-// by this package.
-var DefaultLimits = Limits{MaxEntries: 1_000_000, MaxEntryBytes: 64 << 20, MaxTotalBytes: 16 << 30, MaxPathLen: 4096}
+// and for all of them without WithLimits: a million objects, and the entries that go with
+// them (EntriesPerItem × MaxItems + EntriesMargin). Treat it as a constant: it is read,
+// never written, by this package.
+var DefaultLimits = Limits{
+	MaxItems:      1_000_000,
+	MaxEntries:    EntriesPerItem*1_000_000 + EntriesMargin,
+	MaxEntryBytes: 64 << 20,
+	MaxTotalBytes: 16 << 30,
+	MaxPathLen:    4096,
+}
 
 // Option configures Extract and Scan. The zero configuration is DefaultLimits, no visitor, no
 // metadata and no manifest. A nil Option is ignored.
@@ -29,6 +60,7 @@ type options struct {
 	metadata bool
 	manifest bool
 	stored   bool
+	noItems  bool
 }
 
 // WithVisitor makes Scan call visit for every item, in archive order, as it meets it (see
@@ -76,6 +108,17 @@ func WithStoredManifest() Option {
 	return func(o *options) { o.stored = true }
 }
 
+// WithoutItemList makes Scan leave Index.Items nil: it keeps nothing per item beyond what
+// the manifest (WithManifest, WithStoredManifest) holds, and no ItemRef.Meta. With
+// WithManifest it decodes the whole metadata of items at legacy paths only, and just the
+// uid of the copies under version directories (to record their versions in the manifest).
+// Index.HasItemFile answers, from the manifest and the group versions, what the item list
+// was needed for. WithStoredManifest still checks the stored manifest against every item
+// path. Default: off (Index.Items lists every item).
+func WithoutItemList() Option {
+	return func(o *options) { o.noItems = true }
+}
+
 func resolve(opts []Option) (options, error) {
 	var o options
 	for _, opt := range opts {
@@ -83,12 +126,27 @@ func resolve(opts []Option) (options, error) {
 			opt(&o)
 		}
 	}
-	l, d := o.limits, DefaultLimits
-	if l.MaxEntries < 0 || l.MaxEntryBytes < 0 || l.MaxTotalBytes < 0 || l.MaxPathLen < 0 {
-		return o, fmt.Errorf("archive: negative limit in %+v", l)
+	l, err := o.limits.resolve()
+	o.limits = l
+	return o, err
+}
+
+// resolve returns l with its zero fields set as Limits documents.
+func (l Limits) resolve() (Limits, error) {
+	d := DefaultLimits
+	if l.MaxEntries < 0 || l.MaxEntryBytes < 0 || l.MaxTotalBytes < 0 || l.MaxPathLen < 0 || l.MaxItems < 0 {
+		return l, fmt.Errorf("archive: negative limit in %+v", l)
 	}
-	if l.MaxEntries == 0 {
-		l.MaxEntries = d.MaxEntries
+	switch {
+	case l.MaxEntries == 0 && l.MaxItems == 0:
+		l.MaxEntries, l.MaxItems = d.MaxEntries, d.MaxItems
+	case l.MaxEntries == 0:
+		l.MaxEntries = math.MaxInt
+		if l.MaxItems <= (math.MaxInt-EntriesMargin)/EntriesPerItem {
+			l.MaxEntries = l.MaxItems*EntriesPerItem + EntriesMargin
+		}
+	case l.MaxItems == 0:
+		l.MaxItems = l.MaxEntries
 	}
 	if l.MaxEntryBytes == 0 {
 		l.MaxEntryBytes = d.MaxEntryBytes
@@ -99,6 +157,5 @@ func resolve(opts []Option) (options, error) {
 	if l.MaxPathLen == 0 {
 		l.MaxPathLen = d.MaxPathLen
 	}
-	o.limits = l
-	return o, nil
+	return l, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
@@ -17,13 +18,12 @@ import (
 // compareStored compares a stored manifest, raw as stored (gzip-compressed or plain), with
 // the one built from the items: as bytes first, manifest.Write being deterministic, and if
 // they differ decoded, so that a manifest written otherwise but holding the same items
-// agrees. If they disagree, or the stored one cannot be read, the Problem says why.
+// agrees. If they disagree, or the stored one cannot be read, the Problem says why. The
+// bytes are compared as the built manifest is written, against the stored one as it is
+// inflated: neither is held whole beside the other.
 func compareStored(raw []byte, built *manifest.Manifest, limit int64) (Problem, bool) {
-	var want bytes.Buffer
-	if err := manifest.Write(&want, built); err == nil {
-		if plain, err := inflate(raw, limit); err == nil && bytes.Equal(plain, want.Bytes()) {
-			return Problem{}, true
-		}
+	if sameBytes(raw, built, limit) {
+		return Problem{}, true
 	}
 	stored, err := manifest.Read(bytes.NewReader(raw), manifest.WithMaxBytes(limit))
 	if err != nil {
@@ -35,25 +35,49 @@ func compareStored(raw []byte, built *manifest.Manifest, limit int64) (Problem, 
 	return Problem{}, true
 }
 
-// inflate returns raw decompressed if it is gzip-compressed, else raw; more than limit
-// bytes is an error.
-func inflate(raw []byte, limit int64) ([]byte, error) {
-	if len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
-		return raw, nil
+// sameBytes reports whether raw, decompressed if it is gzip-compressed (a bad checksum is a
+// difference), holds exactly the bytes manifest.Write writes of m, within limit.
+func sameBytes(raw []byte, m *manifest.Manifest, limit int64) bool {
+	var src io.Reader = bytes.NewReader(raw)
+	if len(raw) >= 2 && raw[0] == 0x1f && raw[1] == 0x8b {
+		zr, err := gzip.NewReader(src)
+		if err != nil {
+			return false
+		}
+		defer zr.Close()
+		src = io.LimitReader(zr, limit)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
+	cw := &compareWriter{r: src}
+	if err := manifest.Write(cw, m); err != nil {
+		return false
 	}
-	defer zr.Close()
-	out, err := io.ReadAll(io.LimitReader(zr, limit+1))
-	if err != nil {
-		return nil, err
+	var one [1]byte
+	_, err := io.ReadFull(src, one[:])
+	return err == io.EOF // nothing more, and a good checksum
+}
+
+// errDiffer stops manifest.Write at the first byte that differs.
+var errDiffer = errors.New("differs")
+
+// compareWriter compares what is written to it with what r reads.
+type compareWriter struct {
+	r   io.Reader
+	buf []byte
+}
+
+func (c *compareWriter) Write(p []byte) (int, error) {
+	if c.buf == nil {
+		c.buf = make([]byte, 64<<10)
 	}
-	if int64(len(out)) > limit {
-		return nil, errors.New("too large")
+	done := 0
+	for done < len(p) {
+		n := min(len(p)-done, len(c.buf))
+		if _, err := io.ReadFull(c.r, c.buf[:n]); err != nil || !bytes.Equal(c.buf[:n], p[done:done+n]) {
+			return done, errDiffer
+		}
+		done += n
 	}
-	return out, nil
+	return done, nil
 }
 
 // sameManifest reports whether two manifests hold the same items (identity, uid, versions,
@@ -121,11 +145,18 @@ func (b *Backup) Manifest() (*manifest.Manifest, error) {
 	if err != nil {
 		return nil, &Error{Op: "open", Entry: ManifestFile, Err: badFormat("%v", err)}
 	}
-	var refs []ItemRef
-	for _, r := range l.items {
-		refs = append(refs, r...)
+	files := map[string]bool{}
+	legacy := 0
+	for _, refs := range l.items {
+		for _, r := range refs {
+			files[r.Path] = true
+			if r.VersionDir == "" {
+				legacy++
+			}
+		}
 	}
-	if err := checkStored(m, refs); err != nil {
+	has := func(p string) bool { return files[p] }
+	if err := checkStored(m, has, legacy); err != nil {
 		return nil, &Error{Op: "open", Entry: ManifestFile, Err: err}
 	}
 	return m, nil
@@ -133,7 +164,7 @@ func (b *Backup) Manifest() (*manifest.Manifest, error) {
 
 // storedOnly is Scan's WithStoredManifest: the stored manifest if there is one and it passes
 // checkStored, else nil and a problem saying why (unless reading it already was one).
-func storedOnly(stored *manifest.Manifest, refs []ItemRef, problems []Problem) (*manifest.Manifest, []Problem) {
+func storedOnly(stored *manifest.Manifest, has func(string) bool, legacy int, problems []Problem) (*manifest.Manifest, []Problem) {
 	if stored == nil {
 		for _, p := range problems {
 			if p.Path == ManifestFile {
@@ -142,36 +173,29 @@ func storedOnly(stored *manifest.Manifest, refs []ItemRef, problems []Problem) (
 		}
 		return nil, append(problems, Problem{ManifestFile, "no stored manifest"})
 	}
-	if err := checkStored(stored, refs); err != nil {
+	if err := checkStored(stored, has, legacy); err != nil {
 		return nil, append(problems, Problem{ManifestFile, strings.TrimPrefix(err.Error(), "bad format: ")})
 	}
 	return stored, problems
 }
 
 // checkStored checks a stored manifest against the items of the backup, by path only: every
-// manifest item has its file at the legacy path and one per version, and there are no more
-// manifest items than items at legacy paths.
-func checkStored(m *manifest.Manifest, refs []ItemRef) error {
-	files := make(map[string]bool, len(refs))
-	legacy := 0
-	for _, r := range refs {
-		files[r.Path] = true
-		if r.VersionDir == "" {
-			legacy++
-		}
-	}
+// manifest item has its file at the legacy path and one per version (has tells whether a
+// path is an item file of the backup), and there are no more manifest items than items at
+// legacy paths (legacy of them).
+func checkStored(m *manifest.Manifest, has func(string) bool, legacy int) error {
 	if m.Len() > legacy {
 		return badFormat("%d items, the backup has %d at legacy paths", m.Len(), legacy)
 	}
 	for _, it := range m.Items() {
-		if err := checkManifestItem(it, files); err != nil {
+		if err := checkManifestItem(it, has); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func checkManifestItem(it *manifest.Item, files map[string]bool) error {
+func checkManifestItem(it *manifest.Item, has func(string) bool) error {
 	dir := it.Resource
 	if it.Group != "" {
 		dir += "." + it.Group
@@ -180,13 +204,13 @@ func checkManifestItem(it *manifest.Item, files map[string]bool) error {
 	if err != nil {
 		return badFormat("item %s: %v", it, err)
 	}
-	if !files[p] {
+	if !has(p) {
 		return badFormat("item %s: not in the backup", p)
 	}
 	for _, v := range it.Versions() {
 		p1, err1 := ItemPath(dir, v, it.Namespace, it.Name)
 		p2, err2 := ItemPath(dir, v+versionselect.PreferredVersionDirSuffix, it.Namespace, it.Name)
-		if err1 != nil || err2 != nil || (!files[p1] && !files[p2]) {
+		if err1 != nil || err2 != nil || (!has(p1) && !has(p2)) {
 			return badFormat("item %s: version %s: neither %s nor %s is in the backup", p, v, p1, p2)
 		}
 	}
@@ -196,25 +220,25 @@ func checkManifestItem(it *manifest.Item, files map[string]bool) error {
 // buildManifest reads every item listed and builds the manifest as Scan does.
 func (b *Backup) buildManifest(items map[string][]ItemRef) (*manifest.Manifest, error) {
 	m := manifest.New()
-	var others []ItemRef
+	in := interner{}
+	link := newVersionLinker(in)
 	for _, res := range b.Resources() {
 		for _, ref := range items[res] {
 			data, err := fs.ReadFile(b.fsys, ref.Path)
 			if err != nil {
 				return nil, fmt.Errorf("archive: read item: %w", err)
 			}
-			md, err := decodeMetadata(data)
+			md, err := decodeMeta(data, ref.VersionDir == "", in)
 			if err != nil {
 				continue
 			}
-			ref.Meta = md
 			if ref.VersionDir != "" {
-				others = append(others, ref)
+				link.note(m, schema.GroupResource{Group: ref.Group, Resource: ref.Resource}, ref.Namespace, ref.Name, md.UID, ref.Version())
 				continue
 			}
-			_ = addToManifest(m, ref) // refused items are left out, as documented
+			_ = addToManifest(m, in.intern(ref.Resource), md) // refused items are left out, as documented
 		}
 	}
-	recordVersions(m, others)
+	link.finish(m)
 	return m, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/backupkit/backupkit/internal/layout"
 	"github.com/backupkit/backupkit/manifest"
+	"github.com/backupkit/backupkit/versionselect"
 )
 
 // Metadata is what Scan keeps of an item's object with WithMetadata: enough to build an
@@ -64,7 +66,9 @@ type Index struct {
 	// items' apiVersion, marked preferred; its items are read from their legacy paths
 	// (versionselect.WithGate chooses those for such a backup).
 	GroupVersions map[string]metav1.APIGroup
-	// Items lists every item in archive order.
+	// Items lists every item in archive order; nil with WithoutItemList, and in an Index
+	// made from a sibling manifest (Sibling.Index). HasItemFile answers from the manifest
+	// instead.
 	Items []ItemRef
 	// Problems lists what was skipped or odd, sorted by path: files that are not items, items
 	// whose metadata could not be read or that the manifest refused, resources without a
@@ -77,6 +81,33 @@ type Index struct {
 	// it is the stored manifest if it passes the path check, else nil (see
 	// WithStoredManifest).
 	Manifest *manifest.Manifest
+}
+
+// HasItemFile reports whether the backup holds the item file at path (as ItemPath builds
+// it) for an item of the manifest, from Manifest and GroupVersions alone: the legacy path
+// of every manifest item, and for each version v the item was captured in
+// (manifest.Item.Versions), its path under "<v>-preferredversion" when v is its resource's
+// preferred version in GroupVersions, else under "<v>". It is false for any other path,
+// and for every path when Manifest is nil; a file of an item the manifest left out (listed
+// in Problems) is not seen. Safe for concurrent use if nothing modifies the Index.
+func (idx *Index) HasItemFile(path string) bool {
+	ref, ok := parseItemPath(path)
+	if !ok || idx.Manifest == nil {
+		return false
+	}
+	it, ok := idx.Manifest.Lookup(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}, ref.Namespace, ref.Name)
+	if !ok {
+		return false
+	}
+	if ref.VersionDir == "" {
+		return true
+	}
+	v := ref.Version()
+	if !slices.Contains(it.Versions(), v) {
+		return false
+	}
+	preferred := idx.GroupVersions[ref.GroupResource].PreferredVersion.Version == v
+	return preferred == strings.HasSuffix(ref.VersionDir, versionselect.PreferredVersionDirSuffix)
 }
 
 // Scan reads a gzip-compressed tar backup from r in one pass, without touching disk, and
@@ -106,10 +137,21 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 		return nil, err
 	}
 	visit := o.visit
+	listItems := !o.noItems
 	idx := &Index{}
 	var items refList
+	in := interner{}
+	var link *versionLinker
 	if o.manifest {
 		idx.Manifest = manifest.New()
+		link = newVersionLinker(in)
+	}
+	// What WithStoredManifest checks the stored manifest against: item files (16 bytes
+	// each) and how many are at legacy paths.
+	var files *nameSet
+	legacyItems := 0
+	if o.stored && !o.manifest {
+		files = newNameSet()
 	}
 	dirs := map[string]map[string]bool{}
 	legacy := legacyVersions{}
@@ -152,6 +194,12 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 			return nil
 		}
 		ref.Size = e.hdr.Size
+		if files != nil {
+			files.add(ref.Path)
+			if ref.VersionDir == "" {
+				legacyItems++
+			}
+		}
 		var it Item // what visit read, if anything
 		if visit != nil {
 			v := &Item{ItemRef: ref, e: e}
@@ -163,7 +211,11 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 		// A legacy item of a backup whose format may lack version directories: its
 		// apiVersion gives its resource's version (groupVersions).
 		needVersion := ref.VersionDir == "" && !versionDirs
-		if o.metadata || needVersion {
+		// Metadata is kept in ItemRef.Meta only when the item list is; the manifest needs
+		// all of it from a legacy item, and only the uid from a copy under a version
+		// directory.
+		keepMeta := o.metadata && listItems
+		if keepMeta || o.manifest || needVersion {
 			b, err := it.data, it.err
 			if !it.read {
 				scratch, err = e.readInto(scratch)
@@ -172,7 +224,8 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 			if err != nil {
 				return err
 			}
-			m, err := decodeMetadata(b)
+			full := keepMeta || (o.manifest && ref.VersionDir == "")
+			m, err := decodeMeta(b, full, in)
 			if err == nil && needVersion {
 				if p := legacy.note(ref, m.APIVersion); p != nil {
 					idx.Problems = append(idx.Problems, *p)
@@ -182,15 +235,25 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 			case err != nil:
 				idx.Problems = append(idx.Problems, Problem{e.name, "metadata: " + err.Error()})
 			case o.metadata:
-				ref.Meta = m
-				if idx.Manifest != nil && ref.VersionDir == "" {
-					if err := addToManifest(idx.Manifest, ref); err != nil {
+				if keepMeta {
+					ref.Meta = m
+				}
+				if idx.Manifest == nil {
+					break
+				}
+				if ref.VersionDir == "" {
+					if err := addToManifest(idx.Manifest, in.intern(ref.Resource), m); err != nil {
 						idx.Problems = append(idx.Problems, Problem{e.name, "manifest: " + err.Error()})
 					}
+				} else {
+					gr := schema.GroupResource{Group: ref.Group, Resource: ref.Resource}
+					link.note(idx.Manifest, gr, ref.Namespace, ref.Name, m.UID, ref.Version())
 				}
 			}
 		}
-		items.add(ref)
+		if listItems {
+			items.add(ref)
+		}
 		return nil
 	})
 	if err != nil {
@@ -202,7 +265,7 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	idx.Items = items.slice()
 	limit := min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes)
 	if idx.Manifest != nil {
-		recordVersions(idx.Manifest, idx.Items)
+		link.finish(idx.Manifest)
 		if storedRaw != nil {
 			if p, ok := compareStored(storedRaw, idx.Manifest, limit); !ok {
 				idx.Problems = append(idx.Problems, p)
@@ -219,7 +282,7 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 				stored = m
 			}
 		}
-		idx.Manifest, idx.Problems = storedOnly(stored, idx.Items, idx.Problems)
+		idx.Manifest, idx.Problems = storedOnly(stored, files.has, legacyItems, idx.Problems)
 	}
 	gvs, problems := groupVersions(dirs, legacy, versionDirs)
 	idx.GroupVersions = gvs
@@ -265,10 +328,21 @@ type metadataFields struct {
 	OwnerReferences []metav1.OwnerReference `json:"ownerReferences"`
 }
 
+// uidOnly is the part of an object's metadata a copy under a version directory needs when
+// the item list is not kept: its uid, to record its version for the manifest item.
+type uidOnly struct {
+	UID types.UID `json:"uid"`
+}
+
 // decodeMetadata decodes apiVersion, kind and metadata from the top-level object in b. It
 // stops as soon as it has all three (json.Marshal writes them first, keys being sorted), so
 // the rest of the object (spec, status) is neither decoded nor validated.
-func decodeMetadata(b []byte) (*Metadata, error) {
+func decodeMetadata(b []byte) (*Metadata, error) { return decodeMeta(b, true, nil) }
+
+// decodeMeta is decodeMetadata; with full false only apiVersion, kind and the uid are
+// decoded (labels, annotations and owners are skipped without being built). apiVersion and
+// kind are interned in in when it is not nil.
+func decodeMeta(b []byte, full bool, in interner) (*Metadata, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	tok, err := dec.Token()
 	if err != nil {
@@ -291,10 +365,17 @@ func decodeMetadata(b []byte) (*Metadata, error) {
 		case "kind":
 			haveKind, err = true, dec.Decode(&m.Kind)
 		case "metadata":
-			var f metadataFields
-			haveMetadata, err = true, dec.Decode(&f)
-			m.Name, m.Namespace, m.UID = f.Name, f.Namespace, f.UID
-			m.Labels, m.Annotations, m.OwnerReferences = f.Labels, f.Annotations, f.OwnerReferences
+			haveMetadata = true
+			if full {
+				var f metadataFields
+				err = dec.Decode(&f)
+				m.Name, m.Namespace, m.UID = f.Name, f.Namespace, f.UID
+				m.Labels, m.Annotations, m.OwnerReferences = f.Labels, f.Annotations, f.OwnerReferences
+			} else {
+				var f uidOnly
+				err = dec.Decode(&f)
+				m.UID = f.UID
+			}
 		default:
 			var skip json.RawMessage
 			err = dec.Decode(&skip)
@@ -306,28 +387,15 @@ func decodeMetadata(b []byte) (*Metadata, error) {
 	if !haveMetadata {
 		return nil, errors.New("no metadata")
 	}
+	if in != nil {
+		m.APIVersion, m.Kind = in.intern(m.APIVersion), in.intern(m.Kind)
+	}
 	return &m, nil
 }
 
-// recordVersions records in m every version an item was captured in besides the one at
-// its legacy path (Item.Versions). A versioned item counts for the manifest item of the
-// same identity and UID; one without (its legacy item was refused, and is already a
-// problem) is passed over.
-func recordVersions(m *manifest.Manifest, refs []ItemRef) {
-	for _, ref := range refs {
-		if ref.VersionDir == "" || ref.Meta == nil {
-			continue
-		}
-		gr := schema.GroupResource{Group: ref.Group, Resource: ref.Resource}
-		if it, ok := m.Lookup(gr, ref.Namespace, ref.Name); ok && it.UID == ref.Meta.UID {
-			_, _ = m.AddVersion(it.UID, ref.Version()) // the item is in m: cannot fail
-		}
-	}
-}
-
-// addToManifest adds the item at ref, whose Meta is set, to m.
-func addToManifest(m *manifest.Manifest, ref ItemRef) error {
-	md := ref.Meta
+// addToManifest adds to m the item of resource (the plural, "deployments") whose metadata
+// is md.
+func addToManifest(m *manifest.Manifest, resource string, md *Metadata) error {
 	p := &metav1.PartialObjectMetadata{
 		TypeMeta: metav1.TypeMeta{APIVersion: md.APIVersion, Kind: md.Kind},
 		ObjectMeta: metav1.ObjectMeta{
@@ -335,7 +403,7 @@ func addToManifest(m *manifest.Manifest, ref ItemRef) error {
 			Labels: md.Labels, Annotations: md.Annotations, OwnerReferences: md.OwnerReferences,
 		},
 	}
-	it, err := manifest.NewItemFromMetadata(p, ref.Resource)
+	it, err := manifest.NewItemFromMetadata(p, resource)
 	if err != nil {
 		return err
 	}

@@ -96,8 +96,9 @@ type stream struct {
 	tr    *tar.Reader
 	lim   Limits
 	count int
+	items int // item files at legacy paths
 	total int64
-	files map[string]struct{}
+	files *nameSet // every file name: 16 bytes each
 	dirs  map[string]struct{}
 	buf   []byte
 	cur   entry // the entry handed out, reused
@@ -144,7 +145,7 @@ func walk(ctx context.Context, r io.Reader, lim Limits, op string, fn func(*entr
 		pipe:  pipe,
 		tr:    tar.NewReader(pipe),
 		lim:   lim,
-		files: map[string]struct{}{},
+		files: newNameSet(),
 		dirs:  map[string]struct{}{},
 	}
 	last := "" // the name of the last header read
@@ -181,7 +182,7 @@ func walk(ctx context.Context, r io.Reader, lim Limits, op string, fn func(*entr
 		return fail("", s.classify(err))
 	}
 	if n > left {
-		return fail("", overLimit("more than %d bytes decompressed (MaxTotalBytes)", s.lim.MaxTotalBytes))
+		return fail("", limitHit("MaxTotalBytes", s.lim.MaxTotalBytes, "more than %d bytes decompressed", s.lim.MaxTotalBytes))
 	}
 	return nil
 }
@@ -191,16 +192,16 @@ func walk(ctx context.Context, r io.Reader, lim Limits, op string, fn func(*entr
 func (s *stream) check(hdr *tar.Header) (*entry, error) {
 	s.count++
 	if s.count > s.lim.MaxEntries {
-		return nil, overLimit("more than %d entries (MaxEntries)", s.lim.MaxEntries)
+		return nil, limitHit("MaxEntries", int64(s.lim.MaxEntries), "more than %d entries, items and others (MaxItems raises it too)", s.lim.MaxEntries)
 	}
 	if hdr.Size < 0 {
 		return nil, badFormat("negative size %d", hdr.Size)
 	}
 	if hdr.Size > s.lim.MaxEntryBytes {
-		return nil, overLimit("size %d over %d bytes (MaxEntryBytes)", hdr.Size, s.lim.MaxEntryBytes)
+		return nil, limitHit("MaxEntryBytes", s.lim.MaxEntryBytes, "size %d over %d bytes", hdr.Size, s.lim.MaxEntryBytes)
 	}
 	if hdr.Size > s.lim.MaxTotalBytes-s.total {
-		return nil, overLimit("more than %d bytes in all entries (MaxTotalBytes)", s.lim.MaxTotalBytes)
+		return nil, limitHit("MaxTotalBytes", s.lim.MaxTotalBytes, "more than %d bytes in all entries", s.lim.MaxTotalBytes)
 	}
 	s.total += hdr.Size
 	e := &s.cur
@@ -224,7 +225,7 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 		return nil, badFormat("unsupported entry type %q", hdr.Typeflag)
 	}
 	if len(hdr.Name) > s.lim.MaxPathLen {
-		return nil, overLimit("name of %d bytes over %d (MaxPathLen)", len(hdr.Name), s.lim.MaxPathLen)
+		return nil, limitHit("MaxPathLen", int64(s.lim.MaxPathLen), "name of %d bytes over %d", len(hdr.Name), s.lim.MaxPathLen)
 	}
 	name, err := cleanName(hdr.Name, e.kind == kindDir)
 	if err != nil {
@@ -238,12 +239,18 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 		return e, nil
 	}
 	e.name = name
+	if e.kind == kindFile && isLegacyItem(name) {
+		s.items++
+		if s.items > s.lim.MaxItems {
+			return nil, limitHit("MaxItems", int64(s.lim.MaxItems), "more than %d items at legacy paths (objects)", s.lim.MaxItems)
+		}
+	}
 	if e.kind == kindDir {
-		if _, ok := s.files[name]; ok {
+		if s.files.has(name) {
 			return nil, insecure("directory %q duplicates a file", name)
 		}
 	} else {
-		if _, ok := s.files[name]; ok {
+		if s.files.has(name) {
 			return nil, insecure("duplicate entry %q", name)
 		}
 		if _, ok := s.dirs[name]; ok {
@@ -251,7 +258,7 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 		}
 	}
 	for d := path.Dir(name); d != "."; d = path.Dir(d) {
-		if _, ok := s.files[d]; ok {
+		if s.files.has(d) {
 			return nil, insecure("parent %q is a file", d)
 		}
 		if _, ok := s.dirs[d]; ok {
@@ -262,7 +269,7 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 	if e.kind == kindDir {
 		s.dirs[name] = struct{}{}
 	} else {
-		s.files[name] = struct{}{}
+		s.files.add(name)
 	}
 	return e, nil
 }
@@ -323,4 +330,11 @@ func satAdd(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a + b
+}
+
+// isLegacyItem reports whether the clean slash path p is an item at its legacy unversioned
+// path, as MaxItems counts them.
+func isLegacyItem(p string) bool {
+	ref, ok := parseItemPath(p)
+	return ok && ref.VersionDir == ""
 }

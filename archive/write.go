@@ -3,8 +3,10 @@ package archive
 import (
 	"archive/tar"
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"sort"
 	"strings"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
@@ -31,8 +32,9 @@ var entryTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // SetPreferred must be called for a resource before its first Add: the preferred version
 // decides where an item goes, and the item's bytes are not kept once written. What Writer
 // keeps until Close is what the layout and the manifest need: the preferred version of each
-// resource, the coordinates of every item added (to refuse duplicates), and the
-// manifest.Manifest being built (each item's metadata: identity, uid, labels, annotations,
+// resource and the versions it has items at, a 128-bit hash of the coordinates of every
+// item added (to refuse duplicates; seeded at random, see Add), and the manifest.Manifest
+// being built (each item's metadata: identity, uid, labels, annotations,
 // owners). Its memory grows with the number of items and their metadata, not with their
 // bytes.
 //
@@ -56,12 +58,13 @@ var entryTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 //
 // A Writer is not safe for concurrent use. The zero value is not usable; call NewWriter.
 type Writer struct {
-	w         io.Writer
+	w         *hashWriter
 	zw        *gzip.Writer
 	tw        *tar.Writer
 	resources map[string]*writerResource
-	seen      map[itemKey]struct{}
-	others    []otherVersion
+	seen      *nameSet // every item file added: resource, version, namespace and name
+	in        interner
+	link      *versionLinker
 	m         *manifest.Manifest
 	problems  []Problem
 	err       error // sticky: the first error writing to w
@@ -72,25 +75,31 @@ type Writer struct {
 // writerResource is what Writer keeps of one resource.
 type writerResource struct {
 	preferred   string
-	added       bool // an item was added
-	atPreferred bool // an item was added at the preferred version
+	added       bool            // an item was added
+	atPreferred bool            // an item was added at the preferred version
+	versions    map[string]bool // the versions items were added at
 }
 
-// itemKey identifies one item file added, version included.
-type itemKey struct{ resource, version, namespace, name string }
+// hashWriter passes writes on to w, counting them and hashing them with SHA-256: the
+// binding of a sibling manifest to the tarball.
+type hashWriter struct {
+	w io.Writer
+	h hash.Hash
+	n int64
+}
 
-// otherVersion is an item added at a version other than its resource's preferred one: the
-// manifest records it on Close, once every item at the preferred version is in.
-type otherVersion struct {
-	gr              schema.GroupResource
-	namespace, name string
-	uid             types.UID
-	version         string
+func (h *hashWriter) Write(p []byte) (int, error) {
+	n, err := h.w.Write(p)
+	h.h.Write(p[:n])
+	h.n += int64(n)
+	return n, err
 }
 
 // NewWriter returns a Writer that writes the compressed backup to w as items are added.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: w, resources: map[string]*writerResource{}, seen: map[itemKey]struct{}{}, m: manifest.New()}
+	in := interner{}
+	return &Writer{w: &hashWriter{w: w, h: sha256.New()}, resources: map[string]*writerResource{}, seen: newNameSet(),
+		in: in, link: newVersionLinker(in), m: manifest.New()}
 }
 
 // SetPreferred sets the preferred version of a resource ("deployments.apps", "pods"). It must
@@ -118,7 +127,9 @@ func (w *Writer) SetPreferred(resource, version string) error {
 // for a cluster-scoped item) under name. The components are checked as by ItemPath; a
 // resource without a preferred version (see SetPreferred), adding the same resource,
 // version, namespace and name twice, or a Writer that is closed or failed is an error, and
-// nothing is written. data is not kept: the caller may reuse it once Add returns.
+// nothing is written. (Items added are remembered by a 128-bit hash of their coordinates,
+// seeded at random: two different items are taken for one by chance only, with odds below
+// 2^-88 in a million.) data is not kept: the caller may reuse it once Add returns.
 func (w *Writer) Add(resource, version, namespace, name string, data []byte) error {
 	if w.closed {
 		return errors.New("archive: write: Writer is closed")
@@ -137,8 +148,8 @@ func (w *Writer) Add(resource, version, namespace, name string, data []byte) err
 	if r == nil {
 		return fmt.Errorf("archive: write: %s %s %s/%s: no preferred version set for %s (call SetPreferred first)", resource, version, namespace, name, resource)
 	}
-	key := itemKey{resource, version, namespace, name}
-	if _, ok := w.seen[key]; ok {
+	key := resource + "\x00" + version + "\x00" + namespace + "\x00" + name
+	if w.seen.has(key) {
 		return fmt.Errorf("archive: write: %s %s %s/%s added twice", resource, version, namespace, name)
 	}
 	if err := w.start(); err != nil {
@@ -166,34 +177,38 @@ func (w *Writer) Add(resource, version, namespace, name string, data []byte) err
 		}
 	}
 	r.added = true
-	key = itemKey{strings.Clone(resource), strings.Clone(version), strings.Clone(namespace), strings.Clone(name)}
-	w.seen[key] = struct{}{}
+	if r.versions == nil {
+		r.versions = map[string]bool{}
+	}
+	if !r.versions[version] {
+		r.versions[strings.Clone(version)] = true
+	}
+	w.seen.add(key)
 	if version == r.preferred {
-		w.record(key, true, legacy, data)
+		w.record(resource, version, namespace, name, true, legacy, data)
 	} else {
-		w.record(key, false, "", data)
+		w.record(resource, version, namespace, name, false, "", data)
 	}
 	return nil
 }
 
 // record adds the item just written to the manifest being built, as Scan would. p is the
 // item's legacy path for an item at the preferred version, else "".
-func (w *Writer) record(key itemKey, preferred bool, p string, data []byte) {
-	md, err := decodeMetadata(data)
+func (w *Writer) record(resource, version, namespace, name string, preferred bool, p string, data []byte) {
+	md, err := decodeMeta(data, preferred, w.in)
 	if err != nil {
 		if !preferred {
-			p, _ = ItemPath(key.resource, key.version, key.namespace, key.name) // checked by Add
+			p, _ = ItemPath(resource, version, namespace, name) // checked by Add
 		}
 		w.problems = append(w.problems, Problem{p, "metadata: " + err.Error()})
 		return
 	}
-	res, group, _ := strings.Cut(key.resource, ".")
+	res, group, _ := strings.Cut(resource, ".")
 	if !preferred {
-		w.others = append(w.others, otherVersion{schema.GroupResource{Group: group, Resource: res}, key.namespace, key.name, md.UID, key.version})
+		w.link.note(w.m, schema.GroupResource{Group: group, Resource: res}, namespace, name, md.UID, version)
 		return
 	}
-	ref := ItemRef{Resource: res, Meta: md}
-	if err := addToManifest(w.m, ref); err != nil {
+	if err := addToManifest(w.m, w.in.intern(res), md); err != nil {
 		w.problems = append(w.problems, Problem{p, "manifest: " + err.Error()})
 	}
 }
@@ -271,12 +286,7 @@ func (w *Writer) Close() error {
 	if err := w.start(); err != nil {
 		return err
 	}
-	for _, o := range w.others {
-		if it, ok := w.m.Lookup(o.gr, o.namespace, o.name); ok && it.UID == o.uid {
-			_, _ = w.m.AddVersion(it.UID, o.version) // the item is in m: cannot fail
-		}
-	}
-	w.others = nil
+	w.link.finish(w.m)
 	var buf bytes.Buffer
 	if err := manifest.Write(&buf, w.m, manifest.WithGzip()); err != nil {
 		return w.fail(fmt.Errorf("archive: write %q: %w", ManifestFile, err))

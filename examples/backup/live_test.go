@@ -190,6 +190,7 @@ func TestRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, idx.Problems)
 	require.Equal(t, len(objs)+2, idx.Manifest.Len())
+	checkSibling(t, tarball, idx)
 	gadgets := idx.GroupVersions["gadgets.shop.example.com"]
 	require.Len(t, gadgets.Versions, 2)
 	for _, o := range objs {
@@ -424,6 +425,7 @@ func TestStdoutAndSelector(t *testing.T) {
 	require.Equal(t, 0, code, stderr.String())
 	// As in Velero, the CRD of a custom resource is backed up only if CRDs are included.
 	require.Contains(t, stderr.String(), "backup: wrote 5 objects (12 item files, manifest of 5 items) to -: ")
+	require.NotContains(t, stderr.String(), "sibling manifest", "no sibling without --manifest-output")
 	idx, err := archive.Scan(t.Context(), &stdout, archive.WithManifest())
 	require.NoError(t, err)
 	require.Empty(t, idx.Problems)
@@ -432,4 +434,28 @@ func TestStdoutAndSelector(t *testing.T) {
 		names = append(names, it.Resource+"/"+it.Name)
 	}
 	require.Equal(t, []string{"configmaps/flags", "configmaps/limits", "configmaps/settings", "gadgets/sprocket", "gadgets/widget"}, names)
+}
+
+// checkSibling checks the sibling manifest beside tarball: named by
+// archive.SiblingManifestName, verified against the tarball, the same format, group
+// versions and manifest as Scan of the tarball found (idx).
+func checkSibling(t *testing.T, tarball string, idx *archive.Index) {
+	t.Helper()
+	sf, err := os.Open(archive.SiblingManifestName(tarball))
+	require.NoError(t, err)
+	defer sf.Close()
+	s, err := archive.ReadSibling(t.Context(), sf)
+	require.NoError(t, err)
+	tf, err := os.Open(tarball)
+	require.NoError(t, err)
+	defer tf.Close()
+	require.NoError(t, s.Verify(t.Context(), tf))
+	got, err := s.Index()
+	require.NoError(t, err)
+	require.Equal(t, idx.FormatVersion, got.FormatVersion)
+	require.Equal(t, idx.GroupVersions, got.GroupVersions)
+	var a, b bytes.Buffer
+	require.NoError(t, manifest.Write(&a, idx.Manifest))
+	require.NoError(t, manifest.Write(&b, got.Manifest))
+	require.Equal(t, a.String(), b.String())
 }

@@ -58,6 +58,7 @@ func main() {
 
 type flags struct {
 	kubeconfig, output, selector string
+	manifestOutput               string // the sibling manifest; "" for none
 	filter                       filter
 	pageSize                     int64
 	parallel, retries            int
@@ -74,6 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&excNS, "exclude-namespaces", "", "comma-separated namespaces not to back up")
 	fs.StringVar(&incRes, "include-resources", "*", `comma-separated resources to back up, as "<resource>" (any group) or "<resource>.<group>"; "*": all. Naming a resource excluded by default backs it up`)
 	fs.StringVar(&excRes, "exclude-resources", "", "comma-separated resources not to back up, named as for --include-resources")
+	fs.StringVar(&f.manifestOutput, "manifest-output", "", `the sibling manifest to write beside the tarball (archive.Writer.WriteSibling): what the backup holds, bound to the tarball's SHA-256, for tools that plan without reading it. Default: archive.SiblingManifestName of --output ("<name>-manifest.json.gz" for "<name>.tar.gz"); with --output -, none unless given; "-" for none`)
 	fs.StringVar(&f.selector, "selector", "", "back up only objects matching this label selector")
 	fs.Int64Var(&f.pageSize, "page-size", 500, "objects per list request")
 	fs.IntVar(&f.parallel, "parallel", 4, "how many resources to list at once")
@@ -110,6 +112,15 @@ Flags:
 		return nil, fmt.Errorf("--parallel must be at least 1, not %d", f.parallel)
 	case f.retries < 1:
 		return nil, fmt.Errorf("--retries must be at least 1, not %d", f.retries)
+	}
+	switch {
+	case f.manifestOutput == "-":
+		f.manifestOutput = ""
+	case f.manifestOutput == "" && f.output != "-":
+		f.manifestOutput = archive.SiblingManifestName(f.output)
+	}
+	if f.manifestOutput != "" && f.manifestOutput == f.output {
+		return nil, errors.New("--manifest-output must not be --output")
 	}
 	if _, err := labels.Parse(f.selector); err != nil {
 		return nil, fmt.Errorf("--selector: %w", err)
@@ -202,10 +213,13 @@ func backup(ctx context.Context, cfg *rest.Config, f *flags, stdout, stderr io.W
 	if cerr := closeOut(err); err == nil {
 		err = cerr
 	}
+	if err == nil && f.manifestOutput != "" {
+		err = writeSibling(b.w, f.manifestOutput)
+	}
 	if err != nil {
 		return nil, err
 	}
-	res := &result{plans: plans, skipped: skipped, counts: b.counts, versions: b.versFor, unread: b.unread,
+	res := &result{plans: plans, sibling: f.manifestOutput, skipped: skipped, counts: b.counts, versions: b.versFor, unread: b.unread,
 		problems: b.w.Problems(), bytes: cw.n, elapsed: time.Since(start), output: f.output, manifestItems: b.w.Manifest().Len()}
 	res.write(summaryTo)
 	return res, nil
@@ -282,6 +296,22 @@ func openOutput(path string, stdout, stderr io.Writer) (out io.Writer, closeOut 
 		}
 		return err
 	}, stdout, nil
+}
+
+// writeSibling writes w's sibling manifest to path; on error it removes what it created.
+func writeSibling(w *archive.Writer, path string) error {
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	err = w.WriteSibling(file)
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(path)
+	}
+	return err
 }
 
 type countingWriter struct {

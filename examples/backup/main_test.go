@@ -32,6 +32,7 @@ func TestFlags(t *testing.T) {
 		{"stray argument", []string{"--kubeconfig", "k", "--output", "o", "x"}, 2, "unexpected arguments: [x]"},
 		{"no kubeconfig", []string{"--output", "o"}, 2, "--kubeconfig is required"},
 		{"no output", []string{"--kubeconfig", "k"}, 2, "--output is required"},
+		{"sibling over tarball", []string{"--kubeconfig", "k", "--output", "o", "--manifest-output", "o"}, 2, "--manifest-output must not be --output"},
 		{"page size", []string{"--kubeconfig", "k", "--output", "o", "--page-size", "0"}, 2, "--page-size must be at least 1, not 0"},
 		{"parallel", []string{"--kubeconfig", "k", "--output", "o", "--parallel", "0"}, 2, "--parallel must be at least 1, not 0"},
 		{"retries", []string{"--kubeconfig", "k", "--output", "o", "--retries", "0"}, 2, "--retries must be at least 1, not 0"},

@@ -23,6 +23,7 @@ type result struct {
 	bytes         int64
 	elapsed       time.Duration
 	output        string
+	sibling       string // the sibling manifest written, "" for none
 	manifestItems int
 }
 
@@ -64,6 +65,9 @@ func (r *result) write(w io.Writer) {
 	_ = tw.Flush()
 	fmt.Fprintf(w, "backup: wrote %d objects (%d item files, manifest of %d items) to %s: %d bytes in %s\n",
 		objects, files, r.manifestItems, r.output, r.bytes, r.elapsed.Round(time.Millisecond))
+	if r.sibling != "" {
+		fmt.Fprintf(w, "backup: sibling manifest %s\n", r.sibling)
+	}
 	unread := append([]unread(nil), r.unread...)
 	sort.Slice(unread, func(i, j int) bool {
 		a, b := unread[i], unread[j]

@@ -1,0 +1,147 @@
+package archive_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/archive/archivetest"
+)
+
+// tarStats is what the limits see of an archive: per entry in order, its name and size.
+type tarStats struct {
+	names []string
+	sizes []int64
+}
+
+func statsOf(t *testing.T, data []byte) tarStats {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	require.NoError(t, err)
+	tr := tar.NewReader(zr)
+	var s tarStats
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return s
+		}
+		require.NoError(t, err)
+		s.names = append(s.names, hdr.Name)
+		s.sizes = append(s.sizes, hdr.Size)
+	}
+}
+
+// TestLimitsHit: each limit, set one below what a backup needs, stops the read at the entry
+// that crosses it with an error naming the limit, its value and how to raise it; set at
+// what the backup needs, the backup reads.
+func TestLimitsHit(t *testing.T) {
+	var buf bytes.Buffer
+	_, err := archivetest.WriteConfigMaps(&buf, 5, 300)
+	require.NoError(t, err)
+	data := buf.Bytes()
+	st := statsOf(t, data)
+	// What the backup needs of each limit, and the entry that crosses it one below.
+	var lastItem string
+	items := 0
+	for _, n := range st.names {
+		if strings.Count(n, "/") == 4 && !strings.Contains(n, "preferredversion") && strings.HasPrefix(n, "resources/") {
+			items++
+			lastItem = n
+		}
+	}
+	require.Equal(t, 5, items)
+	var maxSize, total int64
+	var biggest, maxPathEntry string
+	maxPath := 0
+	for i, n := range st.names {
+		if st.sizes[i] > maxSize {
+			maxSize, biggest = st.sizes[i], n
+		}
+		if len(n) > maxPath {
+			maxPath, maxPathEntry = len(n), n
+		}
+		total += st.sizes[i]
+	}
+	lastSized := st.names[len(st.names)-1] // the manifest, the last entry, is not empty
+	for _, tc := range []struct {
+		field  string
+		need   int64
+		set    func(int64) archive.Limits
+		crosss string // the entry that crosses the limit one below need
+	}{
+		{"MaxItems", int64(items), func(v int64) archive.Limits { return archive.Limits{MaxItems: int(v)} }, lastItem},
+		{"MaxEntries", int64(len(st.names)), func(v int64) archive.Limits { return archive.Limits{MaxEntries: int(v)} }, st.names[len(st.names)-1]},
+		{"MaxEntryBytes", maxSize, func(v int64) archive.Limits { return archive.Limits{MaxEntryBytes: v} }, biggest},
+		{"MaxTotalBytes", total, func(v int64) archive.Limits { return archive.Limits{MaxTotalBytes: v} }, lastSized},
+		{"MaxPathLen", int64(maxPath), func(v int64) archive.Limits { return archive.Limits{MaxPathLen: int(v)} }, maxPathEntry},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			for _, op := range []struct {
+				name string
+				run  func(archive.Option) error
+			}{
+				{"scan", func(o archive.Option) error {
+					_, err := archive.Scan(context.Background(), bytes.NewReader(data), o, archive.WithManifest())
+					return err
+				}},
+				{"extract", func(o archive.Option) error {
+					return archive.Extract(context.Background(), bytes.NewReader(data), t.TempDir(), o)
+				}},
+			} {
+				t.Run(op.name, func(t *testing.T) {
+					require.NoError(t, op.run(archive.WithLimits(tc.set(tc.need))), "at what the backup needs")
+					err := op.run(archive.WithLimits(tc.set(tc.need - 1)))
+					require.ErrorIs(t, err, archive.ErrLimitExceeded)
+					var ae *archive.Error
+					require.True(t, errors.As(err, &ae))
+					require.Equal(t, tc.crosss, ae.Entry)
+					require.Contains(t, err.Error(), "Limits."+tc.field+" is ")
+					require.Contains(t, err.Error(), "raise it with archive.WithLimits(archive.Limits{"+tc.field+": n})")
+				})
+			}
+		})
+	}
+}
+
+// TestLimitsResolve: the zero fields take DefaultLimits' values, MaxItems and MaxEntries
+// scaling together as Limits documents.
+func TestLimitsResolve(t *testing.T) {
+	d := archive.DefaultLimits
+	require.Equal(t, 1_000_000, d.MaxItems)
+	require.Equal(t, archive.EntriesPerItem*d.MaxItems+archive.EntriesMargin, d.MaxEntries)
+	for _, tc := range []struct {
+		name     string
+		in, want archive.Limits
+		err      bool
+	}{
+		{"zero", archive.Limits{}, d, false},
+		{"items-scale-entries", archive.Limits{MaxItems: 3_000_000},
+			archive.Limits{MaxItems: 3_000_000, MaxEntries: 12_100_000, MaxEntryBytes: d.MaxEntryBytes, MaxTotalBytes: d.MaxTotalBytes, MaxPathLen: d.MaxPathLen}, false},
+		{"entries-alone-bound-items", archive.Limits{MaxEntries: 10},
+			archive.Limits{MaxItems: 10, MaxEntries: 10, MaxEntryBytes: d.MaxEntryBytes, MaxTotalBytes: d.MaxTotalBytes, MaxPathLen: d.MaxPathLen}, false},
+		{"both-set", archive.Limits{MaxEntries: 10, MaxItems: 20},
+			archive.Limits{MaxItems: 20, MaxEntries: 10, MaxEntryBytes: d.MaxEntryBytes, MaxTotalBytes: d.MaxTotalBytes, MaxPathLen: d.MaxPathLen}, false},
+		{"items-huge-saturates", archive.Limits{MaxItems: math.MaxInt},
+			archive.Limits{MaxItems: math.MaxInt, MaxEntries: math.MaxInt, MaxEntryBytes: d.MaxEntryBytes, MaxTotalBytes: d.MaxTotalBytes, MaxPathLen: d.MaxPathLen}, false},
+		{"negative-items", archive.Limits{MaxItems: -1}, archive.Limits{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := archive.ResolveLimits(tc.in)
+			if tc.err {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
