@@ -131,6 +131,18 @@ func readFacts(idx *archive.Index) backupFacts {
 // their resource (byKey).
 func readStored(idx *archive.Index, byKey map[string]*ResourcePlan, facts *backupFacts) {
 	facts.stored = sets.New[*manifest.Item]()
+	if idx.Items == nil { // read WithoutItemList, or from a sibling manifest
+		for _, it := range idx.Manifest.Items() {
+			rp := byKey[it.GroupResource().String()]
+			if rp == nil {
+				continue
+			}
+			if p, err := archive.ItemPath(rp.Resource, rp.Dir, it.Namespace, it.Name); err == nil && idx.HasItemFile(p) {
+				facts.stored.Insert(it)
+			}
+		}
+		return
+	}
 	for _, ref := range idx.Items {
 		rp := byKey[ref.GroupResource]
 		if rp == nil || rp.Dir != ref.VersionDir {

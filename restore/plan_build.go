@@ -3,9 +3,11 @@ package restore
 import (
 	"context"
 	"fmt"
+	"io"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/archive"
@@ -30,6 +32,7 @@ type planConfig struct {
 	limits           archive.Limits
 	priorities       ResourcePriorities
 	refs             map[types.UID]references // read from the objects by NewPlan
+	sibling          Source
 }
 
 // WithVersionOptions passes options to versionselect, which chooses each resource's
@@ -71,6 +74,17 @@ func WithResourcePriorities(p ResourcePriorities) PlanOption {
 	return func(c *planConfig) { c.priorities = p }
 }
 
+// WithSiblingManifest plans from the manifest written beside the backup's tarball
+// (archive.SiblingManifestName; archive.Writer.WriteSibling writes it), opened by sibling,
+// instead of reading every item: the tarball's compressed bytes are hashed and must be the
+// ones the sibling was written for (a mismatch is an error wrapping
+// archive.ErrSiblingMismatch, never trusted), and the tarball is read further only when the
+// backup holds kinds whose bodies name dependencies (Pods, workloads, bindings, ...), for
+// those bodies. Default: none; the whole backup is read.
+func WithSiblingManifest(sibling Source) PlanOption {
+	return func(c *planConfig) { c.sibling = sibling }
+}
+
 // WithLimits sets the limits archive.Scan reads the backup with. Default: archive.DefaultLimits.
 func WithLimits(l archive.Limits) PlanOption {
 	return func(c *planConfig) { c.limits = l }
@@ -92,13 +106,18 @@ func NewPlan(ctx context.Context, src Source, target []metav1.APIGroup, opts ...
 	if src == nil {
 		return nil, fmt.Errorf("restore: no backup source")
 	}
-	r, err := src(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("restore: opening the backup: %w", err)
-	}
-	defer r.Close()
 	body := &bodyReader{refs: map[types.UID]references{}}
-	idx, err := archive.Scan(ctx, r, archive.WithManifest(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
+	var idx *archive.Index
+	var err error
+	if cfg.sibling != nil {
+		idx, err = indexFromSibling(ctx, src, cfg, body)
+	} else {
+		err = readOnce(ctx, src, func(r io.Reader) error {
+			var err error
+			idx, err = archive.Scan(ctx, r, archive.WithManifest(), archive.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
+			return err
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("restore: reading the backup: %w", err)
 	}
@@ -145,4 +164,43 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*P
 
 func defaultPlanConfig() planConfig {
 	return planConfig{apiGroupVersions: true, priorities: DefaultResourcePriorities()}
+}
+
+// readOnce opens src, hands it to read and closes it.
+func readOnce(ctx context.Context, src Source, read func(io.Reader) error) error {
+	r, err := src(ctx)
+	if err != nil {
+		return fmt.Errorf("opening: %w", err)
+	}
+	defer r.Close()
+	return read(r)
+}
+
+// indexFromSibling reads the sibling manifest, verifies it against the tarball, and reads
+// the bodies the references need when the backup holds any of their resources.
+func indexFromSibling(ctx context.Context, src Source, cfg planConfig, body *bodyReader) (*archive.Index, error) {
+	var sib *archive.Sibling
+	if err := readOnce(ctx, cfg.sibling, func(r io.Reader) error {
+		var err error
+		sib, err = archive.ReadSibling(ctx, r, archive.WithLimits(cfg.limits))
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("sibling manifest: %w", err)
+	}
+	if err := readOnce(ctx, src, func(r io.Reader) error { return sib.Verify(ctx, r) }); err != nil {
+		return nil, err
+	}
+	idx, err := sib.Index()
+	if err != nil {
+		return nil, err
+	}
+	for key := range idx.GroupVersions {
+		if bodyResources.Has(schema.ParseGroupResource(key)) {
+			return idx, readOnce(ctx, src, func(r io.Reader) error {
+				_, err := archive.Scan(ctx, r, archive.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
+				return err
+			})
+		}
+	}
+	return idx, nil
 }

@@ -1,13 +1,18 @@
 package restore
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/backupkit/backupkit/archive"
 )
 
 // NewPlan reads the references in the objects and orders by them and by the resource
@@ -125,4 +130,49 @@ func TestResolvePriorities(t *testing.T) {
 		gr("storageclasses.storage.k8s.io"), gr("widgets.example.com")}, present)
 	require.Equal(t, []schema.GroupResource{gr("customresourcedefinitions.apiextensions.k8s.io"), gr("pods"),
 		gr("ingresses.extensions"), gr("ingresses.networking.k8s.io"), gr("storageclasses.storage.k8s.io"), gr("widgets.example.com")}, got)
+}
+
+// A plan from the manifest beside the backup is the plan from the backup itself, the
+// references read from the bodies included; a sibling written for another backup, or a
+// tarball changed since, is refused.
+func TestNewPlanFromSiblingManifest(t *testing.T) {
+	write := func(objs ...*unstructured.Unstructured) (tarball, sibling []byte) {
+		var buf, sib bytes.Buffer
+		w := archive.NewWriter(&buf)
+		for _, o := range objs {
+			res := testResources[o.GetKind()]
+			require.NoError(t, w.SetPreferred(res, "v1"))
+			b, err := json.Marshal(o.Object)
+			require.NoError(t, err)
+			require.NoError(t, w.Add(res, "v1", o.GetNamespace(), o.GetName(), b))
+		}
+		require.NoError(t, w.Close())
+		require.NoError(t, w.WriteSibling(&sib))
+		return buf.Bytes(), sib.Bytes()
+	}
+	backup, sibling := write(
+		testObject("v1", "ServiceAccount", "ns", "runner", "uid-sa", nil),
+		testObject("v1", "Pod", "ns", "worker", "uid-pod", map[string]any{"spec": map[string]any{"serviceAccountName": "runner"}}),
+		testObject("v1", "ConfigMap", "ns", "settings", "uid-cm", nil),
+	)
+	target := []metav1.APIGroup{group("", "v1", "v1")}
+	read, err := NewPlan(t.Context(), FromBytes(backup), target)
+	require.NoError(t, err)
+	fromSibling, err := NewPlan(t.Context(), FromBytes(backup), target, WithSiblingManifest(FromBytes(sibling)))
+	require.NoError(t, err)
+	a, err := json.Marshal(read)
+	require.NoError(t, err)
+	b, err := json.Marshal(fromSibling)
+	require.NoError(t, err)
+	require.JSONEq(t, string(a), string(b))
+	require.Len(t, fromSibling.Dependencies, 1, "the Pod's ServiceAccount, read from its body")
+
+	other, otherSibling := write(testObject("v1", "ConfigMap", "ns", "other", "uid-other", nil))
+	_, err = NewPlan(t.Context(), FromBytes(backup), target, WithSiblingManifest(FromBytes(otherSibling)))
+	require.ErrorIs(t, err, archive.ErrSiblingMismatch)
+	changed := append(bytes.Clone(other), 0)
+	_, err = NewPlan(t.Context(), FromBytes(changed), target, WithSiblingManifest(FromBytes(otherSibling)))
+	require.ErrorIs(t, err, archive.ErrSiblingMismatch)
+	_, err = NewPlan(t.Context(), FromBytes(backup), target, WithSiblingManifest(FromBytes(sibling[:len(sibling)/2])))
+	require.ErrorIs(t, err, archive.ErrFormat)
 }

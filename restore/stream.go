@@ -74,7 +74,7 @@ func (s *itemStream) run(ctx context.Context, open Source, limits archive.Limits
 			return err
 		}
 		defer r.Close()
-		_, err = archive.Scan(ctx, r, archive.WithLimits(limits), archive.WithVisitor(s.visit(ctx)))
+		_, err = archive.Scan(ctx, r, archive.WithoutItemList(), archive.WithLimits(limits), archive.WithVisitor(s.visit(ctx)))
 		return err
 	}()
 	s.mu.Lock()

@@ -7,7 +7,8 @@
 //
 //	go run ./examples/restore
 //
-// With --kubeconfig it restores into that cluster (unless --dry-run).
+// With --kubeconfig it restores into that cluster (unless --dry-run). A backup with its
+// manifest beside it (archive.SiblingManifestName) is planned from that manifest.
 package main
 
 import (
@@ -33,7 +34,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/backupkit/backupkit/convert"
+	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/convert/removedapis"
 	"github.com/backupkit/backupkit/examples/externaljob"
 	"github.com/backupkit/backupkit/examples/internal/sample"
@@ -54,6 +55,7 @@ type flags struct {
 	waitTimeout                                                         time.Duration
 	parallel, burst                                                     int
 	qps                                                                 float64
+	limits                                                              archive.Limits
 }
 
 func parseFlags(args []string, stderr io.Writer) (*flags, error) {
@@ -80,6 +82,11 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.restoreName, "restore-name", "", "the name labelled on every restored object ("+restore.RestoreNameLabel+"); default: restore-<time>-<random>")
 	fs.StringVar(&f.statusResources, "status-include-resources", "", "comma-separated resources (<resource>[.<group>]) whose status is restored too")
 	fs.BoolVar(&f.keepFin, "keep-finalizers", false, "keep the objects' finalizers as backed up")
+	fs.IntVar(&f.limits.MaxItems, "max-items", 0, "most objects the backup may hold; 0: archive.DefaultLimits' (raising it raises the tar entries allowed with it)")
+	fs.IntVar(&f.limits.MaxEntries, "max-entries", 0, "most tar entries the backup may hold; 0: what --max-items allows")
+	fs.Int64Var(&f.limits.MaxEntryBytes, "max-entry-bytes", 0, "largest decompressed entry; 0: archive.DefaultLimits'")
+	fs.Int64Var(&f.limits.MaxTotalBytes, "max-total-bytes", 0, "most decompressed bytes in all; 0: archive.DefaultLimits'")
+	fs.IntVar(&f.limits.MaxPathLen, "max-path-len", 0, "longest entry name; 0: archive.DefaultLimits'")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: restore [flags]\n\nPlans the restore of a Velero backup and, with --kubeconfig, performs it.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -126,16 +133,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
-	src := restore.FromBytes(sample.Backup)
+	src, opts := restore.FromBytes(sample.Backup), []restore.PlanOption{restore.WithLimits(f.limits)}
 	if f.backup != "" {
 		src = restore.FromFile(f.backup)
+		if sib := archive.SiblingManifestName(f.backup); func() bool { _, err := os.Stat(sib); return err == nil }() {
+			opts = append(opts, restore.WithSiblingManifest(restore.FromFile(sib)))
+		}
 	}
-	registry, err := conversions(f.builtinConversions)
+	// The conversions this program knows: the ExternalJob example kind, and with
+	// --builtin-conversions Kubernetes' own kinds from the API versions it removed.
+	registry, err := externaljob.Registry()
+	if err == nil && f.builtinConversions {
+		err = removedapis.Register(registry)
+	}
 	if err != nil {
 		return err
 	}
-	opts := []restore.PlanOption{restore.WithConverter(registry), restore.WithRegrouping(f.builtinConversions),
-		restore.WithAPIGroupVersions(f.enableAPIGroupVersions)}
+	opts = append(opts, restore.WithConverter(registry), restore.WithRegrouping(f.builtinConversions),
+		restore.WithAPIGroupVersions(f.enableAPIGroupVersions))
 	if f.priorities != "" {
 		text, err := os.ReadFile(f.priorities)
 		if err != nil {
@@ -175,8 +190,9 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 		return err
 	}
 	if f.kubeconfig == "" || f.dryRun {
-		if f.output == "json" {
-			return writeJSON(stdout, plan)
+		if enc := json.NewEncoder(stdout); f.output == "json" {
+			enc.SetIndent("", "  ")
+			return enc.Encode(plan)
 		}
 		return writeText(stdout, plan)
 	}
@@ -234,7 +250,7 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 	for _, r := range strings.FieldsFunc(f.statusResources, func(r rune) bool { return r == ',' }) {
 		status = append(status, schema.ParseGroupResource(strings.TrimSpace(r)))
 	}
-	rep := &report{}
+	rep := &reporter{w: stdout, json: f.output == "json"}
 	prog := startProgress(stderr, plan.Restorable(), time.Now())
 	sum, err := restore.Run(ctx, plan, cluster,
 		restore.WithName(f.restoreName), restore.WithParallelism(f.parallel), restore.WithExistingPolicy(restore.ExistingPolicy(f.existingPolicy)),
@@ -245,10 +261,7 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 		}))
 	prog.stop()
 	if sum != nil {
-		rep.Summary = *sum
-		if werr := rep.write(stdout, f.output); werr != nil {
-			return werr
-		}
+		err = errors.Join(err, rep.finish(sum))
 	}
 	return err
 }
@@ -260,15 +273,4 @@ func setRateLimit(cfg *rest.Config, qps float64, burst int) {
 	if qps > 0 {
 		cfg.QPS, cfg.Burst = float32(qps), max(cmp.Or(burst, int(2*qps)), 1)
 	}
-}
-
-// conversions returns the registry of the conversions this program knows: the ExternalJob
-// example kind (v1 and v2 to the v3 hub and back), and with builtin the conversions of
-// Kubernetes' own kinds from the API versions Kubernetes removed (removedapis.Register).
-func conversions(builtin bool) (*convert.Registry, error) {
-	r, err := externaljob.Registry()
-	if err == nil && builtin {
-		err = removedapis.Register(r)
-	}
-	return r, err
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -70,31 +72,10 @@ func writeText(w io.Writer, p *restore.Plan) error {
 		fmt.Fprintf(w, "  %s: %s read at %s, converted to %s\n", c.Resource, count(c.Items, "item"), c.From, to)
 	}
 
-	fmt.Fprintln(w, "\nCannot restore:")
-	if len(p.Skipped) == 0 {
-		fmt.Fprintln(w, "  nothing")
-	}
-	for _, s := range p.Skipped {
-		fmt.Fprintf(w, "  %s: %s\n", s.Item, s.Reason)
-	}
-	if len(p.LeftToControllers) > 0 {
-		fmt.Fprintln(w, "\nLeft to their controllers:")
-		for _, s := range p.LeftToControllers {
-			fmt.Fprintf(w, "  %s: %s\n", s.Item, s.Reason)
-		}
-	}
-	if len(p.Findings) > 0 {
-		fmt.Fprintln(w, "\nOwnership findings:")
-		for _, f := range p.Findings {
-			fmt.Fprintf(w, "  %s\n", f)
-		}
-	}
-	if len(p.Problems) > 0 {
-		fmt.Fprintln(w, "\nBackup problems:")
-		for _, pr := range p.Problems {
-			fmt.Fprintf(w, "  %s\n", pr)
-		}
-	}
+	list(w, "Cannot restore", "nothing", skippedLines(p.Skipped))
+	list(w, "Left to their controllers", "", skippedLines(p.LeftToControllers))
+	list(w, "Ownership findings", "", p.Findings)
+	list(w, "Backup problems", "", p.Problems)
 	_, err := fmt.Fprintf(w, "\nPlan: %d of %s restorable in %s; %s converted; %s left to their controllers; %s cannot be restored.\n",
 		p.Restorable(), count(p.Items, "item"), count(len(p.Waves), "wave"), count(len(p.Conversions), "resource"),
 		count(len(p.LeftToControllers), "item"), count(len(p.Skipped), "item"))
@@ -109,18 +90,12 @@ func count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// writeJSON renders the plan or the report for tools.
-func writeJSON(w io.Writer, p any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(p)
-}
-
-// report is the end of a restore: the summary, and what happened to every planned item in
-// the order the restore decided them.
-type report struct {
-	restore.Summary
-	Items []reportItem `json:"items"`
+// reporter writes the report as the restore decides the items, holding nothing per item:
+// a line per item (text) or an element of "items" (JSON), then the summary.
+type reporter struct {
+	w    io.Writer
+	json bool
+	n    int
 }
 
 // reportItem is one planned item's line of the report.
@@ -133,31 +108,57 @@ type reportItem struct {
 	Order   int64  `json:"order,omitempty"` // see restore.Event
 }
 
-func (r *report) add(ev restore.Event) {
-	detail := ev.Detail
-	if detail == "" && ev.Err != nil {
-		detail = ev.Err.Error()
+func (r *reporter) add(ev restore.Event) {
+	it := reportItem{Item: ev.Item.Item(), Version: ev.Item.Version(), Result: string(ev.Result), Detail: ev.Detail, UID: string(ev.UID), Order: ev.Order}
+	if it.Detail == "" && ev.Err != nil {
+		it.Detail = ev.Err.Error()
 	}
-	r.Items = append(r.Items, reportItem{Item: ev.Item.Item(), Version: ev.Item.Version(), Result: string(ev.Result),
-		Detail: detail, UID: string(ev.UID), Order: ev.Order})
+	switch b, _ := json.Marshal(it); {
+	case r.json && r.n == 0:
+		fmt.Fprintf(r.w, "{\n  \"items\": [\n    %s", b)
+	case r.json:
+		fmt.Fprintf(r.w, ",\n    %s", b)
+	default:
+		fmt.Fprintf(r.w, "%s  %s  %s  %s\n", it.Item, it.Version, it.Result, it.Detail)
+	}
+	r.n++
 }
 
-// write renders the report as a table and a summary, or as JSON.
-func (r *report) write(w io.Writer, format string) error {
-	if format == "json" {
-		return writeJSON(w, r)
+// finish writes the summary, ending the report.
+func (r *reporter) finish(sum *restore.Summary) error {
+	if r.json {
+		b, err := json.MarshalIndent(sum, "  ", "  ")
+		if r.n == 0 {
+			fmt.Fprint(r.w, "{\n  \"items\": [")
+		}
+		_, werr := fmt.Fprintf(r.w, "\n  ],\n  %s\n", bytes.TrimPrefix(b, []byte("{\n  ")))
+		return errors.Join(err, werr)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ITEM\tVERSION\tRESULT\tDETAIL")
-	for _, it := range r.Items {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", it.Item, it.Version, it.Result, it.Detail)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	c := r.Counts
-	_, err := fmt.Fprintf(w, "\nRestored %d of %d items (%d created, %d already there, %d updated); %d excluded by item actions; %d failed, %d not ready, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
-		r.Restored, r.Total, c[restore.ResultCreated], c[restore.ResultExists], c[restore.ResultUpdated], c[restore.ResultExcluded],
-		c[restore.ResultFailed], c[restore.ResultNotReady], c[restore.ResultSkipped], c[restore.ResultNotRun], r.LeftToControllers, r.Unrestorable)
+	c := sum.Counts
+	_, err := fmt.Fprintf(r.w, "\nRestored %d of %d items (%d created, %d already there, %d updated); %d excluded by item actions; %d failed, %d not ready, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
+		sum.Restored, sum.Total, c[restore.ResultCreated], c[restore.ResultExists], c[restore.ResultUpdated], c[restore.ResultExcluded],
+		c[restore.ResultFailed], c[restore.ResultNotReady], c[restore.ResultSkipped], c[restore.ResultNotRun], sum.LeftToControllers, sum.Unrestorable)
 	return err
+}
+
+// list writes a titled list of lines, or none ("": no section at all).
+func list(w io.Writer, title, none string, lines []string) {
+	if len(lines) == 0 && none == "" {
+		return
+	}
+	fmt.Fprintf(w, "\n%s:\n", title)
+	if len(lines) == 0 {
+		lines = []string{none}
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+}
+
+func skippedLines(s []restore.Skipped) []string {
+	out := make([]string, len(s))
+	for i, it := range s {
+		out[i] = it.Item + ": " + it.Reason
+	}
+	return out
 }

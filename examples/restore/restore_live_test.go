@@ -333,3 +333,9 @@ func findRef(refs []archive.ItemRef, path string) (archive.ItemRef, bool) {
 	}
 	return archive.ItemRef{}, false
 }
+
+// report is the JSON report the program writes.
+type report struct {
+	restore.Summary
+	Items []reportItem `json:"items"`
+}
