@@ -352,7 +352,7 @@ func (i *Item) Versions() []string {
 	}
 	if m := i.m; m != nil {
 		m.mu.Lock()
-		out = append(out, m.versions[i.idx]...)
+		out = append(out, m.versionsLocked(i.idx)...)
 		m.mu.Unlock()
 	}
 	sortVersions(out)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"slices"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -26,20 +27,28 @@ type Manifest struct {
 	byUID   hashIndex           // see index.go
 	byIdent hashIndex
 
-	grIDs  map[schema.GroupResource]int32
-	grs    []schema.GroupResource
-	nsIDs  map[string]int32
-	nss    []string
-	lastNS int32 // the namespace interned last, an index into nss
+	// Group, resource, namespace, kind and version strings are interned: Add points each
+	// item's fields at the manifest's one copy of each, so that items share the bytes and
+	// keep no caller's buffer alive (a reader of a tarball may hand in substrings of the
+	// entry's path, or of a decoded document).
+	grIDs     map[schema.GroupResource]int32
+	grs       []schema.GroupResource // the manifest's copies
+	grKind    []string               // by interned group/resource, the kind its items had last
+	grVersion []string               // the same for the version
+	nsIDs     map[string]int32
+	nss       []string          // the manifest's copies
+	lastNS    int32             // the namespace interned last, an index into nss
+	strs      map[string]string // kinds and versions, one copy of each
 
-	versions   map[int32][]string // versions beyond Item.Version, by item index
-	sources    []Itemer           // by item index, what AddItemer was given; may be shorter than items
-	dependsOn  dependsOnList      // items carrying a depends-on annotation, by index
-	refs       []uint64           // AddDependency's pairs, see reference.go
-	refsSorted int                // refs[:refsSorted] are sorted without repeats
-	order      *ResourceOrder     // SetResourceOrder's; nil for none
-	graph      *graph             // nil when stale
-	orderCache []int32            // item indices in String order; nil when stale
+	versionOf  []int32        // by item index, its versions beyond Item.Version in versions; may be shorter than items (0: none)
+	versions   versionTable   // see versions.go
+	sources    []Itemer       // by item index, what AddItemer was given; may be shorter than items
+	dependsOn  dependsOnList  // items carrying a depends-on annotation, by index
+	refs       []uint64       // AddDependency's pairs, see reference.go
+	refsSorted int            // refs[:refsSorted] are sorted without repeats
+	order      *ResourceOrder // SetResourceOrder's; nil for none
+	graph      *graph         // nil when stale
+	orderCache []int32        // item indices in String order; nil when stale
 }
 
 // dependsOnEntry is the depends-on annotation of the item at idx, read once by Add (an
@@ -129,6 +138,9 @@ func (m *Manifest) Grow(n int) {
 }
 
 // Add adds it to the manifest, keeping the pointer (no copy), and returns (true, nil).
+// It points the item's Group, Version, Resource, Kind and Namespace at the manifest's
+// copies of the same strings, shared by its items, so that the item keeps no larger
+// string of the caller's alive (a path it was cut from); their values do not change.
 // An item whose UID or identity (group, resource, namespace, name) is already in the
 // manifest is refused with (false, [ErrItemAlreadyExists]); an item that belongs to
 // another manifest with [ErrItemInManifest]; nil with [ErrInvalidItem]. Safe for
@@ -183,6 +195,20 @@ func (m *Manifest) addLocked(it *Item) error {
 	}
 	m.items = append(m.items, it)
 	it.m, it.idx, it.gr, it.ns = m, idx, key.gr, key.ns
+	gr := &m.grs[key.gr]
+	it.Group, it.Resource, it.Namespace = gr.Group, gr.Resource, m.nss[key.ns]
+	if kind := m.grKind[key.gr]; it.Kind == kind {
+		it.Kind = kind
+	} else {
+		it.Kind = m.internString(it.Kind)
+		m.grKind[key.gr] = it.Kind
+	}
+	if version := m.grVersion[key.gr]; it.Version == version {
+		it.Version = version
+	} else {
+		it.Version = m.internString(it.Version)
+		m.grVersion[key.gr] = it.Version
+	}
 	if it.UID != "" {
 		m.byUID.insert(uidHash, idx)
 	}
@@ -200,9 +226,25 @@ func (m *Manifest) internGR(group, resource string) int32 {
 		return id
 	}
 	id := int32(len(m.grs))
+	k = schema.GroupResource{Group: m.internString(group), Resource: strings.Clone(resource)}
 	m.grs = append(m.grs, k)
+	m.grKind = append(m.grKind, "")
+	m.grVersion = append(m.grVersion, "")
 	m.grIDs[k] = id
 	return id
+}
+
+// internString returns the manifest's copy of s, made on first use.
+func (m *Manifest) internString(s string) string {
+	if c, ok := m.strs[s]; ok {
+		return c
+	}
+	if m.strs == nil {
+		m.strs = map[string]string{}
+	}
+	c := strings.Clone(s)
+	m.strs[c] = c
+	return c
 }
 
 func (m *Manifest) internNS(ns string) int32 {
@@ -215,6 +257,7 @@ func (m *Manifest) internNS(ns string) int32 {
 	id, ok := m.nsIDs[ns]
 	if !ok {
 		id = int32(len(m.nss))
+		ns = strings.Clone(ns)
 		m.nss = append(m.nss, ns)
 		m.nsIDs[ns] = id
 	}
@@ -238,18 +281,6 @@ func (m *Manifest) AddVersion(uid types.UID, version string) (bool, error) {
 	return m.addVersionLocked(idx, version), nil
 }
 
-// addVersionLocked is AddVersion of the item at idx. m.mu must be held.
-func (m *Manifest) addVersionLocked(idx int32, version string) bool {
-	if version == "" || version == m.items[idx].Version || slices.Contains(m.versions[idx], version) {
-		return false
-	}
-	if m.versions == nil {
-		m.versions = map[int32][]string{}
-	}
-	m.versions[idx] = append(m.versions[idx], version)
-	return true
-}
-
 // copied is an item of one manifest picked for another: a clone of the Item with what the
 // manifest keeps of it beside the Item, the versions recorded by AddVersion and the Itemer
 // it was added from.
@@ -262,7 +293,7 @@ type copied struct {
 // copyLocked returns a clone of the item at idx with its versions and source. m.mu must
 // be held.
 func (m *Manifest) copyLocked(idx int32) copied {
-	return copied{it: m.items[idx].Clone(), versions: m.versions[idx], source: m.sourceLocked(idx)}
+	return copied{it: m.items[idx].Clone(), versions: m.versionsLocked(idx), source: m.sourceLocked(idx)}
 }
 
 // addCopy adds an item copyLocked returned, with its versions and source, under one lock:

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -101,10 +100,7 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 	extra := make([][]string, len(order))
 	for k, idx := range order {
 		items[k] = m.items[idx]
-		if vs := m.versions[idx]; len(vs) > 0 {
-			extra[k] = slices.Clone(vs)
-			sortVersions(extra[k])
-		}
+		extra[k] = m.versionsLocked(idx) // sorted, and never modified once made
 	}
 	m.mu.Unlock()
 	var buf bytes.Buffer

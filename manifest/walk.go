@@ -116,7 +116,7 @@ type walk struct {
 
 	pending []int32 // dependencies not yet decided
 	decided []bool
-	out     []WalkResult // by item index
+	out     []WalkResult // in result order: the item at idx has out[pos[idx]]
 	ready   readyQueue
 	stack   []int32 // decide's work list, kept between calls
 }
@@ -157,8 +157,8 @@ func (m *Manifest) newWalk() *walk {
 	for k := range total {
 		w.pending[k] = w.g.depOff[k+1] - w.g.depOff[k]
 	}
-	for k := range n {
-		w.out[k].Item = w.items[k]
+	for p, idx := range w.order {
+		w.out[p].Item = w.items[idx]
 	}
 	return w
 }
@@ -213,11 +213,12 @@ func (w *walk) run(ctx context.Context, parallelism int, fn func(context.Context
 	}
 	for k := range w.items {
 		if !w.decided[k] {
-			w.out[k].Outcome = WalkNotRun
+			r := w.result(int32(k))
+			r.Outcome = WalkNotRun
 			if w.pos[k] >= int32(w.placed) {
-				w.out[k].Err = w.cycleErr
+				r.Err = w.cycleErr
 			} else {
-				w.out[k].Err = ctx.Err()
+				r.Err = ctx.Err()
 			}
 		}
 	}
@@ -238,7 +239,8 @@ func call(ctx context.Context, fn func(context.Context, *Item) error, it *Item, 
 // decide records an item's outcome and updates its dependents.
 func (w *walk) decide(idx int32, o WalkOutcome, err error) {
 	w.decided[idx] = true
-	w.out[idx].Outcome, w.out[idx].Err = o, err
+	r := w.result(idx)
+	r.Outcome, r.Err = o, err
 	w.release(idx)
 }
 
@@ -268,8 +270,9 @@ func (w *walk) release(idx int32) {
 			}
 			if bad := w.firstNotDone(v); bad >= 0 {
 				w.decided[v] = true
-				w.out[v].Outcome = WalkSkipped
-				w.out[v].Err = &DependencyError{Item: w.items[v], Dependency: w.items[bad], Outcome: w.out[bad].Outcome, Err: w.out[bad].Err}
+				r, b := w.result(v), w.result(bad)
+				r.Outcome = WalkSkipped
+				r.Err = &DependencyError{Item: w.items[v], Dependency: w.items[bad], Outcome: b.Outcome, Err: b.Err}
 				stack = append(stack, v)
 				continue
 			}
@@ -283,21 +286,25 @@ func (w *walk) release(idx int32) {
 func (w *walk) firstNotDone(v int32) int32 {
 	first := int32(-1)
 	for _, d := range w.g.itemDeps(v) {
-		if w.out[d].Outcome != WalkDone && (first < 0 || compareItems(w.items[d], w.items[first]) < 0) {
+		if w.result(d).Outcome != WalkDone && (first < 0 || compareItems(w.items[d], w.items[first]) < 0) {
 			first = d
 		}
 	}
 	return first
 }
 
-// results returns the outcomes in result order and the walk's error.
+// result returns the outcome of the item at idx.
+func (w *walk) result(idx int32) *WalkResult { return &w.out[w.pos[idx]] }
+
+// results returns the outcomes in result order, w.out itself, and the walk's error.
 func (w *walk) results() ([]WalkResult, error) {
-	out := make([]WalkResult, len(w.order))
+	out := w.out
+	if out == nil {
+		out = []WalkResult{} // an empty manifest: no results, not nil
+	}
 	var failed, skipped, notRun int
 	var ctxErr error
-	for p, idx := range w.order {
-		r := w.out[idx]
-		out[p] = r
+	for p, r := range out {
 		switch {
 		case r.Outcome == WalkFailed:
 			failed++
