@@ -95,6 +95,19 @@
 // item left out of the manifest or a uid that differs from its file; the full comparison
 // does.
 //
+// # The sibling manifest
+//
+// Writer.WriteSibling writes, beside the tarball <name>.tar.gz, its sibling manifest
+// <name>-manifest.json.gz (SiblingManifestName): the format version, the group versions and
+// the manifest, bound to the tarball by the size and SHA-256 of its compressed bytes. A tool
+// reads it with ReadSibling, checks it with Sibling.Verify (which hashes the tarball as it
+// streams by, without inflating it) and plans from Sibling.Index without reading any item.
+// A sibling that is not the tarball's (another backup's, a tarball changed, cut or grown
+// since) is refused with ErrSiblingMismatch; one truncated or malformed with ErrFormat. The
+// copy inside the tarball (ManifestFile) stays: the tarball remains whole on its own, for
+// readers that never see the sibling and for a sibling lost or refused. The binding detects
+// mismatch, not forgery: whoever can write both files can write a sibling that verifies.
+//
 // # Testing a reader
 //
 // Package archivetest draws Velero-layout backups for property tests: tarballs Writer
