@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -69,7 +67,7 @@ func restoreSection(c config, rep *report, bin string) error {
 			continue
 		}
 		path := filepath.Join(c.tmpfs, fmt.Sprintf("restore-%s-%d-seed%d.tar.gz", wl, n, seed))
-		info, err := ensureRestoreBackup(path, wl, n)
+		info, err := workload.EnsureRestore(path, wl, n, seed, "")
 		if err != nil {
 			return err
 		}
@@ -98,40 +96,6 @@ func restoreSection(c config, rep *report, bin string) error {
 		}
 	}
 	return nil
-}
-
-// ensureRestoreBackup writes the restore workload at path unless it is there with its
-// sidecar JSON (kept between runs, named for workload, size and seed).
-func ensureRestoreBackup(path, wl string, n int) (workload.RestoreInfo, error) {
-	var info workload.RestoreInfo
-	side := path + ".json"
-	if b, err := os.ReadFile(side); err == nil && json.Unmarshal(b, &info) == nil {
-		if _, err := os.Stat(path); err == nil {
-			return info, nil
-		}
-	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return info, err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	info, err = workload.WriteRestore(bw, wl, n, seed)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return info, err
-	}
-	b, _ := json.Marshal(info)
-	if err := os.WriteFile(side, b, 0o600); err != nil {
-		return info, err
-	}
-	return info, os.Rename(tmp, path)
 }
 
 // verified returns the runs that verified.
