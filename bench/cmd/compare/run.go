@@ -336,4 +336,3 @@ type orderResult struct {
 	n    int
 	runs []measure.Run
 }
-

@@ -30,7 +30,7 @@ import (
 const seed = 1
 
 type config struct {
-	live, plan, backup []int // ConfigMaps per backup, per part of the benchmark
+	live, plan, backup []int  // ConfigMaps per backup, per part of the benchmark
 	dir                string // where backups are kept between runs
 	bench              string // the bench module's root
 	out                string // the Markdown section
