@@ -93,13 +93,6 @@ func kb(bytes float64) string { return fmt.Sprintf("%.2f KB", bytes/1000) }
 func mb(kib int64) string     { return fmt.Sprintf("%.0f MB", float64(kib)*1024/1e6) }
 func secs(nanos int64) string { return fmt.Sprintf("%.2f s", float64(nanos)/1e9) }
 
-func verdict(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "**missed**"
-}
-
 var toolText = map[string]string{
 	restorejobs.ToolBackupkit: "examples/restore (defaults)",
 	restorejobs.ToolCeiling:   "ceiling: 32 workers",
@@ -207,14 +200,8 @@ func writeFailures(b *bytes.Buffer, failures []string) {
 	}
 }
 
-// goal is one line of the goal table.
-type goal struct {
-	work, target, measured string
-	met                    bool
-}
-
-func (r *report) goals() []goal {
-	var gs []goal
+func (r *report) goals() []measure.Goal {
+	var gs []measure.Goal
 	for _, lr := range r.live {
 		bk, ok := lr.runs[restorejobs.ToolBackupkit]
 		if !ok {
@@ -226,17 +213,17 @@ func (r *report) goals() []goal {
 		if bk.Failure != "" {
 			state = "did not verify"
 		}
-		gs = append(gs, goal{work, "examples/restore ≤ 1 KB peak RSS per item, every item restored", fmt.Sprintf("%s (%s); %s", kb(per), mb(bk.MaxRSSKB), state), bk.Failure == "" && per <= goalBytesPerItem})
+		gs = append(gs, measure.NewGoal(work, "examples/restore ≤ 1 KB peak RSS per item, every item restored", fmt.Sprintf("%s (%s); %s", kb(per), mb(bk.MaxRSSKB), state), bk.Failure == "" && per <= goalBytesPerItem))
 		ce := r.ceilingOps(lr)
 		ops := 0.0
 		if bk.Failure == "" {
 			ops = bk.ObjectsPerSecond()
 		}
-		measured := fmt.Sprintf("%.2f× (%.0f vs %.0f objects/s)", safeDiv(ops, ce), ops, ce)
+		measured := fmt.Sprintf("%.2f× (%.0f vs %.0f objects/s)", measure.Ratio(ops, ce), ops, ce)
 		if ce == 0 {
 			measured = "no verified ceiling run"
 		}
-		gs = append(gs, goal{work, "≥ 0.8× the ceiling's objects/s", measured, ce > 0 && ops >= 0.8*ce})
+		gs = append(gs, measure.NewGoal(work, "≥ 0.8× the ceiling's objects/s", measured, ce > 0 && ops >= 0.8*ce))
 	}
 	for _, pr := range r.plan {
 		work := fmt.Sprintf("plan, %d items", pr.objects)
@@ -252,17 +239,17 @@ func (r *report) goals() []goal {
 			if run.res.Failure != "" {
 				measured += "; the plan failed"
 			}
-			gs = append(gs, goal{work + ", " + run.beside, "≤ 1 KB peak RSS per item", measured, run.res.Failure == "" && per <= goalBytesPerItem})
+			gs = append(gs, measure.NewGoal(work+", "+run.beside, "≤ 1 KB peak RSS per item", measured, run.res.Failure == "" && per <= goalBytesPerItem))
 		}
 		switch {
 		case pr.with == nil:
-			gs = append(gs, goal{work, "≤ 10 s with the manifest beside the backup", "not measured: examples/restore does not read a manifest beside the backup", false})
+			gs = append(gs, measure.NewGoal(work, "≤ 10 s with the manifest beside the backup", "not measured: examples/restore does not read a manifest beside the backup", false))
 		default:
 			measured := secs(pr.with.Wall)
 			if pr.with.Failure != "" {
 				measured += "; the plan failed"
 			}
-			gs = append(gs, goal{work, "≤ 10 s with the manifest beside the backup", measured, pr.with.Failure == "" && pr.with.Wall <= 10e9})
+			gs = append(gs, measure.NewGoal(work, "≤ 10 s with the manifest beside the backup", measured, pr.with.Failure == "" && pr.with.Wall <= 10e9))
 		}
 	}
 	for _, br := range r.backup {
@@ -272,25 +259,12 @@ func (r *report) goals() []goal {
 		if res.Failure != "" {
 			measured += "; the backup failed its check"
 		}
-		gs = append(gs, goal{fmt.Sprintf("backup, %d items", res.Workload), "examples/backup ≤ 1 KB peak RSS per item", measured, res.Failure == "" && per <= goalBytesPerItem})
+		gs = append(gs, measure.NewGoal(fmt.Sprintf("backup, %d items", res.Workload), "examples/backup ≤ 1 KB peak RSS per item", measured, res.Failure == "" && per <= goalBytesPerItem))
 	}
 	return gs
 }
 
 func (r *report) writeGoals(b *bytes.Buffer) {
-	gs := r.goals()
-	if len(gs) == 0 {
-		return
-	}
-	b.WriteString("\n### Goals of issue 28, judged on this run\n\nThe issue sets them at 100k and 300k items (live restore, backup) and 1M (plan); rows at other sizes are for information.\n\n| work | goal | measured | |\n|---|---|---|---|\n")
-	for _, g := range gs {
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", g.work, g.target, g.measured, verdict(g.met))
-	}
-}
-
-func safeDiv(a, b float64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return a / b
+	measure.WriteGoals(b, "### Goals of issue 28, judged on this run",
+		"The issue sets them at 100k and 300k items (live restore, backup) and 1M (plan); rows at other sizes are for information.", r.goals())
 }

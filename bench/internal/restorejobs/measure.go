@@ -77,3 +77,11 @@ func (r *childRun) run(cmd *exec.Cmd) error {
 	}
 	return nil
 }
+
+// childContext bounds a child process by timeout; zero or less: one hour.
+func childContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		timeout = time.Hour
+	}
+	return context.WithTimeout(ctx, timeout)
+}

@@ -48,11 +48,7 @@ type PlanResult struct {
 // happening at all; a plan that fails or falls short is a PlanResult with Failure set.
 func RunPlan(ctx context.Context, spec PlanSpec) (PlanResult, error) {
 	res := PlanResult{Objects: spec.Objects, Planned: -1, Restorable: -1, Load: LoadAverage()}
-	timeout := spec.Timeout
-	if timeout <= 0 {
-		timeout = time.Hour
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	cctx, cancel := childContext(ctx, spec.Timeout)
 	defer cancel()
 	outPath := filepath.Join(spec.WorkDir, "plan.txt")
 	out, err := os.Create(outPath)

@@ -4,25 +4,20 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 
 	"github.com/backupkit/backupkit/manifest"
 )
 
-// EnsureRestore writes the restore workload name of n objects from seed to path, as
-// WriteRestore does, unless it is there with its info file (path + ".json"): backups are
-// kept between runs, named by the caller for workload, size and seed. With manifestCopy not
-// empty, the manifest the backup stores (archive.ManifestFile, gzip-compressed
-// manifest.json) is also written to manifestCopy when the backup is written, and the backup
-// is written again if that file is missing.
-func EnsureRestore(path, name string, n int, seed uint64, manifestCopy string) (RestoreInfo, error) {
-	var info RestoreInfo
-	if b, err := os.ReadFile(path + ".json"); err == nil && json.Unmarshal(b, &info) == nil {
-		if _, err := os.Stat(path); err == nil {
-			if _, err := os.Stat(manifestCopy); manifestCopy == "" || err == nil {
-				return info, nil
-			}
-		}
+// Cached writes a generated file at path with write, and what write returns (its info) as
+// JSON at path + ".json", unless both are there and every file of also is: generated files
+// are kept between runs, named by the caller for what they hold (workload, size, seed). The
+// file is written to path + ".tmp" and renamed into place once complete.
+func Cached[I any](path string, also []string, write func(io.Writer) (I, error)) (I, error) {
+	var info I
+	if b, err := os.ReadFile(path + ".json"); err == nil && json.Unmarshal(b, &info) == nil && allExist(append([]string{path}, also...)) {
+		return info, nil
 	}
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
@@ -30,12 +25,8 @@ func EnsureRestore(path, name string, n int, seed uint64, manifestCopy string) (
 		return info, err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	info, m, err := writeRestore(bw, name, n, seed)
-	err = errors.Join(err, bw.Flush(), f.Close())
-	if err == nil && manifestCopy != "" {
-		err = writeManifest(manifestCopy, m)
-	}
-	if err != nil {
+	info, err = write(bw)
+	if err = errors.Join(err, bw.Flush(), f.Close()); err != nil {
 		os.Remove(tmp)
 		return info, err
 	}
@@ -47,6 +38,34 @@ func EnsureRestore(path, name string, n int, seed uint64, manifestCopy string) (
 		return info, err
 	}
 	return info, os.Rename(tmp, path)
+}
+
+func allExist(paths []string) bool {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// EnsureRestore writes the restore workload name of n objects from seed to path, as
+// WriteRestore does, unless it is there (Cached). With manifestCopy not empty, the manifest
+// the backup stores (archive.ManifestFile, gzip-compressed manifest.json) is also written to
+// manifestCopy when the backup is written, and the backup is written again if that file is
+// missing.
+func EnsureRestore(path, name string, n int, seed uint64, manifestCopy string) (RestoreInfo, error) {
+	var also []string
+	if manifestCopy != "" {
+		also = []string{manifestCopy}
+	}
+	return Cached(path, also, func(w io.Writer) (RestoreInfo, error) {
+		info, m, err := writeRestore(w, name, n, seed)
+		if err == nil && manifestCopy != "" {
+			err = writeManifest(manifestCopy, m)
+		}
+		return info, err
+	})
 }
 
 // writeManifest writes m to path as the Writer stores it: manifest.json, gzip-compressed.
