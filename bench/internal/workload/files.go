@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/backupkit/backupkit/manifest"
@@ -13,14 +15,19 @@ import (
 // Cached writes a generated file at path with write, and what write returns (its info) as
 // JSON at path + ".json", unless both are there and every file of also is: generated files
 // are kept between runs, named by the caller for what they hold (workload, size, seed). The
-// file is written to path + ".tmp" and renamed into place once complete.
+// file is written to path + ".tmp" and renamed into place once complete; a ".tmp" file that
+// is there already (another run writing it, or one that stopped) is an error, never
+// written over.
 func Cached[I any](path string, also []string, write func(io.Writer) (I, error)) (I, error) {
 	var info I
 	if b, err := os.ReadFile(path + ".json"); err == nil && json.Unmarshal(b, &info) == nil && allExist(append([]string{path}, also...)) {
 		return info, nil
 	}
 	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return info, fmt.Errorf("%s is there: another run is writing it, or one stopped (then remove it): %w", tmp, err)
+	}
 	if err != nil {
 		return info, err
 	}

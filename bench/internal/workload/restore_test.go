@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -110,6 +111,12 @@ func TestEnsureRestore(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, want.Bytes(), got, "written again for the missing manifest copy")
 	require.FileExists(t, copyPath)
+
+	require.NoError(t, os.Remove(path))
+	require.NoError(t, os.WriteFile(path+".tmp", nil, 0o600))
+	_, err = workload.EnsureRestore(path, workload.ConfigMapsWorkload, 20, 1, copyPath)
+	require.ErrorIs(t, err, fs.ErrExist, "another run's file is not written over")
+	require.NoFileExists(t, path)
 }
 
 // storedManifest is the bytes of the backup's archive.ManifestFile entry.
