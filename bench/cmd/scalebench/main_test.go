@@ -62,7 +62,8 @@ func TestReportFailures(t *testing.T) {
 		restorejobs.ToolBackupkit: {Tool: restorejobs.ToolBackupkit, Objects: 100_001, Wall: 20e9, MaxRSSKB: 700_000, Failure: "restorejobs: restore does not verify: 3 missing"},
 		restorejobs.ToolCeiling:   {Tool: restorejobs.ToolCeiling, Objects: 100_001, Wall: 10e9, MaxRSSKB: 500_000},
 	}}}
-	r.plan = []planResult{{n: 1_000_000, objects: 1_000_001, without: restorejobs.PlanResult{Objects: 1_000_001, Wall: 40e9, MaxRSSKB: 900_000}}}
+	r.plan = []planResult{{n: 1_000_000, objects: 1_000_001, without: restorejobs.PlanResult{Objects: 1_000_001, Wall: 40e9, MaxRSSKB: 900_000}},
+		{n: 2_000_000, objects: 2_000_001, without: restorejobs.PlanResult{Objects: 2_000_001, Wall: 30e9, MaxRSSKB: 1_000_000, Failure: "plan: exit status 1: limit exceeded"}}}
 	r.backup = []backupResult{{n: 100_000, res: restorejobs.BackupResult{Tool: restorejobs.ToolBackup, Workload: 100_001, Items: 100_001, Wall: 5e9, MaxRSSKB: 50_000}}}
 	var b bytes.Buffer
 	r.write(&b)
@@ -75,6 +76,9 @@ func TestReportFailures(t *testing.T) {
 	require.Contains(t, out, "**Not measured with the manifest beside the backup:** it does not read them.")
 	require.Contains(t, out, "| plan, 1000001 items, without the manifest beside | ≤ 1 KB peak RSS per item | 0.92 KB (922 MB) | met |")
 	require.Contains(t, out, "| plan, 1000001 items | ≤ 10 s with the manifest beside the backup | not measured: examples/restore does not read a manifest beside the backup | **missed** |")
+	require.Contains(t, out, "| 2000001 | no | **failed** | 30.00 s | – | 1024 MB | – | 0.0 s |  |")
+	require.Contains(t, out, "- 2000001 items, manifest beside: no: plan: exit status 1: limit exceeded\n")
+	require.Contains(t, out, "| plan, 2000001 items, without the manifest beside | ≤ 1 KB peak RSS per item | the plan failed after 30.00 s, at a peak RSS of 1024 MB | **missed** |")
 	require.Contains(t, out, "| backup, 100001 items | examples/backup ≤ 1 KB peak RSS per item | 0.51 KB (51 MB) | met |")
 	require.NotContains(t, out, "Incomplete")
 }

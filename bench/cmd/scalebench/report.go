@@ -159,13 +159,14 @@ func (r *report) writePlan(b *bytes.Buffer) {
 			if res == nil {
 				continue
 			}
-			checked := "yes"
+			checked, rate, per := "yes", fmt.Sprintf("%.0f", float64(pr.objects)/(float64(res.Wall)/1e9)), kb(perItem(res.MaxRSSKB, pr.objects))
 			if res.Failure != "" {
-				checked = "**failed**"
+				// It stopped part of the way: neither figure is of the whole backup.
+				checked, rate, per = "**failed**", "–", "–"
 				failures = append(failures, fmt.Sprintf("- %d items, manifest beside: %s: %s", pr.objects, run.beside, res.Failure))
 			}
-			fmt.Fprintf(b, "| %d | %s | %s | %s | %.0f | %s | %s | %.1f s | %s |\n", pr.objects, run.beside, checked, secs(res.Wall),
-				float64(pr.objects)/(float64(res.Wall)/1e9), mb(res.MaxRSSKB), kb(perItem(res.MaxRSSKB, pr.objects)), float64(res.Client)/1e9, res.Load)
+			fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %.1f s | %s |\n", pr.objects, run.beside, checked, secs(res.Wall),
+				rate, mb(res.MaxRSSKB), per, float64(res.Client)/1e9, res.Load)
 		}
 	}
 	writeFailures(b, failures)
@@ -237,7 +238,7 @@ func (r *report) goals() []measure.Goal {
 			per := perItem(run.res.MaxRSSKB, pr.objects)
 			measured := fmt.Sprintf("%s (%s)", kb(per), mb(run.res.MaxRSSKB))
 			if run.res.Failure != "" {
-				measured += "; the plan failed"
+				measured = fmt.Sprintf("the plan failed after %s, at a peak RSS of %s", secs(run.res.Wall), mb(run.res.MaxRSSKB))
 			}
 			gs = append(gs, measure.NewGoal(work+", "+run.beside, "≤ 1 KB peak RSS per item", measured, run.res.Failure == "" && per <= goalBytesPerItem))
 		}
