@@ -9,7 +9,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -65,7 +64,7 @@ func run(out io.Writer, sizes map[string]int, runs int) error {
 			continue
 		}
 		path := filepath.Join(work, wl+".tar.gz")
-		info, err := writeWorkload(path, wl, n)
+		info, err := workload.EnsureRestore(path, wl, n, 1, "")
 		if err != nil {
 			return err
 		}
@@ -143,18 +142,4 @@ func ok(rs []restorejobs.BackupResult) []restorejobs.BackupResult {
 
 func median(rs []restorejobs.BackupResult, f func(restorejobs.BackupResult) float64) float64 {
 	return measure.Of(rs, f).Median
-}
-
-func writeWorkload(path, wl string, n int) (workload.RestoreInfo, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return workload.RestoreInfo{}, err
-	}
-	defer f.Close()
-	w := bufio.NewWriterSize(f, 1<<20)
-	info, err := workload.WriteRestore(w, wl, n, 1)
-	if err == nil {
-		err = w.Flush()
-	}
-	return info, err
 }

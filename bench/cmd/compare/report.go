@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -34,21 +32,15 @@ type report struct {
 }
 
 func (r *report) machine() {
-	kernel, _ := exec.Command("uname", "-r").Output()
 	load, _ := os.ReadFile("/proc/loadavg")
 	r.startLoad = strings.Join(strings.Fields(string(load))[:3], " ")
 	var b strings.Builder
-	fmt.Fprintf(&b, "- Machine: %d CPUs (`nproc`), %s, Linux %s, %s\n", runtime.NumCPU(), cpuModel(), strings.TrimSpace(string(kernel)), runtime.Version())
+	fmt.Fprintf(&b, "- Machine: %s\n", measure.Machine())
 	fmt.Fprintf(&b, "- Started %s; load average at start: %s\n", r.started.UTC().Format(time.RFC3339), strings.Join(strings.Fields(string(load))[:3], " "))
 	fmt.Fprintf(&b, "- Command: `make bench-compare` (`cd bench && go run ./cmd/compare %s`); disk directory `%s`, tmpfs directory `%s`\n",
 		r.cfg.commandLine(), r.cfg.disk, r.cfg.tmpfs)
-	if head, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
-		dirty, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", "..", ":!.").Output()
-		state := "clean"
-		if n := len(strings.FieldsFunc(string(dirty), func(r rune) bool { return r == '\n' })); n > 0 { // one line per file
-			state = fmt.Sprintf("%d library files modified and not committed, measured as they were", n)
-		}
-		fmt.Fprintf(&b, "- backupkit at commit %s (library tree outside bench/: %s)\n", strings.TrimSpace(string(head)), state)
+	if c := measure.Commit(); c != "" {
+		fmt.Fprintf(&b, "- %s\n", c)
 	}
 	r.header = b.String()
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -69,7 +67,7 @@ func restoreSection(c config, rep *report, bin string) error {
 			continue
 		}
 		path := filepath.Join(c.tmpfs, fmt.Sprintf("restore-%s-%d-seed%d.tar.gz", wl, n, seed))
-		info, err := ensureRestoreBackup(path, wl, n)
+		info, err := workload.EnsureRestore(path, wl, n, seed, "")
 		if err != nil {
 			return err
 		}
@@ -98,40 +96,6 @@ func restoreSection(c config, rep *report, bin string) error {
 		}
 	}
 	return nil
-}
-
-// ensureRestoreBackup writes the restore workload at path unless it is there with its
-// sidecar JSON (kept between runs, named for workload, size and seed).
-func ensureRestoreBackup(path, wl string, n int) (workload.RestoreInfo, error) {
-	var info workload.RestoreInfo
-	side := path + ".json"
-	if b, err := os.ReadFile(side); err == nil && json.Unmarshal(b, &info) == nil {
-		if _, err := os.Stat(path); err == nil {
-			return info, nil
-		}
-	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return info, err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	info, err = workload.WriteRestore(bw, wl, n, seed)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return info, err
-	}
-	b, _ := json.Marshal(info)
-	if err := os.WriteFile(side, b, 0o600); err != nil {
-		return info, err
-	}
-	return info, os.Rename(tmp, path)
 }
 
 // verified returns the runs that verified.
@@ -283,45 +247,32 @@ func firstLines(s string, n int) string {
 
 // restoreGoals judges issue 21's goals on this run.
 func (r *report) restoreGoals(b *bytes.Buffer) {
-	var gs []goal
+	var gs []measure.Goal
 	for _, res := range r.restore {
 		bk, ce := res.runs[restorejobs.ToolBackupkit], res.runs[restorejobs.ToolCeiling]
 		bkOps, ceOps := objectsPerSecond(bk), objectsPerSecond(ce)
 		name := fmt.Sprintf("restore %d objects (%s)", res.info.Objects, res.workload)
 		if len(bk) > 0 && len(ce) > 0 {
-			gs = append(gs, goal{name, "backupkit ≥ 0.8× the ceiling's objects/s",
-				fmt.Sprintf("%.2f× (%.0f vs %.0f objects/s)", safeDiv(bkOps, ceOps), bkOps, ceOps), ceOps > 0 && bkOps >= 0.8*ceOps})
+			gs = append(gs, measure.NewGoal(name, "backupkit ≥ 0.8× the ceiling's objects/s",
+				fmt.Sprintf("%.2f× (%.0f vs %.0f objects/s)", measure.Ratio(bkOps, ceOps), bkOps, ceOps), ceOps > 0 && bkOps >= 0.8*ceOps))
 		}
 		if ok := verified(bk); len(ok) > 0 {
 			rpi := medianOf(ok, restorejobs.Result.RequestsPerItem)
-			gs = append(gs, goal{name, "backupkit ≤ 1.1 requests per object", fmt.Sprintf("%.2f", rpi), rpi <= 1.1})
+			gs = append(gs, measure.NewGoal(name, "backupkit ≤ 1.1 requests per object", fmt.Sprintf("%.2f", rpi), rpi <= 1.1))
 			if res.workload == workload.SecretsWorkload && res.n >= 31_000 {
 				w := medianOf(ok, wall)
-				gs = append(gs, goal{name, "backupkit under 45 s", dur(w), w < 45e9})
+				gs = append(gs, measure.NewGoal(name, "backupkit under 45 s", dur(w), w < 45e9))
 			}
 		} else if len(bk) > 0 {
-			gs = append(gs, goal{name, "backupkit restores and verifies", "no run verified", false})
+			gs = append(gs, measure.NewGoal(name, "backupkit restores and verifies", "no run verified", false))
 		}
 		if v := res.runs[restorejobs.ToolVelero1000]; len(v) > 0 && len(bk) > 0 && res.workload == workload.MixedWorkload {
 			vOps := objectsPerSecond(v)
-			gs = append(gs, goal{name, "backupkit ≥ 10× Velero at QPS 1000",
-				fmt.Sprintf("%.1f× (%.0f vs %.0f objects/s)", safeDiv(bkOps, vOps), bkOps, vOps), vOps > 0 && bkOps >= 10*vOps})
+			gs = append(gs, measure.NewGoal(name, "backupkit ≥ 10× Velero at QPS 1000",
+				fmt.Sprintf("%.1f× (%.0f vs %.0f objects/s)", measure.Ratio(bkOps, vOps), bkOps, vOps), vOps > 0 && bkOps >= 10*vOps))
 		}
 	}
-	if len(gs) == 0 {
-		return
-	}
-	b.WriteString("\n### Goals of issue 21, judged on this run\n\n| work | goal | measured | |\n|---|---|---|---|\n")
-	for _, g := range gs {
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", g.work, g.target, g.measured, verdict(g.met))
-	}
-}
-
-func safeDiv(a, b float64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return a / b
+	measure.WriteGoals(b, "### Goals of issue 21, judged on this run", "", gs)
 }
 
 // spliceRestore replaces the restore section of the results file old with section (or

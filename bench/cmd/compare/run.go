@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,8 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"syscall"
 	"time"
 
@@ -244,39 +241,9 @@ func backupPath(dir string, n int) string {
 	return filepath.Join(dir, fmt.Sprintf("backup-%d-seed%d.tar.gz", n, seed))
 }
 
-// ensureBackup writes the backup at path unless a file of that name is there; its info is
-// recomputed by generating again (cheap next to the runs) only when written, otherwise
-// read from the sidecar JSON.
+// ensureBackup writes the backup at path unless it is there (workload.Cached).
 func ensureBackup(path string, n int) (workload.BackupInfo, error) {
-	var info workload.BackupInfo
-	side := path + ".json"
-	if b, err := os.ReadFile(side); err == nil && json.Unmarshal(b, &info) == nil {
-		if _, err := os.Stat(path); err == nil {
-			return info, nil
-		}
-	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return info, err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	info, err = workload.WriteBackup(bw, n, seed)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return info, err
-	}
-	b, _ := json.Marshal(info)
-	if err := os.WriteFile(side, b, 0o600); err != nil {
-		return info, err
-	}
-	return info, os.Rename(tmp, path)
+	return workload.Cached(path, nil, func(w io.Writer) (workload.BackupInfo, error) { return workload.WriteBackup(w, n, seed) })
 }
 
 // child runs one archive job in a child process and adds its peak RSS.
@@ -337,17 +304,4 @@ type orderResult struct {
 	tool string
 	n    int
 	runs []measure.Run
-}
-
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return runtime.GOARCH
 }

@@ -83,11 +83,7 @@ func RunBackup(ctx context.Context, spec BackupSpec) (BackupResult, error) {
 	if res.Workload, err = Ceiling(ctx, cfg, spec.Workload, DefaultWorkers); err != nil {
 		return res, fmt.Errorf("filling the cluster with %s: %w", spec.Workload, err)
 	}
-	timeout := spec.Timeout
-	if timeout <= 0 {
-		timeout = time.Hour
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	cctx, cancel := childContext(ctx, spec.Timeout)
 	defer cancel()
 	output := filepath.Join(spec.WorkDir, "backup-out.tar.gz")
 	defer os.Remove(output)

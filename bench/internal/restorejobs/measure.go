@@ -35,22 +35,14 @@ func measureChild(ctx context.Context, cfg *rest.Config, apiPID int, cmd *exec.C
 	if err != nil {
 		return res, err
 	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := res.run(cmd); err != nil {
 		return res, err
 	}
-	peak := watchPeakRSS(cmd.Process.Pid)
-	res.err = cmd.Wait()
-	res.wall = time.Since(start).Nanoseconds()
-	res.maxRSSKB = peak()
 	cpuAfter, err := processCPU(apiPID)
 	if err != nil {
 		return res, err
 	}
 	res.server = cpuAfter - cpuBefore
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		res.client = ru.Utime.Nano() + ru.Stime.Nano()
-	}
 	time.Sleep(100 * time.Millisecond) // the child's watches end as it exits; let the server count them
 	after, err := scrapeRequests(ctx, httpc, cfg.Host)
 	if err != nil {
@@ -67,4 +59,29 @@ func measureChild(ctx context.Context, cfg *rest.Config, apiPID int, cmd *exec.C
 		delete(res.requests, "GET")
 	}
 	return res, nil
+}
+
+// run runs cmd to its end and measures it: wall time, CPU (rusage) and peak RSS; the
+// child's exit error is r.err. The error is cmd's failure to start.
+func (r *childRun) run(cmd *exec.Cmd) error {
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	peak := watchPeakRSS(cmd.Process.Pid)
+	r.err = cmd.Wait()
+	r.wall = time.Since(start).Nanoseconds()
+	r.maxRSSKB = peak()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.client = ru.Utime.Nano() + ru.Stime.Nano()
+	}
+	return nil
+}
+
+// childContext bounds a child process by timeout; zero or less: one hour.
+func childContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		timeout = time.Hour
+	}
+	return context.WithTimeout(ctx, timeout)
 }

@@ -110,11 +110,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	cfg := c.RESTConfig()
 
 	var cmd *exec.Cmd
-	timeout := spec.Timeout
-	if timeout <= 0 {
-		timeout = time.Hour
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	cctx, cancel := childContext(ctx, spec.Timeout)
 	defer cancel()
 	var stdout io.Writer
 	var stdoutBuf bytes.Buffer

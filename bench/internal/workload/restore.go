@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/manifest"
 )
 
 // Restore workloads (issue 21): backups meant to be restored into a real API server, so
@@ -18,10 +19,20 @@ const (
 	// MixedWorkload is n objects: a few Namespaces, ConfigMaps, Secrets, ServiceAccounts,
 	// ClusterIP Services, and Deployments each owning one ReplicaSet.
 	MixedWorkload = "mixed"
+	// ConfigMapsWorkload is one namespace of n ConfigMaps (plus that Namespace), each
+	// stored as ConfigMapBytes of JSON: the scale benchmark's workload (issue 28).
+	ConfigMapsWorkload = "configmaps"
 )
 
-// RestoreWorkloads lists the restore workloads.
+// RestoreWorkloads lists the restore workloads of the restore benchmark (issue 21);
+// ConfigMapsWorkload, the scale benchmark's, is not among them.
 var RestoreWorkloads = []string{SecretsWorkload, MixedWorkload}
+
+// ConfigMapsNamespace is the namespace of ConfigMapsWorkload.
+const ConfigMapsNamespace = "scale"
+
+// ConfigMapBytes is the size of every ConfigMap of ConfigMapsWorkload as stored (its JSON).
+const ConfigMapBytes = 1024
 
 // SecretsNamespace is the namespace of SecretsWorkload.
 const SecretsNamespace = "secrets"
@@ -42,10 +53,16 @@ type RestoreInfo struct {
 // SecretsWorkload) to w as a Velero 1.1.0 backup, generated from seed with
 // archive.Writer. The same arguments give the same bytes.
 func WriteRestore(w io.Writer, name string, n int, seed uint64) (RestoreInfo, error) {
+	info, _, err := writeRestore(w, name, n, seed)
+	return info, err
+}
+
+// writeRestore is WriteRestore, returning the manifest the Writer stored too.
+func writeRestore(w io.Writer, name string, n int, seed uint64) (RestoreInfo, *manifest.Manifest, error) {
 	rb := &restoreBackup{g: newGen(seed, uint64(n)), bw: archive.NewWriter(w), info: RestoreInfo{Kinds: map[string]int{}}}
 	for _, dir := range []string{"namespaces", "secrets", "configmaps", "serviceaccounts", "services", "deployments.apps", "replicasets.apps"} {
 		if err := rb.bw.SetPreferred(dir, "v1"); err != nil {
-			return rb.info, err
+			return rb.info, nil, err
 		}
 	}
 	var err error
@@ -54,13 +71,18 @@ func WriteRestore(w io.Writer, name string, n int, seed uint64) (RestoreInfo, er
 		err = rb.secrets(n)
 	case MixedWorkload:
 		err = rb.mixed(n)
+	case ConfigMapsWorkload:
+		err = rb.configMaps(n)
 	default:
 		err = fmt.Errorf("workload: unknown restore workload %q", name)
 	}
-	if err != nil {
-		return rb.info, err
+	if err == nil {
+		err = rb.bw.Close()
 	}
-	return rb.info, rb.bw.Close()
+	if err != nil {
+		return rb.info, nil, err
+	}
+	return rb.info, rb.bw.Manifest(), nil
 }
 
 type restoreBackup struct {
@@ -76,6 +98,30 @@ func (rb *restoreBackup) secrets(n int) error {
 	}
 	for i := range n {
 		if err := rb.secret(SecretsNamespace, fmt.Sprintf("secret-%06d", i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// configMaps writes n ConfigMaps of ConfigMapBytes in ConfigMapsNamespace: one key whose
+// value (hex digits) pads the object to that size.
+func (rb *restoreBackup) configMaps(n int) error {
+	if _, err := rb.namespace(ConfigMapsNamespace); err != nil {
+		return err
+	}
+	for i := range n {
+		md := rb.meta(ConfigMapsNamespace, fmt.Sprintf("cm-%07d", i), "kubectl")
+		obj := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": md, "data": map[string]any{"payload": ""}}
+		b, err := json.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		pad := ConfigMapBytes - len(b)
+		if pad < 0 {
+			return fmt.Errorf("workload: ConfigMap %s: %d bytes before its payload, over %d", md["name"], len(b), ConfigMapBytes)
+		}
+		if _, err := rb.add("configmaps", "ConfigMap", "v1", md, map[string]any{"data": map[string]any{"payload": rb.g.hex(pad)}}); err != nil {
 			return err
 		}
 	}
