@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,7 +58,10 @@ func RunPlan(ctx context.Context, spec PlanSpec) (PlanResult, error) {
 	}
 	defer os.Remove(outPath)
 	defer out.Close()
-	cmd := exec.CommandContext(cctx, spec.RestoreBin, "--backup", spec.Backup, "--target", spec.Target, "--dry-run")
+	// The backup's objects, and a margin: archive.DefaultLimits' million objects is a limit
+	// the scale benchmark means to cross, as a user would with --max-items.
+	cmd := exec.CommandContext(cctx, spec.RestoreBin, "--backup", spec.Backup, "--target", spec.Target, "--dry-run",
+		"--max-items", strconv.Itoa(spec.Objects+1000))
 	stderr := &tail{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = out, stderr
 	var m childRun
