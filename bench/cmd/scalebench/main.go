@@ -184,11 +184,11 @@ func run(ctx context.Context, c config) error {
 var liveTools = []string{restorejobs.ToolBackupkit, restorejobs.ToolCeiling}
 
 // measurePlan plans the backup of n ConfigMaps at path without the manifest beside it and,
-// when examples/restore reads one (siblings), with it: a copy of the manifest the backup
-// stores, kept at path + ".manifest" and put at restorejobs.SiblingManifest(path) for that
+// when examples/restore reads one (siblings), with it: the sibling archive.Writer wrote with
+// the backup, kept at path + ".sibling" and put at restorejobs.SiblingManifest(path) for that
 // run alone.
 func measurePlan(ctx context.Context, path string, n int, restoreBin, target, work string, siblings bool, timeout time.Duration) (planResult, error) {
-	stash := path + ".manifest"
+	stash := path + ".sibling"
 	info, err := workload.EnsureRestore(path, workload.ConfigMapsWorkload, n, seed, stash)
 	if err != nil {
 		return planResult{}, err

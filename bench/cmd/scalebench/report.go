@@ -143,7 +143,7 @@ func (r *report) writePlan(b *bytes.Buffer) {
 	}
 	b.WriteString("\n### Plan, no cluster\n\n")
 	if r.siblings {
-		b.WriteString("The manifest beside the backup (`<name>-manifest.json.gz` next to `<name>.tar.gz`) is, for these runs, a copy of the manifest the backup stores (`metadata/manifest.json.gz`, as archive.Writer writes it), put there for the second run alone. ")
+		b.WriteString("The manifest beside the backup (`<name>-manifest.json.gz` next to `<name>.tar.gz`) is, for these runs, the sibling archive.Writer.WriteSibling wrote when the backup was generated (bound to the tarball's size and SHA-256), put there for the second run alone. ")
 	} else {
 		b.WriteString("**Not measured with the manifest beside the backup:** ")
 	}

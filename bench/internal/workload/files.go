@@ -9,7 +9,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/backupkit/backupkit/manifest"
+	"github.com/backupkit/backupkit/archive"
 )
 
 // Cached writes a generated file at path with write, and what write returns (its info) as
@@ -57,32 +57,32 @@ func allExist(paths []string) bool {
 }
 
 // EnsureRestore writes the restore workload name of n objects from seed to path, as
-// WriteRestore does, unless it is there (Cached). With manifestCopy not empty, the manifest
-// the backup stores (archive.ManifestFile, gzip-compressed manifest.json) is also written to
-// manifestCopy when the backup is written, and the backup is written again if that file is
-// missing.
-func EnsureRestore(path, name string, n int, seed uint64, manifestCopy string) (RestoreInfo, error) {
+// WriteRestore does, unless it is there (Cached). With sibling not empty, the backup's
+// sibling manifest (archive.Writer.WriteSibling, bound to the tarball's bytes) is also
+// written to sibling when the backup is written, and the backup is written again if that
+// file is missing.
+func EnsureRestore(path, name string, n int, seed uint64, sibling string) (RestoreInfo, error) {
 	var also []string
-	if manifestCopy != "" {
-		also = []string{manifestCopy}
+	if sibling != "" {
+		also = []string{sibling}
 	}
 	return Cached(path, also, func(w io.Writer) (RestoreInfo, error) {
-		info, m, err := writeRestore(w, name, n, seed)
-		if err == nil && manifestCopy != "" {
-			err = writeManifest(manifestCopy, m)
+		info, aw, err := writeRestore(w, name, n, seed)
+		if err == nil && sibling != "" {
+			err = writeSibling(sibling, aw)
 		}
 		return info, err
 	})
 }
 
-// writeManifest writes m to path as the Writer stores it: manifest.json, gzip-compressed.
-func writeManifest(path string, m *manifest.Manifest) error {
+// writeSibling writes the closed Writer's sibling manifest to path.
+func writeSibling(path string, aw *archive.Writer) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	err = manifest.Write(bw, m, manifest.WithGzip())
+	err = aw.WriteSibling(bw)
 	if err = errors.Join(err, bw.Flush(), f.Close()); err != nil {
 		os.Remove(path)
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/backupkit/backupkit/archive"
-	"github.com/backupkit/backupkit/manifest"
 )
 
 // Restore workloads (issue 21): backups meant to be restored into a real API server, so
@@ -57,8 +56,8 @@ func WriteRestore(w io.Writer, name string, n int, seed uint64) (RestoreInfo, er
 	return info, err
 }
 
-// writeRestore is WriteRestore, returning the manifest the Writer stored too.
-func writeRestore(w io.Writer, name string, n int, seed uint64) (RestoreInfo, *manifest.Manifest, error) {
+// writeRestore is WriteRestore, returning the closed Writer too (for its sibling manifest).
+func writeRestore(w io.Writer, name string, n int, seed uint64) (RestoreInfo, *archive.Writer, error) {
 	rb := &restoreBackup{g: newGen(seed, uint64(n)), bw: archive.NewWriter(w), info: RestoreInfo{Kinds: map[string]int{}}}
 	for _, dir := range []string{"namespaces", "secrets", "configmaps", "serviceaccounts", "services", "deployments.apps", "replicasets.apps"} {
 		if err := rb.bw.SetPreferred(dir, "v1"); err != nil {
@@ -82,7 +81,7 @@ func writeRestore(w io.Writer, name string, n int, seed uint64) (RestoreInfo, *m
 	if err != nil {
 		return rb.info, nil, err
 	}
-	return rb.info, rb.bw.Manifest(), nil
+	return rb.info, rb.bw, nil
 }
 
 type restoreBackup struct {

@@ -1,11 +1,8 @@
 package workload_test
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,7 +74,7 @@ func TestConfigMapsSize(t *testing.T) {
 	require.Equal(t, map[int]int{workload.ConfigMapBytes: 100}, sizes, "50 ConfigMaps, each at its version directory and its legacy path")
 }
 
-// EnsureRestore writes the backup and the manifest it stores once, and keeps both after.
+// EnsureRestore writes the backup and its sibling manifest once, and keeps both after.
 func TestEnsureRestore(t *testing.T) {
 	dir := t.TempDir()
 	path, copyPath := filepath.Join(dir, "b.tar.gz"), filepath.Join(dir, "b-manifest.json.gz")
@@ -91,10 +88,13 @@ func TestEnsureRestore(t *testing.T) {
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, want.Bytes(), got)
-	stored := storedManifest(t, got)
-	copied, err := os.ReadFile(copyPath)
+	sibling, err := os.Open(copyPath)
 	require.NoError(t, err)
-	require.Equal(t, stored, copied, "the copy is the manifest the backup stores")
+	defer sibling.Close()
+	sib, err := archive.ReadSibling(t.Context(), sibling)
+	require.NoError(t, err)
+	require.NoError(t, sib.Verify(t.Context(), bytes.NewReader(got)), "the sibling is the backup's")
+	require.Equal(t, 21, sib.Manifest.Len())
 
 	require.NoError(t, os.WriteFile(path, []byte("kept"), 0o600))
 	again, err := workload.EnsureRestore(path, workload.ConfigMapsWorkload, 20, 1, copyPath)
@@ -109,7 +109,7 @@ func TestEnsureRestore(t *testing.T) {
 	require.NoError(t, err)
 	got, err = os.ReadFile(path)
 	require.NoError(t, err)
-	require.Equal(t, want.Bytes(), got, "written again for the missing manifest copy")
+	require.Equal(t, want.Bytes(), got, "written again for the missing sibling")
 	require.FileExists(t, copyPath)
 
 	require.NoError(t, os.Remove(path))
@@ -117,21 +117,4 @@ func TestEnsureRestore(t *testing.T) {
 	_, err = workload.EnsureRestore(path, workload.ConfigMapsWorkload, 20, 1, copyPath)
 	require.ErrorIs(t, err, fs.ErrExist, "another run's file is not written over")
 	require.NoFileExists(t, path)
-}
-
-// storedManifest is the bytes of the backup's archive.ManifestFile entry.
-func storedManifest(t *testing.T, backup []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(backup))
-	require.NoError(t, err)
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		require.NoError(t, err, "no %s", archive.ManifestFile)
-		if h.Name == archive.ManifestFile {
-			b, err := io.ReadAll(tr)
-			require.NoError(t, err)
-			return b
-		}
-	}
 }
