@@ -26,7 +26,7 @@ import (
 func ServiceAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/service",
-		resources: actKeys(actServices),
+		resources: actKeys(grServices),
 		execute:   serviceExecute,
 	}
 }
@@ -217,7 +217,7 @@ func serviceDropHealthCheckNodePort(obj, applied map[string]any, owned []map[str
 func ServiceAccountAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/service-account",
-		resources: actKeys(actServiceAccounts),
+		resources: actKeys(grServiceAccounts),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			prefix := in.Item.GetName() + "-token-"
 			isToken := func(name string) bool { return strings.HasPrefix(name, prefix) }
@@ -253,7 +253,7 @@ type ServiceAccountNames func(ctx context.Context, namespace string) ([]string, 
 func SecretAction(serviceAccounts ServiceAccountNames) ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/secret",
-		resources: actKeys(actSecrets),
+		resources: actKeys(grSecrets),
 		execute: func(ctx context.Context, in *Input) (*Output, error) {
 			obj := in.Item.Object
 			typ, err := actString(obj, "type")

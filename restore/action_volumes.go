@@ -42,7 +42,7 @@ const (
 func PersistentVolumeClaimAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/persistent-volume-claim",
-		resources: actKeys(actPVCs),
+		resources: actKeys(grPVCs),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			if err := actDeleteAnnotations(in.Item, annBindCompleted, annBoundByController, annStorageProvisioner,
 				annBetaStorageProvisioner, annSelectedNode, annVeleroVolumeSnapshot, annVeleroDataUpload); err != nil {
@@ -59,7 +59,7 @@ func PersistentVolumeClaimAction() ItemAction {
 			}
 			out := &Output{}
 			if phase == "Bound" && volume != "" {
-				out.AdditionalItems = []ItemRef{{GroupResource: actPVs, Name: volume}}
+				out.AdditionalItems = []ItemRef{{GroupResource: grPVs, Name: volume}}
 			}
 			return out, nil
 		},
@@ -81,7 +81,7 @@ func PersistentVolumeClaimAction() ItemAction {
 func PersistentVolumeAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/persistent-volume",
-		resources: actKeys(actPVs),
+		resources: actKeys(grPVs),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			obj := in.Item.Object
 			policy, err := actString(obj, "spec", "persistentVolumeReclaimPolicy")
@@ -146,12 +146,12 @@ func ChangeStorageClassAction(mapping map[string]string, exists StorageClassExis
 	}
 	return &builtinAction{
 		name:      "backupkit.io/change-storage-class",
-		resources: actKeys(actPVs, actPVCs, actStatefulSets),
+		resources: actKeys(grPVs, grPVCs, grStatefulSets),
 		execute: func(ctx context.Context, in *Input) (*Output, error) {
 			if len(mapping) == 0 {
 				return &Output{}, nil
 			}
-			if in.Resource != actStatefulSets {
+			if in.Resource != grStatefulSets {
 				return &Output{}, change(ctx, in.Item.Object, "spec", "storageClassName")
 			}
 			templates, err := actObjects(in.Item.Object, "spec", "volumeClaimTemplates")

@@ -17,11 +17,11 @@ import (
 func SkipCompletedAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/skip-completed",
-		resources: actKeys(actPods, actJobs),
+		resources: actKeys(grPods, grJobs),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			from := actBackup(in).Object
 			switch in.Resource {
-			case actPods:
+			case grPods:
 				phase, err := actString(from, "status", "phase")
 				if err != nil {
 					return nil, err
@@ -29,7 +29,7 @@ func SkipCompletedAction() ItemAction {
 				if phase == "Succeeded" || phase == "Failed" {
 					return &Output{Skip: true, Reason: "the Pod had finished (phase " + phase + ")"}, nil
 				}
-			case actJobs:
+			case grJobs:
 				t, err := actString(from, "status", "completionTime")
 				if err != nil {
 					return nil, err
@@ -64,7 +64,7 @@ const actMirrorPodAnnotation = "kubernetes.io/config.mirror"
 func PodAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/pod",
-		resources: actKeys(actPods),
+		resources: actKeys(grPods),
 		execute:   podExecute,
 	}
 }
@@ -104,7 +104,7 @@ func podExecute(_ context.Context, in *Input) (*Output, error) {
 		return nil, err
 	}
 	if pc != "" {
-		out.AdditionalItems = []ItemRef{{GroupResource: actPriorityClasses, Name: pc}}
+		out.AdditionalItems = []ItemRef{{GroupResource: grPriorityClasses, Name: pc}}
 	}
 	return out, nil
 }
@@ -139,7 +139,7 @@ func actDropNamed(obj map[string]any, drop func(string) bool, path ...string) er
 func AddPVCFromPodAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/add-pvc-from-pod",
-		resources: actKeys(actPods),
+		resources: actKeys(grPods),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			from := actBackup(in)
 			volumes, err := actObjects(from.Object, "spec", "volumes")
@@ -154,7 +154,7 @@ func AddPVCFromPodAction() ItemAction {
 				}
 				if claim != "" {
 					out.AdditionalItems = append(out.AdditionalItems,
-						ItemRef{GroupResource: actPVCs, Namespace: from.GetNamespace(), Name: claim})
+						ItemRef{GroupResource: grPVCs, Namespace: from.GetNamespace(), Name: claim})
 				}
 			}
 			return out, nil
@@ -174,7 +174,7 @@ var actJobUIDLabels = []string{"batch.kubernetes.io/controller-uid", "controller
 func JobAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/job",
-		resources: actKeys(actJobs),
+		resources: actKeys(grJobs),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			obj := in.Item.Object
 			manual, _, err := unstructured.NestedFieldNoCopy(obj, "spec", "manualSelector")
@@ -229,14 +229,14 @@ func ChangeImageNameAction(rules ...ImageNameRule) ItemAction {
 	rules = slices.DeleteFunc(slices.Clone(rules), func(r ImageNameRule) bool { return r.Old == "" || r.New == "" })
 	return &builtinAction{
 		name: "backupkit.io/change-image-name",
-		resources: actKeys(actPods, actDeployments, actStatefulSets, actDaemonSets, actReplicaSets,
-			actReplicationControllers, actJobs, actCronJobs),
+		resources: actKeys(grPods, grDeployments, grStatefulSets, grDaemonSets, grReplicaSets,
+			grReplicationControllers, grJobs, grCronJobs),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			podSpec := []string{"spec", "template", "spec"}
 			switch in.Resource {
-			case actPods:
+			case grPods:
 				podSpec = []string{"spec"}
-			case actCronJobs:
+			case grCronJobs:
 				podSpec = []string{"spec", "jobTemplate", "spec", "template", "spec"}
 			}
 			for _, field := range []string{"containers", "initContainers"} {

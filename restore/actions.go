@@ -81,30 +81,8 @@ func (a *builtinAction) Execute(ctx context.Context, in *Input) (*Output, error)
 	return out, nil
 }
 
-// Resources as Selector names them.
-var (
-	actPods                        = schema.GroupResource{Resource: "pods"}
-	actPVCs                        = schema.GroupResource{Resource: "persistentvolumeclaims"}
-	actPVs                         = schema.GroupResource{Resource: "persistentvolumes"}
-	actPriorityClasses             = schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}
-	actJobs                        = schema.GroupResource{Group: "batch", Resource: "jobs"}
-	actCronJobs                    = schema.GroupResource{Group: "batch", Resource: "cronjobs"}
-	actStatefulSets                = schema.GroupResource{Group: "apps", Resource: "statefulsets"}
-	actDeployments                 = schema.GroupResource{Group: "apps", Resource: "deployments"}
-	actDaemonSets                  = schema.GroupResource{Group: "apps", Resource: "daemonsets"}
-	actReplicaSets                 = schema.GroupResource{Group: "apps", Resource: "replicasets"}
-	actReplicationControllers      = schema.GroupResource{Resource: "replicationcontrollers"}
-	actServices                    = schema.GroupResource{Resource: "services"}
-	actServiceAccounts             = schema.GroupResource{Resource: "serviceaccounts"}
-	actSecrets                     = schema.GroupResource{Resource: "secrets"}
-	actRoleBindings                = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}
-	actClusterRoleBindings         = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}
-	actMutatingWebhookConfigs      = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}
-	actValidatingWebhookConfigs    = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}
-	actAPIServices                 = schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}
-	actCustomResourceDefinitions   = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
-	actAnnotationLastAppliedConfig = "kubectl.kubernetes.io/last-applied-configuration"
-)
+// actAnnotationLastAppliedConfig is kubectl's record of the object it last applied.
+const actAnnotationLastAppliedConfig = "kubectl.kubernetes.io/last-applied-configuration"
 
 // actKey is the Selector key of gr: "<resource>" in the core group, else "<resource>.<group>".
 func actKey(gr schema.GroupResource) string {

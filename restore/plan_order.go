@@ -23,21 +23,14 @@ type bodyReader struct {
 // bodyResources are the resources of the kinds needsBody accepts, under the names
 // Kubernetes serves them by: the scan names an item by its resource before its kind is read.
 var bodyResources = sets.New(
-	schema.GroupResource{Resource: "pods"}, schema.GroupResource{Resource: "replicationcontrollers"},
-	schema.GroupResource{Resource: "services"}, schema.GroupResource{Resource: "persistentvolumeclaims"},
-	schema.GroupResource{Resource: "persistentvolumes"},
-	schema.GroupResource{Group: "apps", Resource: "deployments"}, schema.GroupResource{Group: "apps", Resource: "statefulsets"},
-	schema.GroupResource{Group: "apps", Resource: "daemonsets"}, schema.GroupResource{Group: "apps", Resource: "replicasets"},
+	grPods, grReplicationControllers, grServices, grPVCs, grPVs,
+	grDeployments, grStatefulSets, grDaemonSets, grReplicaSets, grJobs, grCronJobs,
 	schema.GroupResource{Group: "extensions", Resource: "deployments"}, schema.GroupResource{Group: "extensions", Resource: "daemonsets"},
 	schema.GroupResource{Group: "extensions", Resource: "replicasets"}, schema.GroupResource{Group: "extensions", Resource: "ingresses"},
-	schema.GroupResource{Group: "batch", Resource: "jobs"}, schema.GroupResource{Group: "batch", Resource: "cronjobs"},
-	schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"},
-	schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"},
 	schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"},
+	grRoleBindings, grClusterRoleBindings,
 	schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"},
-	schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"},
-	schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"},
-	schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"},
+	grValidatingWebhookConfigs, grMutatingWebhookConfigs, grAPIServices,
 )
 
 // visit reads one item of the scan: the object at its legacy path, the version the backup

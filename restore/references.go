@@ -22,24 +22,6 @@ type Dependency struct {
 	Why      string
 }
 
-// The groups and resources references point at.
-var (
-	grServiceAccounts = schema.GroupResource{Resource: "serviceaccounts"}
-	grConfigMaps      = schema.GroupResource{Resource: "configmaps"}
-	grSecrets         = schema.GroupResource{Resource: "secrets"}
-	grPVCs            = schema.GroupResource{Resource: "persistentvolumeclaims"}
-	grPVs             = schema.GroupResource{Resource: "persistentvolumes"}
-	grServices        = schema.GroupResource{Resource: "services"}
-	grEndpoints       = schema.GroupResource{Resource: "endpoints"}
-	grEndpointSlices  = schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}
-	grPriorityClasses = schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}
-	grRuntimeClasses  = schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}
-	grStorageClasses  = schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}
-	grRoles           = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "roles"}
-	grClusterRoles    = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}
-	grIngressClasses  = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingressclasses"}
-)
-
 const (
 	serviceNameLabel      = "kubernetes.io/service-name"
 	storageClassAnno      = "volume.beta.kubernetes.io/storage-class"

@@ -65,7 +65,6 @@ var (
 		return slot{at: []string{"subjects", "[]"}, key: "name", extra: map[string]any{"kind": "ServiceAccount"}, gr: grServiceAccounts,
 			nsKey: "namespace", emptyLocal: emptyLocal}
 	}
-	grDeployments = schema.GroupResource{Group: "apps", Resource: "deployments"}
 )
 
 var shapes = []shape{
