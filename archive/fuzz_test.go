@@ -37,8 +37,15 @@ func seedBackups(t testing.TB) map[string][]byte {
 // TestWriteFuzzSeeds regenerates the checked-in seeds with -update-seeds, and otherwise
 // checks that they are still what Writer produces.
 func TestWriteFuzzSeeds(t *testing.T) {
-	for name, data := range seedBackups(t) {
-		p := filepath.Join("testdata", "fuzz", "FuzzScan", name)
+	checkFuzzSeeds(t, "FuzzScan", "TestWriteFuzzSeeds", seedBackups(t))
+}
+
+// checkFuzzSeeds writes seeds as the fuzz target's checked-in corpus with -update-seeds, and
+// otherwise requires the corpus to hold exactly them; test names the test that updates it.
+func checkFuzzSeeds(t *testing.T, target, test string, seeds map[string][]byte) {
+	t.Helper()
+	for name, data := range seeds {
+		p := filepath.Join("testdata", "fuzz", target, name)
 		content := "go test fuzz v1\n[]byte(" + strconv.Quote(string(data)) + ")\n"
 		if *updateSeeds {
 			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -46,7 +53,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 			continue
 		}
 		got, err := os.ReadFile(p)
-		require.NoError(t, err, "run go test -run TestWriteFuzzSeeds -update-seeds")
+		require.NoError(t, err, "run go test -run %s -update-seeds", test)
 		require.Equal(t, content, string(got), "seed %s is stale: Writer output changed", name)
 	}
 }

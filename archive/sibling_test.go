@@ -6,9 +6,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -239,18 +236,7 @@ func siblingSeeds(t testing.TB) map[string][]byte {
 // TestWriteSiblingFuzzSeeds regenerates the checked-in FuzzReadSibling seeds with
 // -update-seeds, and otherwise checks that they are still what Writer produces.
 func TestWriteSiblingFuzzSeeds(t *testing.T) {
-	for name, data := range siblingSeeds(t) {
-		p := filepath.Join("testdata", "fuzz", "FuzzReadSibling", name)
-		content := "go test fuzz v1\n[]byte(" + strconv.Quote(string(data)) + ")\n"
-		if *updateSeeds {
-			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-			require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-			continue
-		}
-		got, err := os.ReadFile(p)
-		require.NoError(t, err, "run go test -run TestWriteSiblingFuzzSeeds -update-seeds")
-		require.Equal(t, content, string(got), "seed %s is stale: Writer output changed", name)
-	}
+	checkFuzzSeeds(t, "FuzzReadSibling", "TestWriteSiblingFuzzSeeds", siblingSeeds(t))
 }
 
 // FuzzReadSibling: on any content (gzip-compressed here), ReadSibling never panics; it
