@@ -2,7 +2,6 @@ package restore
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/archive/archivetest"
 )
 
 // mustPlan plans idx into target; conv, when not nil, converts and regroups.
@@ -25,21 +25,21 @@ func mustPlan(t *testing.T, idx *archive.Index, target []metav1.APIGroup, conv C
 }
 
 // backupOf writes objs as a Velero backup, each resource at v1 (preferred), resources
-// named by resourceOf.
+// named by testResources.
 func backupOf(t *testing.T, objs ...*unstructured.Unstructured) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w := archive.NewWriter(&buf)
-	for _, o := range objs {
-		res := testResources[o.GetKind()]
-		require.NotEmpty(t, res, o.GetKind())
-		require.NoError(t, w.SetPreferred(res, "v1"))
-		b, err := json.Marshal(o.Object)
-		require.NoError(t, err)
-		require.NoError(t, w.Add(res, "v1", o.GetNamespace(), o.GetName(), b))
-	}
-	require.NoError(t, w.Close())
-	return buf.Bytes()
+	tarball, _ := backupWithSibling(t, objs...)
+	return tarball
+}
+
+// backupWithSibling is backupOf, with the sibling manifest the Writer writes beside it.
+func backupWithSibling(t *testing.T, objs ...*unstructured.Unstructured) (tarball, sibling []byte) {
+	t.Helper()
+	var buf, sib bytes.Buffer
+	w, err := archivetest.WriteObjects(&buf, func(kind string) string { return testResources[kind] }, objs...)
+	require.NoError(t, err)
+	require.NoError(t, w.WriteSibling(&sib))
+	return buf.Bytes(), sib.Bytes()
 }
 
 var testResources = map[string]string{

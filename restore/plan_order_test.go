@@ -137,18 +137,7 @@ func TestResolvePriorities(t *testing.T) {
 // tarball changed since, is refused.
 func TestNewPlanFromSiblingManifest(t *testing.T) {
 	write := func(objs ...*unstructured.Unstructured) (tarball, sibling []byte) {
-		var buf, sib bytes.Buffer
-		w := archive.NewWriter(&buf)
-		for _, o := range objs {
-			res := testResources[o.GetKind()]
-			require.NoError(t, w.SetPreferred(res, "v1"))
-			b, err := json.Marshal(o.Object)
-			require.NoError(t, err)
-			require.NoError(t, w.Add(res, "v1", o.GetNamespace(), o.GetName(), b))
-		}
-		require.NoError(t, w.Close())
-		require.NoError(t, w.WriteSibling(&sib))
-		return buf.Bytes(), sib.Bytes()
+		return backupWithSibling(t, objs...)
 	}
 	backup, sibling := write(
 		testObject("v1", "ServiceAccount", "ns", "runner", "uid-sa", nil),

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/archive/archivetest"
 	"github.com/backupkit/backupkit/examples/internal/sample"
 	"github.com/backupkit/backupkit/internal/faultproxy"
 	"github.com/backupkit/backupkit/internal/testcluster"
@@ -36,16 +37,8 @@ var resourceOf = map[string]string{
 func writeBackup(t *testing.T, objs []*unstructured.Unstructured) string {
 	t.Helper()
 	var buf bytes.Buffer
-	w := archive.NewWriter(&buf)
-	for _, o := range objs {
-		res := resourceOf[o.GetKind()]
-		require.NotEmpty(t, res, o.GetKind())
-		require.NoError(t, w.SetPreferred(res, "v1"))
-		b, err := json.Marshal(o.Object)
-		require.NoError(t, err)
-		require.NoError(t, w.Add(res, "v1", o.GetNamespace(), o.GetName(), b))
-	}
-	require.NoError(t, w.Close())
+	_, err := archivetest.WriteObjects(&buf, func(kind string) string { return resourceOf[kind] }, objs...)
+	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "backup.tar.gz")
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o600))
 	return path
