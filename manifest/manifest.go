@@ -39,6 +39,7 @@ type Manifest struct {
 	nss       []string          // the manifest's copies
 	lastNS    int32             // the namespace interned last, an index into nss
 	strs      map[string]string // kinds and versions, one copy of each
+	shared    sharedMaps        // labels and annotations, one map for equal ones
 
 	versionOf  []int32        // by item index, its versions beyond Item.Version in versions; may be shorter than items (0: none)
 	versions   versionTable   // see versions.go
@@ -140,7 +141,10 @@ func (m *Manifest) Grow(n int) {
 // Add adds it to the manifest, keeping the pointer (no copy), and returns (true, nil).
 // It points the item's Group, Version, Resource, Kind and Namespace at the manifest's
 // copies of the same strings, shared by its items, so that the item keeps no larger
-// string of the caller's alive (a path it was cut from); their values do not change.
+// string of the caller's alive (a path it was cut from); their values do not change. It
+// may point the item's Labels and Annotations at an equal map of an item added before,
+// shared between them, so that objects labelled alike keep one map: an added item's maps
+// are the manifest's, read but never changed.
 // An item whose UID or identity (group, resource, namespace, name) is already in the
 // manifest is refused with (false, [ErrItemAlreadyExists]); an item that belongs to
 // another manifest with [ErrItemInManifest]; nil with [ErrInvalidItem]. Safe for
@@ -213,6 +217,7 @@ func (m *Manifest) addLocked(it *Item) error {
 		m.byUID.insert(uidHash, idx)
 	}
 	m.byIdent.insert(identHash, idx)
+	it.Labels, it.Annotations = m.shared.share(it.Labels), m.shared.share(it.Annotations)
 	if v, ok := it.Annotations[DependsOnAnnotation]; ok {
 		m.dependsOn.add(dependsOnEntry{idx: idx, value: v})
 	}

@@ -11,7 +11,7 @@ import (
 // maxReadAhead bounds the bytes of items the second pass holds that the walk has not
 // taken: past it the pass waits, unless the walk waits for an item the pass has not
 // reached yet (then it reads on, whatever it holds, so the two never wait for each other).
-const maxReadAhead = 32 << 20
+const maxReadAhead = 8 << 20
 
 // itemStream reads the planned items' bytes in a second streaming pass over the backup,
 // while the restore runs: an item's bytes are held from the moment the pass reaches them
