@@ -79,8 +79,8 @@
 // Writer builds, from each item's apiVersion, kind and metadata, the manifest.Manifest that
 // Scan with WithManifest would build, and on Close stores it as its last entry, at
 // ManifestFile ("metadata/manifest.json.gz": manifest.json, manifest format version 1,
-// gzip-compressed so that even a large backup's manifest stays far below
-// Limits.MaxEntryBytes). Writer.Manifest returns it. The backup is still format 1.1.0
+// gzip-compressed; its entry is bounded by the larger of Limits.MaxEntryBytes and
+// ManifestBytesPerItem × Limits.MaxItems, so that its room grows with the objects). Writer.Manifest returns it. The backup is still format 1.1.0
 // (metadata/version says so): the manifest is one more file under metadata/, and Velero's
 // reader (v1.18.3 pkg/archive) only lists resources/ and reads metadata/version, so Velero
 // restores such a backup as any other.

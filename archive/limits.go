@@ -23,7 +23,7 @@ import (
 // bound the items). Both zero: DefaultLimits' values.
 type Limits struct {
 	MaxEntries    int   // tar entries of any type, directories and PAX headers included
-	MaxEntryBytes int64 // one entry, decompressed
+	MaxEntryBytes int64 // one entry, decompressed (the stored manifest: see ManifestBytesPerItem)
 	MaxTotalBytes int64 // all entries, decompressed, counted as bytes actually read
 	MaxPathLen    int   // one entry name as stored, bytes
 	MaxItems      int   // item files at legacy paths (resources/<resource>/{cluster|namespaces/<ns>}/<name>.json): the objects of the backup
@@ -37,6 +37,20 @@ const (
 	EntriesPerItem = 4
 	EntriesMargin  = 100_000
 )
+
+// ManifestBytesPerItem is the room Limits give the stored manifest (ManifestFile, whose
+// size follows the objects): it may be up to ManifestBytesPerItem × MaxItems bytes when
+// that is more than MaxEntryBytes, so that raising MaxItems makes room for the manifest of
+// that many objects too. Every other entry is bounded by MaxEntryBytes alone.
+const ManifestBytesPerItem = 256
+
+// manifestEntryBytes is ManifestBytesPerItem × MaxItems, saturated.
+func (l Limits) manifestEntryBytes() int64 {
+	if l.MaxItems > math.MaxInt64/ManifestBytesPerItem {
+		return math.MaxInt64
+	}
+	return int64(l.MaxItems) * ManifestBytesPerItem
+}
 
 // DefaultLimits are the limits used for every zero field of the Limits given to WithLimits,
 // and for all of them without WithLimits: a million objects, and the entries that go with

@@ -7,11 +7,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/archive/archivetest"
@@ -144,4 +148,62 @@ func TestLimitsResolve(t *testing.T) {
 			require.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// TestLimitsStoredManifestScalesWithItems: the stored manifest may be larger than
+// MaxEntryBytes, up to ManifestBytesPerItem × MaxItems (a million objects' manifest is
+// larger than 64 MiB); past that the error names MaxItems; any other entry stays bounded
+// by MaxEntryBytes.
+func TestLimitsStoredManifestScalesWithItems(t *testing.T) {
+	// Annotations that do not compress make the manifest larger than ManifestBytesPerItem
+	// per object.
+	rng := rand.New(rand.NewPCG(1, 2))
+	var objs []*unstructured.Unstructured
+	for i := range 20 {
+		noise := make([]byte, 600)
+		for j := range noise {
+			noise[j] = byte('a' + rng.IntN(26))
+		}
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("v1")
+		u.SetKind("ConfigMap")
+		u.SetNamespace("ns")
+		u.SetName(fmt.Sprintf("cm-%d", i))
+		u.SetUID(types.UID(fmt.Sprintf("uid-%d", i)))
+		u.SetAnnotations(map[string]string{"noise": string(noise)})
+		objs = append(objs, u)
+	}
+	var buf bytes.Buffer
+	_, err := archivetest.WriteObjects(&buf, func(string) string { return "configmaps" }, objs...)
+	require.NoError(t, err)
+	data := buf.Bytes()
+	st := statsOf(t, data)
+	var manifestSize, itemMax int64
+	for i, n := range st.names {
+		switch {
+		case n == archive.ManifestFile:
+			manifestSize = st.sizes[i]
+		case strings.HasPrefix(n, "resources/"):
+			itemMax = max(itemMax, st.sizes[i])
+		}
+	}
+	require.Greater(t, manifestSize, itemMax, "the test needs a manifest larger than every item")
+	scan := func(l archive.Limits) error {
+		_, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithLimits(l), archive.WithManifest())
+		return err
+	}
+	items := int(manifestSize/archive.ManifestBytesPerItem) + 1 // room for the manifest
+	require.NoError(t, scan(archive.Limits{MaxEntryBytes: itemMax, MaxItems: items}))
+
+	err = scan(archive.Limits{MaxEntryBytes: itemMax, MaxItems: items - 1})
+	var ae *archive.Error
+	require.ErrorAs(t, err, &ae)
+	require.ErrorIs(t, err, archive.ErrLimitExceeded)
+	require.Equal(t, archive.ManifestFile, ae.Entry)
+	require.Contains(t, err.Error(), "raise it with archive.WithLimits(archive.Limits{MaxItems: n})")
+
+	err = scan(archive.Limits{MaxEntryBytes: itemMax - 1, MaxItems: items})
+	require.ErrorAs(t, err, &ae)
+	require.NotEqual(t, archive.ManifestFile, ae.Entry, "an item over MaxEntryBytes is refused, whatever MaxItems")
+	require.Contains(t, err.Error(), "raise it with archive.WithLimits(archive.Limits{MaxEntryBytes: n})")
 }

@@ -187,6 +187,17 @@ func walk(ctx context.Context, r io.Reader, lim Limits, op string, fn func(*entr
 	return nil
 }
 
+// entryTooLarge is the error of an entry over MaxEntryBytes (the stored manifest: over
+// the larger of MaxEntryBytes and its room by MaxItems, see Limits).
+func (s *stream) entryTooLarge(hdr *tar.Header) error {
+	if limit := s.lim.manifestEntryBytes(); hdr.Size <= limit {
+		return limitHit("MaxEntryBytes", s.lim.MaxEntryBytes, "size %d over %d bytes", hdr.Size, s.lim.MaxEntryBytes)
+	} else if limit > s.lim.MaxEntryBytes && path.Clean(hdr.Name) == ManifestFile {
+		return limitHit("MaxItems", int64(s.lim.MaxItems), "stored manifest of %d bytes over %d, ManifestBytesPerItem × MaxItems", hdr.Size, limit)
+	}
+	return limitHit("MaxEntryBytes", s.lim.MaxEntryBytes, "size %d over %d bytes", hdr.Size, s.lim.MaxEntryBytes)
+}
+
 // check applies the limits and the path rules to one header. It is the single gate every
 // operation goes through.
 func (s *stream) check(hdr *tar.Header) (*entry, error) {
@@ -197,8 +208,8 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 	if hdr.Size < 0 {
 		return nil, badFormat("negative size %d", hdr.Size)
 	}
-	if hdr.Size > s.lim.MaxEntryBytes {
-		return nil, limitHit("MaxEntryBytes", s.lim.MaxEntryBytes, "size %d over %d bytes", hdr.Size, s.lim.MaxEntryBytes)
+	if hdr.Size > max(s.lim.MaxEntryBytes, s.lim.manifestEntryBytes()) {
+		return nil, s.entryTooLarge(hdr)
 	}
 	if hdr.Size > s.lim.MaxTotalBytes-s.total {
 		return nil, limitHit("MaxTotalBytes", s.lim.MaxTotalBytes, "more than %d bytes in all entries", s.lim.MaxTotalBytes)
@@ -239,6 +250,9 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 		return e, nil
 	}
 	e.name = name
+	if hdr.Size > s.lim.MaxEntryBytes && name != ManifestFile {
+		return nil, s.entryTooLarge(hdr)
+	}
 	if e.kind == kindFile && isLegacyItem(name) {
 		s.items++
 		if s.items > s.lim.MaxItems {
