@@ -32,7 +32,6 @@ require (
 	// (v0.5.0 to v0.5.3 name it Transform, v0.4 has no generics); v0.5.4 has the code of
 	// v0.5.5 (which changed only documentation) but the module proxy here does not serve it.
 	pgregory.net/rapid v0.5.5
-	sigs.k8s.io/json v0.0.0-20241010143419-9aa6b5e7a4b3
 	sigs.k8s.io/yaml v1.4.0
 )
 
@@ -69,6 +68,7 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 	k8s.io/kube-openapi v0.0.0-20250318190949-c8a335a9a2ff // indirect
+	sigs.k8s.io/json v0.0.0-20241010143419-9aa6b5e7a4b3 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v4 v4.6.0 // indirect
 )

@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	kubejson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -214,8 +213,8 @@ type compiledRule struct {
 	selector      labels.Selector  // nil: any
 	matches       []jsonOp         // test operations
 	kind          patchKind
-	ops           []jsonOp         // patchJSON
-	patches       [][]byte         // patchMerge, patchStrategic: JSON objects
+	ops           []jsonOp // patchJSON
+	patches       [][]byte // patchMerge, patchStrategic: JSON objects
 }
 
 // jsonOp is one JSON Patch operation, its value already JSON.
@@ -298,20 +297,16 @@ func compileRule(r ModifierRule) (compiledRule, error) {
 	return c, errors.Join(errs...)
 }
 
-// patchJSONObject reads a merge or strategic merge patch, YAML or JSON, into a JSON object
-// with no duplicate keys.
+// patchJSONObject reads a merge or strategic merge patch, YAML or JSON (a key given twice:
+// the last counts), into a JSON object.
 func patchJSONObject(data string) ([]byte, error) {
 	j, err := yaml.YAMLToJSON([]byte(data))
 	if err != nil {
 		return nil, fmt.Errorf("patchData: %w", err)
 	}
 	var obj map[string]any
-	strict, err := kubejson.UnmarshalStrict(j, &obj)
-	if err != nil || obj == nil {
+	if err := json.Unmarshal(j, &obj); err != nil || obj == nil {
 		return nil, fmt.Errorf("patchData is not an object: %s", j)
-	}
-	if len(strict) > 0 {
-		return nil, fmt.Errorf("patchData: %w", errors.Join(strict...))
 	}
 	return j, nil
 }
