@@ -58,5 +58,5 @@
 // JSON Patch tests, and changes them with a JSON Patch, JSON Merge Patches or strategic
 // merge patches. The rules are checked when read, so a bad rule is an error naming it
 // (ErrInvalidModifiers) before anything is created; a rule that fails on an item fails
-// that item, naming the rule (ErrModifierFailed), and not the restore.
+// that item, naming the rule (ErrModifierFailed), like any failed item.
 package restore
