@@ -19,6 +19,9 @@ require (
 	github.com/klauspost/compress v1.15.10
 	// As low as it goes: k8s.io/apimachinery v0.33.0 requires v1.10.0.
 	github.com/stretchr/testify v1.10.0
+	// restore's resource modifiers (JSON Patch, merge patch; the rules as Velero reads
+	// them): already required at these versions by k8s.io/apimachinery and client-go v0.33.0.
+	gopkg.in/evanphx/json-patch.v4 v4.12.0
 	// Velero v1.18.3's line (it pins v0.33.12); v0.33.0 is its oldest patch.
 	k8s.io/api v0.33.0
 	k8s.io/apimachinery v0.33.0
@@ -29,6 +32,7 @@ require (
 	// (v0.5.0 to v0.5.3 name it Transform, v0.4 has no generics); v0.5.4 has the code of
 	// v0.5.5 (which changed only documentation) but the module proxy here does not serve it.
 	pgregory.net/rapid v0.5.5
+	sigs.k8s.io/yaml v1.4.0
 )
 
 require (
@@ -60,7 +64,6 @@ require (
 	golang.org/x/text v0.23.0 // indirect
 	golang.org/x/time v0.9.0 // indirect
 	google.golang.org/protobuf v1.36.5 // indirect
-	gopkg.in/evanphx/json-patch.v4 v4.12.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
@@ -68,5 +71,4 @@ require (
 	sigs.k8s.io/json v0.0.0-20241010143419-9aa6b5e7a4b3 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v4 v4.6.0 // indirect
-	sigs.k8s.io/yaml v1.4.0 // indirect
 )

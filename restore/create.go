@@ -131,6 +131,9 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 		return nil, err
 	}
 	r.unbindFromSkippedVolume(gr, u)
+	if err := r.cfg.modifiers.Apply(u, gr); err != nil {
+		return nil, fmt.Errorf("%s: %w", it.Item(), err)
+	}
 	r.mark(u, it)
 
 	ri := r.resourceFor(it)

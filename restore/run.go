@@ -78,6 +78,7 @@ type runConfig struct {
 	finalizers  bool
 	events      func(Event)
 	info        Info
+	modifiers   *ResourceModifiers
 }
 
 // WithName sets the restore's name, labelled on every object it creates (RestoreNameLabel);
@@ -123,6 +124,13 @@ func WithFinalizers(keep bool) RunOption { return func(c *runConfig) { c.finaliz
 // goroutines, one call at a time. fn must not block for long: the restore waits for it.
 func WithEvents(fn func(Event)) RunOption { return func(c *runConfig) { c.events = fn } }
 
+// WithResourceModifiers applies Velero's resource modifier rules to each item after the
+// item actions, before it is created; an item a rule fails on is not created and fails
+// with an error naming the rule. Default: none.
+func WithResourceModifiers(m *ResourceModifiers) RunOption {
+	return func(c *runConfig) { c.modifiers = m }
+}
+
 // WithPreserveNodePorts keeps Services' node ports as backed up (Velero's
 // --preserve-nodeports). Default: the target allocates them.
 func WithPreserveNodePorts(on bool) RunOption {
@@ -138,9 +146,10 @@ func WithPreserveNodePorts(on bool) RunOption {
 // what depends on it in turn. For each item it reads the object from the plan's backup (a second streaming
 // pass), converts it to the version planned, resets what the target owns (metadata the API
 // server sets, status unless WithStatus, finalizers unless WithFinalizers), runs the item
-// actions, points its ownerReferences at the owners' UIDs in the target, creates it, and
-// handles an object that already exists by the existing policy. Requests that fail
-// transiently (readiness.Transient) are retried with backoff.
+// actions and then the resource modifiers (WithResourceModifiers), points its
+// ownerReferences at the owners' UIDs in the target, creates it, and handles an object
+// that already exists by the existing policy. Requests that fail transiently
+// (readiness.Transient) are retried with backoff.
 //
 // Namespaces the items live in that neither the plan nor the target holds are created
 // first, as Velero does. Every planned item gets one Event (WithEvents) as it is decided.

@@ -56,6 +56,8 @@ type flags struct {
 	parallel, burst                                                     int
 	qps                                                                 float64
 	limits                                                              archive.Limits
+	resourceModifiers                                                   string
+	modifiers                                                           *restore.ResourceModifiers
 }
 
 func parseFlags(args []string, stderr io.Writer) (*flags, error) {
@@ -87,6 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.Int64Var(&f.limits.MaxEntryBytes, "max-entry-bytes", 0, "largest decompressed entry; 0: archive.DefaultLimits'")
 	fs.Int64Var(&f.limits.MaxTotalBytes, "max-total-bytes", 0, "most decompressed bytes in all; 0: archive.DefaultLimits'")
 	fs.IntVar(&f.limits.MaxPathLen, "max-path-len", 0, "longest entry name; 0: archive.DefaultLimits'")
+	fs.StringVar(&f.resourceModifiers, "resource-modifiers", "", "file of Velero's resource modifier rules (YAML or JSON), or a manifest of the ConfigMap holding them, applied to each item before it is created")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: restore [flags]\n\nPlans the restore of a Velero backup and, with --kubeconfig, performs it.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -111,6 +114,10 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	}
 	if ns, name, ok := strings.Cut(f.prioritiesConfigMap, "/"); f.prioritiesConfigMap != "" && (!ok || ns == "" || name == "") {
 		return nil, fmt.Errorf("--priorities-configmap must be <namespace>/<name>, not %q", f.prioritiesConfigMap)
+	}
+	var err error
+	if f.modifiers, err = readModifiers(f.resourceModifiers); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -255,6 +262,7 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 	sum, err := restore.Run(ctx, plan, cluster,
 		restore.WithName(f.restoreName), restore.WithParallelism(f.parallel), restore.WithExistingPolicy(restore.ExistingPolicy(f.existingPolicy)),
 		restore.WithWait(f.wait), restore.WithWaitTimeout(f.waitTimeout), restore.WithStatus(status...), restore.WithFinalizers(f.keepFin),
+		restore.WithResourceModifiers(f.modifiers),
 		restore.WithEvents(func(ev restore.Event) {
 			prog.add(ev.Err != nil)
 			rep.add(ev)

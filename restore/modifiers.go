@@ -1,0 +1,493 @@
+package restore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
+)
+
+// ModifiersVersion is the only version of resource modifier rules there is (Velero's
+// "v1"); the version field is compared without regard to case.
+const ModifiersVersion = "v1"
+
+var (
+	// ErrInvalidModifiers is wrapped by every error of ParseResourceModifiers,
+	// NewResourceModifiers and ResourceModifiersFromConfigMap.
+	ErrInvalidModifiers = errors.New("restore: invalid resource modifiers")
+	// ErrModifierFailed is wrapped by every error of ResourceModifiers.Apply.
+	ErrModifierFailed = errors.New("restore: resource modifier failed")
+)
+
+// ModifierSpec is a rules file of Velero's resource modifiers, as written: YAML or JSON
+// with the fields "version" and "resourceModifierRules".
+type ModifierSpec struct {
+	Version string         `json:"version"`
+	Rules   []ModifierRule `json:"resourceModifierRules"`
+}
+
+// ModifierRule is one resource modifier rule: the objects it applies to, and at most one
+// kind of patch. A rule with no patch fails every object it matches, as in Velero.
+type ModifierRule struct {
+	Conditions ModifierConditions `json:"conditions"`
+	// Patches is a JSON Patch (RFC 6902), applied as one: if a "test" operation fails,
+	// the rule leaves the object as it is, with no error.
+	Patches []JSONPatchOp `json:"patches,omitempty"`
+	// MergePatches are JSON Merge Patches (RFC 7386), applied in order.
+	MergePatches []PatchData `json:"mergePatches,omitempty"`
+	// StrategicPatches are strategic merge patches, applied in order; they apply to the
+	// kinds client-go's scheme knows, and fail any other object the rule matches.
+	StrategicPatches []PatchData `json:"strategicPatches,omitempty"`
+}
+
+// ModifierConditions select the objects a rule applies to; an object must meet every
+// condition given.
+type ModifierConditions struct {
+	// GroupResource is a glob ("deployments.apps", "*.apps", "*"), required, matched
+	// against "<resource>.<group>" ("<resource>" for the core group): '*' stands for
+	// any run of characters without a '.', '**' for any run, '?' for one character other
+	// than '.'; [a-z], [!abc] and {a,b} as in shells.
+	GroupResource string `json:"groupResource"`
+	// ResourceNameRegex, if set, must match somewhere in the object's name (RE2 syntax,
+	// unanchored).
+	ResourceNameRegex string `json:"resourceNameRegex,omitempty"`
+	// Namespaces, if set, are globs one of which must match the namespace of a
+	// namespaced object ("*" matches all); a cluster-scoped object meets this condition.
+	Namespaces []string `json:"namespaces,omitempty"`
+	// LabelSelector, if set, must select the object's labels.
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+	// Matches are JSON Patch "test" operations that must all pass; a missing path does
+	// not match.
+	Matches []MatchRule `json:"matches,omitempty"`
+}
+
+// MatchRule tests the value at Path, a JSON Pointer (RFC 6901); Value is read as
+// JSONPatchOp.Value is.
+type MatchRule struct {
+	Path  string `json:"path,omitempty"`
+	Value string `json:"value,omitempty"`
+}
+
+// JSONPatchOp is one JSON Patch operation in Velero's form. Operation is one of add,
+// remove, replace, move, copy, test. Path and From are JSON Pointers; From is required
+// by move and copy. Value is a string read as Velero reads it: empty is the empty
+// string; a value in double quotes is the string between them; null, true, false,
+// numbers, and text starting with '{' or '[' are JSON; anything else is a string.
+type JSONPatchOp struct {
+	Operation string `json:"operation"`
+	From      string `json:"from,omitempty"`
+	Path      string `json:"path"`
+	Value     string `json:"value,omitempty"`
+}
+
+// PatchData holds one merge or strategic merge patch, as YAML or JSON.
+type PatchData struct {
+	PatchData string `json:"patchData,omitempty"`
+}
+
+// ResourceModifiers are checked resource modifier rules, ready to apply ([Apply]). Make
+// them with ParseResourceModifiers, ResourceModifiersFromConfigMap or
+// NewResourceModifiers. Safe for concurrent use; a nil *ResourceModifiers changes nothing.
+type ResourceModifiers struct {
+	spec  ModifierSpec
+	rules []compiledRule
+}
+
+// ModifierRuleError is what is wrong with one rule, or what failed when it was applied
+// to an object.
+type ModifierRuleError struct {
+	Rule   int    // index in resourceModifierRules, from 0
+	Object string // the object it was applied to; empty when parsing
+	Err    error
+}
+
+func (e *ModifierRuleError) Error() string {
+	if e.Object == "" {
+		return fmt.Sprintf("resourceModifierRules[%d]: %v", e.Rule, e.Err)
+	}
+	return fmt.Sprintf("resourceModifierRules[%d] on %s: %v", e.Rule, e.Object, e.Err)
+}
+
+func (e *ModifierRuleError) Unwrap() error { return e.Err }
+
+// ParseResourceModifiers reads a rules file (YAML or JSON) and checks every rule. Unknown
+// fields are refused, as Velero refuses them. Beyond what Velero checks when it reads
+// the rules, it refuses what would fail on every object a rule matches: a bad glob,
+// regular expression, label selector, JSON Pointer, operation, value or patch. The
+// error wraps ErrInvalidModifiers and one *ModifierRuleError per bad rule.
+func ParseResourceModifiers(data []byte) (*ResourceModifiers, error) {
+	var spec ModifierSpec
+	if err := yaml.UnmarshalStrict(data, &spec); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidModifiers, err)
+	}
+	return NewResourceModifiers(spec)
+}
+
+// ResourceModifiersFromConfigMap reads the rules from Velero's ConfigMap form: a
+// ConfigMap with exactly one data entry, whose value is the rules file.
+func ResourceModifiersFromConfigMap(cm *corev1.ConfigMap) (*ResourceModifiers, error) {
+	if cm == nil {
+		return nil, fmt.Errorf("%w: no ConfigMap", ErrInvalidModifiers)
+	}
+	if len(cm.Data) != 1 {
+		return nil, fmt.Errorf("%w: ConfigMap %s/%s has %d data entries, not 1", ErrInvalidModifiers, cm.Namespace, cm.Name, len(cm.Data))
+	}
+	for key, v := range cm.Data {
+		m, err := ParseResourceModifiers([]byte(v))
+		if err != nil {
+			return nil, fmt.Errorf("ConfigMap %s/%s, key %q: %w", cm.Namespace, cm.Name, key, err)
+		}
+		return m, nil
+	}
+	panic("unreachable")
+}
+
+// NewResourceModifiers checks spec as ParseResourceModifiers does and compiles it.
+func NewResourceModifiers(spec ModifierSpec) (*ResourceModifiers, error) {
+	var errs []error
+	if !strings.EqualFold(spec.Version, ModifiersVersion) {
+		errs = append(errs, fmt.Errorf("version %q is not %q", spec.Version, ModifiersVersion))
+	}
+	if len(spec.Rules) == 0 {
+		errs = append(errs, errors.New("no resourceModifierRules"))
+	}
+	m := &ResourceModifiers{spec: cloneSpec(spec)}
+	for i, r := range m.spec.Rules {
+		c, err := compileRule(r)
+		if err != nil {
+			errs = append(errs, &ModifierRuleError{Rule: i, Err: err})
+			continue
+		}
+		m.rules = append(m.rules, c)
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidModifiers, errors.Join(errs...))
+	}
+	return m, nil
+}
+
+// Spec returns a copy of the rules as read.
+func (m *ResourceModifiers) Spec() ModifierSpec {
+	if m == nil {
+		return ModifierSpec{}
+	}
+	return cloneSpec(m.spec)
+}
+
+func cloneSpec(s ModifierSpec) ModifierSpec {
+	s.Rules = slices.Clone(s.Rules)
+	for i := range s.Rules {
+		r := &s.Rules[i]
+		r.Patches = slices.Clone(r.Patches)
+		r.MergePatches = slices.Clone(r.MergePatches)
+		r.StrategicPatches = slices.Clone(r.StrategicPatches)
+		r.Conditions.Namespaces = slices.Clone(r.Conditions.Namespaces)
+		r.Conditions.Matches = slices.Clone(r.Conditions.Matches)
+		r.Conditions.LabelSelector = r.Conditions.LabelSelector.DeepCopy()
+	}
+	return s
+}
+
+type patchKind int
+
+const (
+	patchNone patchKind = iota
+	patchJSON
+	patchMerge
+	patchStrategic
+)
+
+type compiledRule struct {
+	groupResource *regexp.Regexp
+	name          *regexp.Regexp   // nil: any
+	namespaces    []*regexp.Regexp // none: any
+	selector      labels.Selector  // nil: any
+	matches       []jsonOp         // test operations
+	kind          patchKind
+	ops           []jsonOp // patchJSON
+	patches       [][]byte // patchMerge, patchStrategic: JSON objects
+}
+
+// jsonOp is one JSON Patch operation, its value already JSON.
+type jsonOp struct {
+	op, path, from string
+	value          json.RawMessage
+}
+
+func compileRule(r ModifierRule) (compiledRule, error) {
+	var c compiledRule
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	cond := r.Conditions
+	if cond.GroupResource == "" {
+		bad("conditions.groupResource is empty")
+	} else if re, err := compileGlob(cond.GroupResource, '.'); err != nil {
+		bad("conditions.groupResource %q: %w", cond.GroupResource, err)
+	} else {
+		c.groupResource = re
+	}
+	if cond.ResourceNameRegex != "" {
+		re, err := regexp.Compile(cond.ResourceNameRegex)
+		if err != nil {
+			bad("conditions.resourceNameRegex: %w", err)
+		}
+		c.name = re
+	}
+	for i, ns := range cond.Namespaces {
+		re, err := compileGlob(ns, 0)
+		if err != nil {
+			bad("conditions.namespaces[%d] %q: %w", i, ns, err)
+		}
+		c.namespaces = append(c.namespaces, re)
+	}
+	if cond.LabelSelector != nil {
+		sel, err := metav1.LabelSelectorAsSelector(cond.LabelSelector)
+		if err != nil {
+			bad("conditions.labelSelector: %w", err)
+		}
+		c.selector = sel
+	}
+	for i, mr := range cond.Matches {
+		op, err := compileOp(JSONPatchOp{Operation: "test", Path: mr.Path, Value: mr.Value})
+		if err != nil {
+			bad("conditions.matches[%d]: %w", i, err)
+		}
+		c.matches = append(c.matches, op)
+	}
+	var kinds []string
+	if len(r.Patches) > 0 {
+		c.kind, kinds = patchJSON, append(kinds, "patches")
+		for i, p := range r.Patches {
+			op, err := compileOp(p)
+			if err != nil {
+				bad("patches[%d]: %w", i, err)
+			}
+			c.ops = append(c.ops, op)
+		}
+	}
+	for _, k := range []struct {
+		name    string
+		kind    patchKind
+		patches []PatchData
+	}{{"mergePatches", patchMerge, r.MergePatches}, {"strategicPatches", patchStrategic, r.StrategicPatches}} {
+		if len(k.patches) == 0 {
+			continue
+		}
+		c.kind, kinds = k.kind, append(kinds, k.name)
+		for i, p := range k.patches {
+			data, err := patchJSONObject(p.PatchData)
+			if err != nil {
+				bad("%s[%d]: %w", k.name, i, err)
+			}
+			c.patches = append(c.patches, data)
+		}
+	}
+	if len(kinds) > 1 {
+		bad("more than one kind of patch (%s); a rule has one", strings.Join(kinds, ", "))
+	}
+	return c, errors.Join(errs...)
+}
+
+// patchJSONObject reads a merge or strategic merge patch, YAML or JSON (a key given twice:
+// the last counts), into a JSON object.
+func patchJSONObject(data string) ([]byte, error) {
+	j, err := yaml.YAMLToJSON([]byte(data))
+	if err != nil {
+		return nil, fmt.Errorf("patchData: %w", err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(j, &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("patchData is not an object: %s", j)
+	}
+	return j, nil
+}
+
+var jsonPatchOps = []string{"add", "remove", "replace", "move", "copy", "test"}
+
+func compileOp(p JSONPatchOp) (jsonOp, error) {
+	var errs []error
+	op := jsonOp{op: p.Operation}
+	switch {
+	case p.Operation == "":
+		errs = append(errs, errors.New("operation is empty"))
+	case !slices.Contains(jsonPatchOps, p.Operation):
+		if slices.Contains(jsonPatchOps, strings.ToLower(p.Operation)) {
+			errs = append(errs, fmt.Errorf("operation %q must be written %q", p.Operation, strings.ToLower(p.Operation)))
+		} else {
+			errs = append(errs, fmt.Errorf("operation %q is none of %s", p.Operation, strings.Join(jsonPatchOps, ", ")))
+		}
+	}
+	var err error
+	if op.path, err = pointer("path", p.Path); err != nil {
+		errs = append(errs, err)
+	}
+	if p.Operation == "move" || p.Operation == "copy" {
+		if op.from, err = pointer("from", p.From); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if op.value, err = patchValue(p.Value); err != nil {
+		errs = append(errs, err)
+	}
+	return op, errors.Join(errs...)
+}
+
+// pointer reads a JSON Pointer written as Velero writes it into its patch: between
+// double quotes, so JSON escapes count. It must not be empty.
+func pointer(field, s string) (string, error) {
+	if s == "" {
+		return "", fmt.Errorf("%s is empty", field)
+	}
+	p, err := jsonStringContent(s)
+	if err != nil {
+		return "", fmt.Errorf("%s %q: %w", field, s, err)
+	}
+	if !strings.HasPrefix(p, "/") {
+		return "", fmt.Errorf("%s %q is not a JSON Pointer: it must start with '/'", field, s)
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
+			return "", fmt.Errorf("%s %q: '~' must be followed by 0 or 1", field, s)
+		}
+	}
+	return p, nil
+}
+
+// jsonStringContent decodes s as the inside of a JSON string.
+func jsonStringContent(s string) (string, error) {
+	var out string
+	if err := json.Unmarshal([]byte(`"`+s+`"`), &out); err != nil {
+		return "", errors.New("not valid inside a JSON string")
+	}
+	return out, nil
+}
+
+// patchValue turns a JSONPatchOp.Value into the JSON value Velero puts in its patch.
+func patchValue(v string) (json.RawMessage, error) {
+	raw := func() bool {
+		switch {
+		case v == "":
+			return false
+		case strings.HasPrefix(v, `"`) && strings.HasSuffix(v, `"`):
+			v = strings.TrimSuffix(strings.TrimPrefix(v, `"`), `"`)
+			return false
+		case v == "null", strings.EqualFold(v, "true"), strings.EqualFold(v, "false"):
+			return true
+		case strings.HasPrefix(v, "{"), strings.HasPrefix(v, "["):
+			return true
+		}
+		_, err := strconv.ParseFloat(v, 64)
+		return err == nil
+	}()
+	if !raw {
+		if _, err := jsonStringContent(v); err != nil {
+			return nil, fmt.Errorf("value %q: %w", v, err)
+		}
+		return json.RawMessage(`"` + v + `"`), nil
+	}
+	if !json.Valid([]byte(v)) {
+		return nil, fmt.Errorf("value %q is not valid JSON", v)
+	}
+	return json.RawMessage(v), nil
+}
+
+// compileGlob turns a glob of the syntax Velero's glob library reads into an anchored
+// regular expression. sep, if not 0, is a separator '*' and '?' do not cross.
+func compileGlob(g string, sep rune) (*regexp.Regexp, error) {
+	if !utf8.ValidString(g) {
+		return nil, errors.New("not valid UTF-8")
+	}
+	notSep := "."
+	if sep != 0 {
+		notSep = "[^" + regexp.QuoteMeta(string(sep)) + "]"
+	}
+	var b strings.Builder
+	b.WriteString(`(?s)\A`)
+	rs := []rune(g)
+	depth := 0
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == '*' && i+1 < len(rs) && rs[i+1] == '*':
+			b.WriteString(".*")
+			i++
+		case r == '*':
+			b.WriteString(notSep + "*")
+		case r == '?':
+			b.WriteString(notSep)
+		case r == '{':
+			depth++
+			b.WriteString("(?:")
+		case r == ',' && depth > 0:
+			b.WriteString("|")
+		case r == '}' && depth > 0:
+			depth--
+			b.WriteString(")")
+		case r == '[':
+			var in []rune
+			j := i + 1
+			for ; j < len(rs) && rs[j] != ']'; j++ {
+				if rs[j] == '\\' && j+1 < len(rs) {
+					j++
+				}
+				in = append(in, rs[j])
+			}
+			if j == len(rs) {
+				return nil, errors.New("'[' without ']'")
+			}
+			class, err := globClass(in)
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(class)
+			i = j
+		case r == '\\':
+			if i+1 < len(rs) {
+				i++
+				b.WriteString(regexp.QuoteMeta(string(rs[i])))
+			}
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	if depth > 0 {
+		return nil, errors.New("'{' without '}'")
+	}
+	b.WriteString(`\z`)
+	return regexp.Compile(b.String())
+}
+
+// globClass turns the inside of a glob's [...] into a regular expression's class: an
+// optional '!', then a range a-b or a list of characters.
+func globClass(in []rune) (string, error) {
+	var b strings.Builder
+	b.WriteString("[")
+	if len(in) > 0 && in[0] == '!' {
+		b.WriteString("^")
+		in = in[1:]
+	}
+	switch {
+	case len(in) == 0:
+		return "", errors.New("empty [...]")
+	case len(in) == 3 && in[1] == '-':
+		if in[0] > in[2] {
+			return "", fmt.Errorf("range %c-%c is reversed", in[0], in[2])
+		}
+		fmt.Fprintf(&b, `\x{%x}-\x{%x}`, in[0], in[2])
+	default:
+		for _, r := range in {
+			fmt.Fprintf(&b, `\x{%x}`, r)
+		}
+	}
+	b.WriteString("]")
+	return b.String(), nil
+}
