@@ -96,20 +96,20 @@ func (p PlanItem) Ready() bool { return p.ready }
 
 // planItemJSON is PlanItem's JSON.
 type planItemJSON struct {
-	Item          string    `json:"item"`
-	UID           types.UID `json:"uid"`
-	Group         string    `json:"group"`
-	SourceGroup   string    `json:"sourceGroup,omitempty"`
-	Resource      string    `json:"resource"`
-	Kind          string    `json:"kind"`
+	Item            string    `json:"item"`
+	UID             types.UID `json:"uid"`
+	Group           string    `json:"group"`
+	SourceGroup     string    `json:"sourceGroup,omitempty"`
+	Resource        string    `json:"resource"`
+	Kind            string    `json:"kind"`
 	Namespace       string    `json:"namespace,omitempty"`
 	BackupNamespace string    `json:"backupNamespace,omitempty"`
 	Name            string    `json:"name"`
 	BackupName      string    `json:"backupName,omitempty"`
-	Version       string    `json:"version"`
-	SourceVersion string    `json:"sourceVersion"`
-	ReadPath      string    `json:"readPath"`
-	Ready         bool      `json:"ready,omitempty"`
+	Version         string    `json:"version"`
+	SourceVersion   string    `json:"sourceVersion"`
+	ReadPath        string    `json:"readPath"`
+	Ready           bool      `json:"ready,omitempty"`
 }
 
 // MarshalJSON writes the item's fields (see [PlanItem]).
