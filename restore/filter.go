@@ -156,6 +156,7 @@ func (f *Filter) apply(m *manifest.Manifest) (map[*manifest.Item]string, error) 
 		case !isNamespace && f.IncludeClusterResources != nil && !*f.IncludeClusterResources:
 			continue
 		case names(f.ExcludedResources, it):
+			out[it] = f.resourceExcluded(it)
 			continue
 		}
 		delete(out, it)
