@@ -56,6 +56,7 @@ type flags struct {
 	parallel, burst                                                     int
 	qps                                                                 float64
 	limits                                                              archive.Limits
+	filterOpts                                                          []restore.PlanOption // filters.go
 }
 
 func parseFlags(args []string, stderr io.Writer) (*flags, error) {
@@ -87,6 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.Int64Var(&f.limits.MaxEntryBytes, "max-entry-bytes", 0, "largest decompressed entry; 0: archive.DefaultLimits'")
 	fs.Int64Var(&f.limits.MaxTotalBytes, "max-total-bytes", 0, "most decompressed bytes in all; 0: archive.DefaultLimits'")
 	fs.IntVar(&f.limits.MaxPathLen, "max-path-len", 0, "longest entry name; 0: archive.DefaultLimits'")
+	ff := addFilterFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: restore [flags]\n\nPlans the restore of a Velero backup and, with --kubeconfig, performs it.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -105,6 +107,10 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		return nil, fmt.Errorf("--parallel must be at least 1, not %d", f.parallel)
 	case f.qps < 0 || f.burst < 0:
 		return nil, fmt.Errorf("--qps and --burst must not be negative")
+	}
+	var err error
+	if f.filterOpts, err = ff.planOptions(); err != nil {
+		return nil, err
 	}
 	if err := restore.CheckName(f.restoreName); f.restoreName != "" && err != nil {
 		return nil, fmt.Errorf("--restore-name: %w", err)
@@ -151,6 +157,7 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 	}
 	opts = append(opts, restore.WithConverter(registry), restore.WithRegrouping(f.builtinConversions),
 		restore.WithAPIGroupVersions(f.enableAPIGroupVersions))
+	opts = append(opts, f.filterOpts...)
 	if f.priorities != "" {
 		text, err := os.ReadFile(f.priorities)
 		if err != nil {
