@@ -19,7 +19,8 @@ import (
 )
 
 // TestLiveRealApplicationMapped backs up the real application's namespace (testdata/app.yaml,
-// its Widgets and its unowned Pods; no webhook) with examples/backup, deletes the namespace,
+// its Widgets and its unowned Pods; no webhook) with examples/backup, which takes the
+// PriorityClass and the CRD it uses along, deletes the namespace,
 // and restores the backup twice with --namespace-mappings, into <ns>-a and then <ns>-b of
 // the same cluster: each copy runs on its own, side by side, with its RoleBinding's
 // ServiceAccount subject in its own namespace, and the second restore leaves the first
@@ -96,6 +97,10 @@ func TestLiveRealApplicationMapped(t *testing.T) {
 		}
 		require.Empty(t, notCreated, "the report:\n%s", raw)
 		require.Contains(t, raw, `"resources/namespaces/cluster/`+ns+`.json"`)
+		// A backup of one namespace holds the cluster-scoped objects it uses
+		// (examples/backup, --include-cluster-resources unset).
+		require.Contains(t, raw, `"resources/priorityclasses.scheduling.k8s.io/cluster/realapp-high.json"`)
+		require.Contains(t, raw, `"resources/customresourcedefinitions.apiextensions.k8s.io/cluster/`+widgetCRDName+`.json"`)
 
 		waitAppRunning(t, c, to, "running in "+to)
 		for _, name := range []string{"gear", "sprocket", "cog"} {
