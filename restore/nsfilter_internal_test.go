@@ -263,17 +263,34 @@ func TestNamespaceMappingProperty(t *testing.T) {
 		targets := rapid.Permutation(names).Draw(t, "targets")
 		mapping := map[string]string{}
 		for i, s := range sources {
-			mapping[s] = targets[i] + "-x"
+			mapping[s] = targets[i]
+			if rapid.Bool().Draw(t, "elsewhere") {
+				mapping[s] += "-x"
+			}
 		}
 		var opts []PlanOption
 		opts = append(opts, WithNamespaceMapping(mapping))
+		var excluded []string
 		if rapid.Bool().Draw(t, "filter") {
-			opts = append(opts, WithFilter(Filter{ExcludedNamespaces: rapid.SliceOfDistinct(rapid.SampledFrom(names), rapid.ID).Draw(t, "excluded")}))
+			excluded = rapid.SliceOfDistinct(rapid.SampledFrom(names), rapid.ID).Draw(t, "excluded")
+			opts = append(opts, WithFilter(Filter{ExcludedNamespaces: excluded}))
+		}
+		// Refused exactly when a namespace is mapped onto one of the backup restored into
+		// itself.
+		collides := false
+		for from, to := range mapping {
+			_, away := mapping[to]
+			collides = collides || (from != to && slices.Contains(inBackup, from) && !slices.Contains(excluded, from) &&
+				slices.Contains(inBackup, to) && !slices.Contains(excluded, to) && !away)
 		}
 		var buf bytes.Buffer
 		_, err := archivetest.WriteObjects(&buf, func(kind string) string { return testResources[kind] }, objs...)
 		require.NoError(t, err)
 		plan, err := NewPlan(context.Background(), FromBytes(buf.Bytes()), nsTarget, opts...)
+		if collides {
+			require.ErrorIs(t, err, ErrNamespaceMapping)
+			return
+		}
 		require.NoError(t, err)
 		from := map[string]map[string]bool{} // target namespace → backed-up namespaces
 		for _, w := range plan.Waves {
