@@ -122,6 +122,13 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 		status = u.Object["status"]
 	}
 	ResetMetadata(u, r.cfg.finalizers)
+	// Into the namespace the plan maps its own to (WithNamespaceMapping); a Namespace
+	// under its mapped name.
+	if ns := it.Namespace(); ns != "" {
+		u.SetNamespace(ns)
+	} else if it.Group() == "" && it.Kind() == "Namespace" {
+		u.SetName(it.Name())
+	}
 	if err := r.remapOwners(ctx, u); err != nil {
 		return nil, err
 	}

@@ -21,6 +21,12 @@
 //     and, for kinds that moved group, the group (WithRegrouping);
 //   - per item, whether it can be restored, and if not why (its API was removed, the
 //     target does not serve it, a dependency cycle, a resource Velero never restores);
+//   - what the restore's filter leaves out ([WithFilter], Velero's include and exclude
+//     flags and label selector; [Plan.FilteredOut] says why), keeping the cluster-scoped
+//     objects the selected items need by the manifest's closure over their dependencies;
+//   - the namespace each item is created in ([WithNamespaceMapping], Velero's
+//     --namespace-mappings; [ParseNamespaceMapping] reads its syntax): the Namespace is
+//     created under its new name, and the item actions see the mapping;
 //   - which items are left to the controllers that make them (Pods of a restored
 //     ReplicaSet, StatefulSet, DaemonSet or Job; the APIServices, IPAddresses and
 //     EndpointSlices the API server and controllers label as theirs): a copy the restore

@@ -48,6 +48,8 @@ var testResources = map[string]string{
 	"Service": "services", "Job": "jobs.batch",
 	"ValidatingWebhookConfiguration": "validatingwebhookconfigurations.admissionregistration.k8s.io",
 	"PersistentVolume":               "persistentvolumes", "PersistentVolumeClaim": "persistentvolumeclaims",
+	"RoleBinding": "rolebindings.rbac.authorization.k8s.io", "ClusterRole": "clusterroles.rbac.authorization.k8s.io",
+	"PriorityClass": "priorityclasses.scheduling.k8s.io",
 }
 
 func testObject(apiVersion, kind, ns, name, uid string, fields map[string]any) *unstructured.Unstructured {

@@ -36,6 +36,13 @@ type Plan struct {
 	// controllers label as theirs. Reason names the maker. The restore neither creates nor
 	// waits for them.
 	LeftToControllers []Skipped `json:"leftToControllers"`
+	// FilteredOut are the items the restore's filter (WithFilter) leaves out, with the
+	// reason. The restore neither creates nor waits for them.
+	FilteredOut []Skipped `json:"filteredOut,omitempty"`
+	// NamespaceMapping maps a backed-up namespace to the one its items are restored into
+	// (WithNamespaceMapping); the planned items' Namespace and, for Namespace objects, Name
+	// are the mapped ones.
+	NamespaceMapping map[string]string `json:"namespaceMapping,omitempty"`
 	// Findings are what manifest.Validate finds wrong with the backup's owners.
 	Findings []string `json:"findings"`
 	// Problems are what archive.Scan found odd in the backup.
@@ -238,10 +245,11 @@ func unrestorable(e versionselect.Explanation, facts backupFacts) string {
 	return ""
 }
 
-// placeItems puts every item the plan can create into its wave, in the manifest's order, and
-// every other item into Skipped with the reason: its resource, the file it would be read
-// from, or a dependency cycle.
-func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts) {
+// placeItems puts every item the plan can create into its wave, in the manifest's order;
+// the items filtered out (with their reasons) into FilteredOut; and every other item into
+// Skipped with the reason: its resource, the file it would be read from, or a dependency
+// cycle.
+func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts, filtered map[*manifest.Item]string) {
 	waves, err := p.manifest.Waves()
 	var cycle *manifest.CycleError
 	if errors.As(err, &cycle) {
@@ -257,6 +265,10 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts) {
 		var out []PlanItem
 		for _, it := range wave {
 			placed++
+			if why, out := filtered[it]; out {
+				p.FilteredOut = append(p.FilteredOut, Skipped{it.String(), why})
+				continue
+			}
 			if why, byOwner := leftToControllers(it, p.manifest, restored); why != "" {
 				p.LeftToControllers = append(p.LeftToControllers, Skipped{it.String(), why})
 				if byOwner && remakers.Has(schema.GroupKind{Group: it.Group, Kind: it.Kind}) {
@@ -277,6 +289,7 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts) {
 				p.Skipped = append(p.Skipped, Skipped{it.String(), why})
 				continue
 			}
+			pi.mapping = p.NamespaceMapping
 			out = append(out, pi)
 			if remakers.Has(schema.GroupKind{Group: it.Group, Kind: it.Kind}) {
 				restored.Insert(it.UID)
@@ -294,12 +307,15 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts) {
 			}
 		}
 		for _, it := range p.manifest.Items() {
-			if !inWaves[it] {
+			if why, out := filtered[it]; out && !inWaves[it] {
+				p.FilteredOut = append(p.FilteredOut, Skipped{it.String(), why})
+			} else if !inWaves[it] {
 				p.Skipped = append(p.Skipped, Skipped{it.String(), "on or behind a dependency cycle"})
 			}
 		}
 	}
 	slices.SortFunc(p.Skipped, func(a, b Skipped) int { return strings.Compare(a.Item, b.Item) })
+	slices.SortFunc(p.FilteredOut, func(a, b Skipped) int { return strings.Compare(a.Item, b.Item) })
 	slices.SortFunc(p.LeftToControllers, func(a, b Skipped) int { return strings.Compare(a.Item, b.Item) })
 }
 

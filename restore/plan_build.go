@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
@@ -33,6 +34,8 @@ type planConfig struct {
 	priorities       ResourcePriorities
 	refs             map[types.UID]references // read from the objects by NewPlan
 	sibling          Source
+	mapping          map[string]string // WithNamespaceMapping
+	filter           *Filter           // WithFilter; nil: everything
 }
 
 // WithVersionOptions passes options to versionselect, which chooses each resource's
@@ -106,6 +109,9 @@ func NewPlan(ctx context.Context, src Source, target []metav1.APIGroup, opts ...
 	if src == nil {
 		return nil, fmt.Errorf("restore: no backup source")
 	}
+	if err := checkMapping(cfg.mapping); err != nil {
+		return nil, err
+	}
 	body := &bodyReader{refs: map[types.UID]references{}}
 	var idx *archive.Index
 	var err error
@@ -157,7 +163,31 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*P
 	byKey := plan.chooseVersions(versionselect.Explain(idx.GroupVersions, target, vopts...), facts)
 	readStored(idx, byKey, &facts)
 	plan.addOrder(cfg.refs, cfg.priorities)
-	plan.placeItems(byKey, facts)
+	var filtered map[*manifest.Item]string
+	if cfg.filter != nil {
+		if filtered, err = cfg.filter.apply(idx.Manifest); err != nil {
+			return nil, err
+		}
+	}
+	if len(cfg.mapping) > 0 {
+		if err := checkMapping(cfg.mapping); err != nil {
+			return nil, err
+		}
+		restored := map[string]bool{}
+		for _, it := range idx.Manifest.Items() {
+			if _, out := filtered[it]; !out {
+				restored[it.Namespace] = true
+				if it.Group == "" && it.Kind == "Namespace" {
+					restored[it.Name] = true
+				}
+			}
+		}
+		if err := checkMappingAgainst(cfg.mapping, restored); err != nil {
+			return nil, err
+		}
+		plan.NamespaceMapping = cfg.mapping
+	}
+	plan.placeItems(byKey, facts, filtered)
 	plan.markReady()
 	return plan, nil
 }

@@ -12,15 +12,17 @@ import (
 )
 
 // PlanItem is one object to create. It is read through its methods and points into the
-// plan (the backup's manifest item and its resource's decision), so it holds no strings
-// of its own and copies of it are cheap. Its JSON is an object with the fields item, uid,
-// group, sourceGroup (omitted when empty), resource, kind, namespace (omitted when empty),
-// name, version, sourceVersion, readPath and ready (omitted when false); a PlanItem read
-// back from that JSON answers the same, though no restore can run it.
+// plan (the backup's manifest item, its resource's decision and the namespace mapping), so
+// it holds no strings of its own and copies of it are cheap. Its JSON is an object with
+// the fields item, uid, group, sourceGroup (omitted when empty), resource, kind, namespace
+// (omitted when empty), backupNamespace and backupName (omitted when they are namespace
+// and name), name, version, sourceVersion, readPath and ready (omitted when false); a
+// PlanItem read back from that JSON answers the same, though no restore can run it.
 type PlanItem struct {
-	it    *manifest.Item
-	rp    *ResourcePlan // its resource's decision: Group, Version, SourceVersion, Dir
-	ready bool
+	it      *manifest.Item
+	rp      *ResourcePlan     // its resource's decision: Group, Version, SourceVersion, Dir
+	mapping map[string]string // the plan's namespace mapping
+	ready   bool
 }
 
 // Item is its legacy path in the backup, manifest.Item.String.
@@ -51,11 +53,26 @@ func (p PlanItem) Resource() string { return p.it.Resource }
 // Kind is its kind, "Deployment".
 func (p PlanItem) Kind() string { return p.it.Kind }
 
-// Namespace is its namespace, "" for a cluster-scoped object.
-func (p PlanItem) Namespace() string { return p.it.Namespace }
+// Namespace is the namespace it is created in, its backed-up namespace as the plan's
+// namespace mapping maps it; "" for a cluster-scoped object.
+func (p PlanItem) Namespace() string { return targetNamespace(p.mapping, p.it.Namespace) }
 
-// Name is its name.
-func (p PlanItem) Name() string { return p.it.Name }
+// Name is the name it is created under: its backed-up name, but for a Namespace, whose
+// name the plan's namespace mapping maps.
+func (p PlanItem) Name() string {
+	if p.isNamespace() {
+		return targetNamespace(p.mapping, p.it.Name)
+	}
+	return p.it.Name
+}
+
+// BackupNamespace is its namespace in the backup, "" for a cluster-scoped object.
+func (p PlanItem) BackupNamespace() string { return p.it.Namespace }
+
+// BackupName is its name in the backup.
+func (p PlanItem) BackupName() string { return p.it.Name }
+
+func (p PlanItem) isNamespace() bool { return p.it.Group == "" && p.it.Kind == "Namespace" }
 
 // Version is the version to create it at.
 func (p PlanItem) Version() string { return p.rp.Version }
@@ -79,18 +96,20 @@ func (p PlanItem) Ready() bool { return p.ready }
 
 // planItemJSON is PlanItem's JSON.
 type planItemJSON struct {
-	Item          string    `json:"item"`
-	UID           types.UID `json:"uid"`
-	Group         string    `json:"group"`
-	SourceGroup   string    `json:"sourceGroup,omitempty"`
-	Resource      string    `json:"resource"`
-	Kind          string    `json:"kind"`
-	Namespace     string    `json:"namespace,omitempty"`
-	Name          string    `json:"name"`
-	Version       string    `json:"version"`
-	SourceVersion string    `json:"sourceVersion"`
-	ReadPath      string    `json:"readPath"`
-	Ready         bool      `json:"ready,omitempty"`
+	Item            string    `json:"item"`
+	UID             types.UID `json:"uid"`
+	Group           string    `json:"group"`
+	SourceGroup     string    `json:"sourceGroup,omitempty"`
+	Resource        string    `json:"resource"`
+	Kind            string    `json:"kind"`
+	Namespace       string    `json:"namespace,omitempty"`
+	BackupNamespace string    `json:"backupNamespace,omitempty"`
+	Name            string    `json:"name"`
+	BackupName      string    `json:"backupName,omitempty"`
+	Version         string    `json:"version"`
+	SourceVersion   string    `json:"sourceVersion"`
+	ReadPath        string    `json:"readPath"`
+	Ready           bool      `json:"ready,omitempty"`
 }
 
 // MarshalJSON writes the item's fields (see [PlanItem]).
@@ -98,11 +117,18 @@ func (p PlanItem) MarshalJSON() ([]byte, error) {
 	if p.it == nil || p.rp == nil {
 		return []byte("null"), nil
 	}
-	return json.Marshal(planItemJSON{
+	j := planItemJSON{
 		Item: p.Item(), UID: p.UID(), Group: p.Group(), SourceGroup: p.SourceGroup(), Resource: p.Resource(),
 		Kind: p.Kind(), Namespace: p.Namespace(), Name: p.Name(), Version: p.Version(), SourceVersion: p.SourceVersion(),
 		ReadPath: p.ReadPath(), Ready: p.Ready(),
-	})
+	}
+	if p.BackupNamespace() != j.Namespace {
+		j.BackupNamespace = p.BackupNamespace()
+	}
+	if p.BackupName() != j.Name {
+		j.BackupName = p.BackupName()
+	}
+	return json.Marshal(j)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -127,7 +153,17 @@ func (p *PlanItem) UnmarshalJSON(data []byte) error {
 	if j.SourceGroup != "" {
 		rp.Group = j.Group
 	}
-	*p = PlanItem{it: &manifest.Item{Group: src, Resource: j.Resource, Kind: j.Kind, Namespace: j.Namespace, Name: j.Name, UID: j.UID},
-		rp: rp, ready: j.Ready}
+	it := &manifest.Item{Group: src, Resource: j.Resource, Kind: j.Kind, Namespace: j.Namespace, Name: j.Name, UID: j.UID}
+	var mapping map[string]string
+	if j.BackupNamespace != "" {
+		it.Namespace, mapping = j.BackupNamespace, map[string]string{j.BackupNamespace: j.Namespace}
+	}
+	if j.BackupName != "" {
+		it.Name = j.BackupName
+		if it.Group == "" && it.Kind == "Namespace" {
+			mapping = map[string]string{j.BackupName: j.Name}
+		}
+	}
+	*p = PlanItem{it: it, rp: rp, mapping: mapping, ready: j.Ready}
 	return nil
 }

@@ -316,6 +316,7 @@ func newRestorer(plan *Plan, c Cluster, cfg *runConfig) *restorer {
 		}
 	}
 	r.cfg.info.Name = cfg.name
+	r.cfg.info.NamespaceMapping = plan.NamespaceMapping
 	r.cfg.info.InBackup = func(gr schema.GroupResource, ns, name string) bool {
 		_, ok := plan.manifest.Lookup(gr, ns, name)
 		return ok

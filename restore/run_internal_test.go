@@ -24,7 +24,8 @@ func fakeCluster(t *testing.T) (Cluster, *dynamicfake.FakeDynamicClient) {
 		gvk := schema.GroupVersionKind{Group: gr.Group, Version: "v1", Kind: kind}
 		kinds[gr.WithVersion("v1")] = kind + "List"
 		scope := meta.RESTScopeNamespace
-		if kind == "Namespace" || kind == "PersistentVolume" || kind == "ValidatingWebhookConfiguration" {
+		switch kind {
+		case "Namespace", "PersistentVolume", "ValidatingWebhookConfiguration", "ClusterRole", "PriorityClass":
 			scope = meta.RESTScopeRoot
 		}
 		mapper.AddSpecific(gvk, gr.WithVersion("v1"), gr.WithVersion("v1"), scope)

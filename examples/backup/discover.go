@@ -60,6 +60,7 @@ func (r resourcePlan) GVR(v string) schema.GroupVersionResource {
 type filter struct {
 	includeNamespaces, excludeNamespaces []string // "*" in includeNamespaces: every namespace
 	includeResources, excludeResources   []string // "*" in includeResources: every resource
+	clusterResources                     *bool    // --include-cluster-resources; nil: unset (clusterscope.go)
 }
 
 // allNamespaces reports whether every namespace is included (excludes aside), which, as in
@@ -146,23 +147,20 @@ func planResources(groups []*metav1.APIGroup, lists []*metav1.APIResourceList, f
 			skipped = append(skipped, skippedResource{dir, why})
 			continue
 		}
-		if !p.Namespaced && !f.allNamespaces() {
-			switch dir {
-			case "namespaces":
-				p.Names = map[string]bool{}
-				for _, ns := range f.includeNamespaces {
-					if f.namespace(ns) {
-						p.Names[ns] = true
-					}
+		if !p.Namespaced && dir == "namespaces" && !f.allNamespaces() {
+			p.Names = map[string]bool{}
+			for _, ns := range f.includeNamespaces {
+				if f.namespace(ns) {
+					p.Names[ns] = true
 				}
-			case crdResource:
-				// Kept: the CRDs of the custom resources backed up are added once they are
-				// known (Velero does the same).
-				p.Names = map[string]bool{}
-			default:
-				skipped = append(skipped, skippedResource{dir, "cluster-scoped, and --include-namespaces is not every namespace"})
+			}
+		} else if !p.Namespaced && dir != "namespaces" {
+			ok, names, why := clusterPlan(f, dir)
+			if !ok {
+				skipped = append(skipped, skippedResource{dir, why})
 				continue
 			}
+			p.Names = names
 		}
 		versionselect.Sort(p.Versions)
 		if pv := preferred[p.Group]; slices.Contains(p.Versions, pv) {

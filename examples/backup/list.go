@@ -38,6 +38,7 @@ type backupper struct {
 	backoff  wait.Backoff
 	sleep    func(context.Context, time.Duration) error // the backoff's wait; a test seam
 	prog     *progress
+	scope    *clusterScope // what the included namespaces use; nil: nothing deferred
 
 	mu      sync.Mutex
 	w       *archive.Writer
@@ -80,9 +81,10 @@ func (b *backupper) backupResource(ctx context.Context, p resourcePlan) error {
 		for _, ns := range b.namespacesToList(p) {
 			err := b.list(ctx, p, v, ns, func(u *unstructured.Unstructured) error {
 				k := key{u.GetNamespace(), u.GetName()}
-				if !keep(b.filter, p, k.ns, k.name) {
+				if !keep(b.filter, p, k.ns, k.name) && !b.scope.selects(p, u) {
 					return nil
 				}
+				b.scope.note(p, u)
 				if i == 0 {
 					seen[k] = true
 				} else if !seen[k] {

@@ -11,10 +11,16 @@
 // holds a few pages and the manifest, not the backup.
 //
 // Velero's names select what is backed up: --include-namespaces, --exclude-namespaces,
-// --include-resources, --exclude-resources, --selector. Cluster-scoped resources are backed
-// up when every namespace is included, as in Velero; otherwise only the Namespace objects of
-// the included namespaces and the CustomResourceDefinitions of the custom resources backed
-// up (when --include-resources includes them, as in Velero). Some resources are left out by
+// --include-resources, --exclude-resources, --selector, --include-cluster-resources.
+// Cluster-scoped resources are backed up when every namespace is included or
+// --include-cluster-resources is true, and none but the included Namespace objects when it
+// is false; otherwise the Namespace objects of the included namespaces and what those
+// namespaces use (clusterscope.go): the CustomResourceDefinitions of the custom resources
+// backed up, their Pods' PriorityClasses, their claims' PersistentVolumes and the volumes
+// bound to them, the StorageClasses of those, the ClusterRoleBindings naming their
+// ServiceAccounts, the ClusterRoles their bindings name, and the admission webhook
+// configurations calling their Services (when --include-resources includes them and the
+// selector matches them). Some resources are left out by
 // default (see defaultExcluded and --help). Objects are written in the order their pages
 // arrive from resources listed in parallel, so two backups of the same cluster hold the same
 // files but not the same bytes.
@@ -77,6 +83,8 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&excRes, "exclude-resources", "", "comma-separated resources not to back up, named as for --include-resources")
 	fs.StringVar(&f.manifestOutput, "manifest-output", "", `the sibling manifest to write beside the tarball (archive.Writer.WriteSibling): what the backup holds, bound to the tarball's SHA-256, for tools that plan without reading it. Default: archive.SiblingManifestName of --output ("<name>-manifest.json.gz" for "<name>.tar.gz"); with --output -, none unless given; "-" for none`)
 	fs.StringVar(&f.selector, "selector", "", "back up only objects matching this label selector")
+	var clusterResources optionalBool
+	fs.Var(&clusterResources, "include-cluster-resources", "true: back up every cluster-scoped resource; false: none but the included Namespaces; unset: all when every namespace is included, else those the included namespaces use (the CRDs of their custom resources, their Pods' PriorityClasses, their claims' PersistentVolumes and StorageClasses, the ClusterRoles and ClusterRoleBindings of their ServiceAccounts, the admission webhook configurations of their Services)")
 	fs.Int64Var(&f.pageSize, "page-size", 500, "objects per list request")
 	fs.IntVar(&f.parallel, "parallel", 4, "how many resources to list at once")
 	fs.IntVar(&f.retries, "retries", 6, "attempts per page when the connection breaks or the server is overloaded, with exponential backoff from 200ms")
@@ -126,7 +134,7 @@ Flags:
 		return nil, fmt.Errorf("--selector: %w", err)
 	}
 	f.filter = filter{includeNamespaces: splitList(incNS), excludeNamespaces: splitList(excNS),
-		includeResources: splitList(incRes), excludeResources: splitList(excRes)}
+		includeResources: splitList(incRes), excludeResources: splitList(excRes), clusterResources: clusterResources.v}
 	if len(f.filter.includeNamespaces) == 0 || len(f.filter.includeResources) == 0 {
 		return nil, errors.New("--include-namespaces and --include-resources must not be empty")
 	}
@@ -203,6 +211,7 @@ func backup(ctx context.Context, cfg *rest.Config, f *flags, stdout, stderr io.W
 		w:       archive.NewWriter(cw),
 		counts:  map[string]int{}, versFor: map[string]map[string]int{},
 		unread: partial,
+		scope:  newClusterScope(f.filter),
 	}
 	b.prog = startProgress(stderr, total, start)
 	err = b.run(ctx, plans, f.parallel)
@@ -226,17 +235,13 @@ func backup(ctx context.Context, cfg *rest.Config, f *flags, stdout, stderr io.W
 }
 
 // run sets every resource's preferred version, then lists the resources, up to parallel
-// at a time; the CustomResourceDefinitions, when only those of the custom resources backed
-// up are wanted, come last, once those are known.
+// at a time; the cluster-scoped resources of which only what the included namespaces use
+// is wanted come last, once that is known (backupDeferred).
 func (b *backupper) run(ctx context.Context, plans []resourcePlan, parallel int) error {
-	var crds *resourcePlan
-	for i, p := range plans {
+	for _, p := range plans {
 		b.versFor[p.Dir] = map[string]int{}
 		if err := b.w.SetPreferred(p.Dir, p.Preferred()); err != nil {
 			return err
-		}
-		if p.Dir == crdResource && p.Names != nil {
-			crds = &plans[i]
 		}
 	}
 	gctx, cancel := context.WithCancel(ctx)
@@ -248,8 +253,8 @@ func (b *backupper) run(ctx context.Context, plans []resourcePlan, parallel int)
 		slots = make(chan struct{}, parallel)
 	)
 	for _, p := range plans {
-		if crds != nil && p.Dir == crds.Dir {
-			continue
+		if deferred(p) > 0 {
+			continue // clusterscope.go
 		}
 		slots <- struct{}{}
 		wg.Add(1)
@@ -267,15 +272,7 @@ func (b *backupper) run(ctx context.Context, plans []resourcePlan, parallel int)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if crds == nil {
-		return nil
-	}
-	for _, p := range plans {
-		if b.counts[p.Dir] > 0 && p.Group != "" {
-			crds.Names[p.Dir] = true // a CRD is named <resource>.<group>
-		}
-	}
-	return b.backupResource(ctx, *crds)
+	return b.backupDeferred(ctx, plans)
 }
 
 // openOutput opens the tarball's destination. closeOut closes it; given an error (the

@@ -100,13 +100,13 @@ func TestPlanResources(t *testing.T) {
 				"nodes: excluded by default (Velero never restores them)"},
 		},
 		{
-			name: "one namespace: cluster-scoped left out but its Namespace and the CRDs",
+			name: "one namespace: its Namespace, and the CRDs and volumes it uses, deferred",
 			f:    filter{includeNamespaces: []string{"shop", "gone"}, excludeNamespaces: []string{"gone"}, includeResources: []string{"*"}},
 			want: []string{"configmaps [v1]", "customresourcedefinitions.apiextensions.k8s.io [v1] names=[]", "deployments.apps [v1]",
 				"gadgets.shop.example.com [v1 v2beta1]", "namespaces [v1] names=[shop]", "olds.beta.example.com [v1]",
-				"pods [v1]", "things.beta.example.com [v2 v1]"},
+				"persistentvolumes [v1] names=[]", "pods [v1]", "things.beta.example.com [v2 v1]"},
 			skipped: []string{"events: excluded by default (Velero never restores them)", "events.events.k8s.io: excluded by default (Velero never restores them)",
-				"nodes: excluded by default (Velero never restores them)", "persistentvolumes: cluster-scoped, and --include-namespaces is not every namespace"},
+				"nodes: excluded by default (Velero never restores them)"},
 		},
 		{
 			name: "named resources, a default exclusion named",

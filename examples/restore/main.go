@@ -58,6 +58,7 @@ type flags struct {
 	limits                                                              archive.Limits
 	resourceModifiers                                                   string
 	modifiers                                                           *restore.ResourceModifiers
+	filterOpts                                                          []restore.PlanOption // filters.go
 }
 
 func parseFlags(args []string, stderr io.Writer) (*flags, error) {
@@ -90,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.Int64Var(&f.limits.MaxTotalBytes, "max-total-bytes", 0, "most decompressed bytes in all; 0: archive.DefaultLimits'")
 	fs.IntVar(&f.limits.MaxPathLen, "max-path-len", 0, "longest entry name; 0: archive.DefaultLimits'")
 	fs.StringVar(&f.resourceModifiers, "resource-modifiers", "", "file of Velero's resource modifier rules (YAML or JSON), or a manifest of the ConfigMap holding them, applied to each item before it is created")
+	ff := addFilterFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: restore [flags]\n\nPlans the restore of a Velero backup and, with --kubeconfig, performs it.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -109,13 +111,16 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	case f.qps < 0 || f.burst < 0:
 		return nil, fmt.Errorf("--qps and --burst must not be negative")
 	}
+	var err error
+	if f.filterOpts, err = ff.planOptions(); err != nil {
+		return nil, err
+	}
 	if err := restore.CheckName(f.restoreName); f.restoreName != "" && err != nil {
 		return nil, fmt.Errorf("--restore-name: %w", err)
 	}
 	if ns, name, ok := strings.Cut(f.prioritiesConfigMap, "/"); f.prioritiesConfigMap != "" && (!ok || ns == "" || name == "") {
 		return nil, fmt.Errorf("--priorities-configmap must be <namespace>/<name>, not %q", f.prioritiesConfigMap)
 	}
-	var err error
 	if f.modifiers, err = readModifiers(f.resourceModifiers); err != nil {
 		return nil, err
 	}
@@ -158,6 +163,7 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 	}
 	opts = append(opts, restore.WithConverter(registry), restore.WithRegrouping(f.builtinConversions),
 		restore.WithAPIGroupVersions(f.enableAPIGroupVersions))
+	opts = append(opts, f.filterOpts...)
 	if f.priorities != "" {
 		text, err := os.ReadFile(f.priorities)
 		if err != nil {

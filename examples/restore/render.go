@@ -73,6 +73,8 @@ func writeText(w io.Writer, p *restore.Plan) error {
 	}
 
 	list(w, "Cannot restore", "nothing", skippedLines(p.Skipped))
+	list(w, "Filtered out", "", skippedLines(p.FilteredOut))
+	list(w, "Namespaces restored under other names", "", mappingLines(p.NamespaceMapping))
 	list(w, "Left to their controllers", "", skippedLines(p.LeftToControllers))
 	list(w, "Ownership findings", "", p.Findings)
 	list(w, "Backup problems", "", p.Problems)
@@ -159,6 +161,14 @@ func skippedLines(s []restore.Skipped) []string {
 	out := make([]string, len(s))
 	for i, it := range s {
 		out[i] = it.Item + ": " + it.Reason
+	}
+	return out
+}
+
+func mappingLines(m map[string]string) []string {
+	var out []string
+	for _, from := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, from+" -> "+m[from])
 	}
 	return out
 }

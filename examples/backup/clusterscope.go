@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Velero's --include-cluster-resources: true backs up every cluster-scoped resource, false
+// none but the Namespace objects of the included namespaces, and unset every one when every
+// namespace is included and, when not, those the included namespaces use: the
+// cluster-scoped objects of usedResources, listed once the namespaced ones are known
+// (deferred), in two stages, since what the first stage selects names what the second
+// does.
+var usedResources = map[string]int{ // directory → stage
+	crdResource:                                     1, // of the custom resources backed up
+	"priorityclasses.scheduling.k8s.io":             1, // named by the Pods and pod templates
+	"persistentvolumes":                             1, // bound to a claim of the namespaces, or named by one
+	"clusterrolebindings.rbac.authorization.k8s.io": 1, // naming a ServiceAccount of the namespaces
+	"validatingwebhookconfigurations.admissionregistration.k8s.io": 1, // whose Service is in the namespaces
+	"mutatingwebhookconfigurations.admissionregistration.k8s.io":   1,
+	"clusterroles.rbac.authorization.k8s.io":                       2, // named by the bindings backed up
+	"storageclasses.storage.k8s.io":                                2, // named by the claims and volumes backed up
+}
+
+// optionalBool is a boolean flag that can be left unset.
+type optionalBool struct{ v *bool }
+
+func (o *optionalBool) String() string {
+	if o == nil || o.v == nil {
+		return ""
+	}
+	return strconv.FormatBool(*o.v)
+}
+
+func (o *optionalBool) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("not true or false: %q", s)
+	}
+	o.v = &b
+	return nil
+}
+
+// IsBoolFlag lets the flag be given alone, meaning true.
+func (o *optionalBool) IsBoolFlag() bool { return true }
+
+// clusterPlan decides for a cluster-scoped resource (not Namespaces) of directory dir:
+// backed up whole (names nil), deferred to the objects the included namespaces use (names
+// not nil, empty until they are known), or not at all (ok false, with why).
+func clusterPlan(f filter, dir string) (ok bool, names map[string]bool, why string) {
+	switch {
+	case f.clusterResources != nil && *f.clusterResources:
+		return true, nil, ""
+	case f.clusterResources != nil:
+		return false, nil, "cluster-scoped, and --include-cluster-resources=false"
+	case f.allNamespaces():
+		return true, nil, ""
+	case usedResources[dir] > 0:
+		return true, map[string]bool{}, ""
+	}
+	return false, nil, "cluster-scoped, and the included namespaces use none (--include-cluster-resources unset)"
+}
+
+// clusterScope collects, while the namespaced objects are listed, the names of the
+// cluster-scoped objects they use, and selects the deferred ones.
+type clusterScope struct {
+	f     filter
+	mu    sync.Mutex
+	names map[string]map[string]bool // directory → names used
+}
+
+func newClusterScope(f filter) *clusterScope {
+	return &clusterScope{f: f, names: map[string]map[string]bool{}}
+}
+
+func (s *clusterScope) use(dir, name string) {
+	if name == "" {
+		return
+	}
+	if s.names[dir] == nil {
+		s.names[dir] = map[string]bool{}
+	}
+	s.names[dir][name] = true
+}
+
+// note records what the object u of resource p, backed up, names of the deferred
+// resources. Safe for concurrent use.
+func (s *clusterScope) note(p resourcePlan, u *unstructured.Unstructured) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	obj := u.Object
+	str := func(m map[string]any, path ...string) string {
+		v, _, _ := unstructured.NestedString(m, path...)
+		return v
+	}
+	podSpec := func(path ...string) {
+		s.use("priorityclasses.scheduling.k8s.io", str(obj, append(path, "priorityClassName")...))
+	}
+	switch p.Dir {
+	case "pods":
+		podSpec("spec")
+	case "deployments.apps", "statefulsets.apps", "daemonsets.apps", "replicasets.apps", "jobs.batch", "replicationcontrollers":
+		podSpec("spec", "template", "spec")
+		templates, _, _ := unstructured.NestedSlice(obj, "spec", "volumeClaimTemplates")
+		for _, t := range templates {
+			if m, ok := t.(map[string]any); ok {
+				s.use("storageclasses.storage.k8s.io", str(m, "spec", "storageClassName"))
+			}
+		}
+	case "cronjobs.batch":
+		podSpec("spec", "jobTemplate", "spec", "template", "spec")
+	case "persistentvolumeclaims":
+		s.use("persistentvolumes", str(obj, "spec", "volumeName"))
+		s.use("storageclasses.storage.k8s.io", str(obj, "spec", "storageClassName"))
+	case "persistentvolumes":
+		s.use("storageclasses.storage.k8s.io", str(obj, "spec", "storageClassName"))
+	case "rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io":
+		if str(obj, "roleRef", "kind") == "ClusterRole" {
+			s.use("clusterroles.rbac.authorization.k8s.io", str(obj, "roleRef", "name"))
+		}
+	}
+}
+
+// selects reports whether the object u of the deferred resource p is backed up: one the
+// namespaced objects named, a PersistentVolume bound to a claim of an included namespace, a
+// ClusterRoleBinding naming one of their ServiceAccounts, an admission webhook configuration
+// with a webhook whose Service is in one. Safe for concurrent use.
+func (s *clusterScope) selects(p resourcePlan, u *unstructured.Unstructured) bool {
+	if s == nil || p.Namespaced || p.Names == nil || p.Dir == "namespaces" || p.Dir == crdResource {
+		return false
+	}
+	s.mu.Lock()
+	named := s.names[p.Dir][u.GetName()]
+	s.mu.Unlock()
+	if named {
+		return true
+	}
+	obj := u.Object
+	inNS := func(ns string) bool { return ns != "" && s.f.namespace(ns) }
+	switch p.Dir {
+	case "persistentvolumes":
+		ns, _, _ := unstructured.NestedString(obj, "spec", "claimRef", "namespace")
+		return inNS(ns)
+	case "clusterrolebindings.rbac.authorization.k8s.io":
+		subjects, _, _ := unstructured.NestedSlice(obj, "subjects")
+		return slices.ContainsFunc(subjects, func(v any) bool {
+			m, _ := v.(map[string]any)
+			ns, _ := m["namespace"].(string)
+			return m["kind"] == "ServiceAccount" && inNS(ns)
+		})
+	case "validatingwebhookconfigurations.admissionregistration.k8s.io", "mutatingwebhookconfigurations.admissionregistration.k8s.io":
+		hooks, _, _ := unstructured.NestedSlice(obj, "webhooks")
+		return slices.ContainsFunc(hooks, func(v any) bool {
+			m, _ := v.(map[string]any)
+			ns, _, _ := unstructured.NestedString(m, "clientConfig", "service", "namespace")
+			return inNS(ns)
+		})
+	}
+	return false
+}
+
+// deferred reports whether the plan is listed after the namespaced resources, and in which
+// stage (1 or 2).
+func deferred(p resourcePlan) int {
+	if p.Namespaced || p.Names == nil || p.Dir == "namespaces" {
+		return 0
+	}
+	return max(usedResources[p.Dir], 1)
+}
+
+// backupDeferred lists the deferred plans once the others are listed, stage by stage: the
+// CustomResourceDefinitions of the custom resources backed up, then what the included
+// namespaces use (clusterScope).
+func (b *backupper) backupDeferred(ctx context.Context, plans []resourcePlan) error {
+	for stage := 1; stage <= 2; stage++ {
+		for _, p := range plans {
+			if deferred(p) != stage {
+				continue
+			}
+			if p.Dir == crdResource {
+				for _, q := range plans {
+					if b.counts[q.Dir] > 0 && q.Group != "" {
+						p.Names[q.Dir] = true // a CRD is named <resource>.<group>
+					}
+				}
+			}
+			if err := b.backupResource(ctx, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

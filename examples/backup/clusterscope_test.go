@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestClusterPlan(t *testing.T) {
+	yes, no := true, false
+	one := filter{includeNamespaces: []string{"shop"}, includeResources: []string{"*"}}
+	all := filter{includeNamespaces: []string{"*"}, includeResources: []string{"*"}}
+	with := func(f filter, v *bool) filter { f.clusterResources = v; return f }
+	for _, tc := range []struct {
+		name string
+		f    filter
+		dir  string
+		want string // "all", "deferred" or the reason it is not backed up
+	}{
+		{"unset, every namespace", all, "storageclasses.storage.k8s.io", "all"},
+		{"unset, every namespace, unused kind", all, "ingressclasses.networking.k8s.io", "all"},
+		{"unset, one namespace, used", one, "priorityclasses.scheduling.k8s.io", "deferred"},
+		{"unset, one namespace, webhooks", one, "validatingwebhookconfigurations.admissionregistration.k8s.io", "deferred"},
+		{"unset, one namespace, CRDs", one, crdResource, "deferred"},
+		{"unset, one namespace, unused kind", one, "ingressclasses.networking.k8s.io", "cluster-scoped, and the included namespaces use none (--include-cluster-resources unset)"},
+		{"true, one namespace", with(one, &yes), "ingressclasses.networking.k8s.io", "all"},
+		{"true, one namespace, used kind", with(one, &yes), "priorityclasses.scheduling.k8s.io", "all"},
+		{"false, every namespace", with(all, &no), "storageclasses.storage.k8s.io", "cluster-scoped, and --include-cluster-resources=false"},
+		{"false, one namespace, CRDs", with(one, &no), crdResource, "cluster-scoped, and --include-cluster-resources=false"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ok, names, why := clusterPlan(tc.f, tc.dir)
+			got := why
+			switch {
+			case ok && names == nil:
+				got = "all"
+			case ok:
+				got = "deferred"
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// What the objects of the included namespace use is backed up, and nothing else.
+func TestClusterScopeSelects(t *testing.T) {
+	f := filter{includeNamespaces: []string{"shop"}, includeResources: []string{"*"}}
+	s := newClusterScope(f)
+	obj := func(fields string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		require.NoError(t, u.UnmarshalJSON([]byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"X",%s}`, fields))))
+		return u
+	}
+	plan := func(dir string, namespaced bool) resourcePlan {
+		p := resourcePlan{Dir: dir, Namespaced: namespaced}
+		if !namespaced {
+			p.Names = map[string]bool{}
+		}
+		return p
+	}
+	// The namespaced objects backed up.
+	s.note(plan("pods", true), obj(`"metadata":{"name":"p","namespace":"shop"},"spec":{"priorityClassName":"high"}`))
+	s.note(plan("cronjobs.batch", true), obj(`"metadata":{"name":"c","namespace":"shop"},"spec":{"jobTemplate":{"spec":{"template":{"spec":{"priorityClassName":"nightly"}}}}}`))
+	s.note(plan("statefulsets.apps", true), obj(`"metadata":{"name":"db","namespace":"shop"},"spec":{"volumeClaimTemplates":[{"spec":{"storageClassName":"fast"}}]}`))
+	s.note(plan("persistentvolumeclaims", true), obj(`"metadata":{"name":"data","namespace":"shop"},"spec":{"volumeName":"pv-named","storageClassName":"standard"}`))
+	s.note(plan("rolebindings.rbac.authorization.k8s.io", true), obj(`"metadata":{"name":"rb","namespace":"shop"},"roleRef":{"kind":"ClusterRole","name":"view"}`))
+	// Stage 1: a selected ClusterRoleBinding and PersistentVolume name what stage 2 takes.
+	crb := plan("clusterrolebindings.rbac.authorization.k8s.io", false)
+	mine := obj(`"metadata":{"name":"shop-admin"},"roleRef":{"kind":"ClusterRole","name":"admin"},"subjects":[{"kind":"ServiceAccount","name":"app","namespace":"shop"}]`)
+	require.True(t, s.selects(crb, mine))
+	s.note(crb, mine)
+	pv := plan("persistentvolumes", false)
+	bound := obj(`"metadata":{"name":"pv-bound"},"spec":{"claimRef":{"namespace":"shop","name":"other"},"storageClassName":"slow"}`)
+	require.True(t, s.selects(pv, bound))
+	s.note(pv, bound)
+
+	for _, tc := range []struct {
+		dir, fields string
+		want        bool
+	}{
+		{"priorityclasses.scheduling.k8s.io", `"metadata":{"name":"high"}`, true},
+		{"priorityclasses.scheduling.k8s.io", `"metadata":{"name":"nightly"}`, true},
+		{"priorityclasses.scheduling.k8s.io", `"metadata":{"name":"low"}`, false},
+		{"persistentvolumes", `"metadata":{"name":"pv-named"}`, true},
+		{"persistentvolumes", `"metadata":{"name":"pv-other"},"spec":{"claimRef":{"namespace":"blog","name":"x"}}`, false},
+		{"storageclasses.storage.k8s.io", `"metadata":{"name":"fast"}`, true},
+		{"storageclasses.storage.k8s.io", `"metadata":{"name":"standard"}`, true},
+		{"storageclasses.storage.k8s.io", `"metadata":{"name":"slow"}`, true},
+		{"storageclasses.storage.k8s.io", `"metadata":{"name":"gold"}`, false},
+		{"clusterroles.rbac.authorization.k8s.io", `"metadata":{"name":"view"}`, true},
+		{"clusterroles.rbac.authorization.k8s.io", `"metadata":{"name":"admin"}`, true},
+		{"clusterroles.rbac.authorization.k8s.io", `"metadata":{"name":"edit"}`, false},
+		{"clusterrolebindings.rbac.authorization.k8s.io", `"metadata":{"name":"b"},"subjects":[{"kind":"ServiceAccount","name":"app","namespace":"blog"},{"kind":"User","name":"shop"}]`, false},
+		{"validatingwebhookconfigurations.admissionregistration.k8s.io", `"metadata":{"name":"w"},"webhooks":[{"name":"a"},{"name":"b","clientConfig":{"service":{"namespace":"shop","name":"hook"}}}]`, true},
+		{"mutatingwebhookconfigurations.admissionregistration.k8s.io", `"metadata":{"name":"m"},"webhooks":[{"name":"a","clientConfig":{"url":"https://x"}}]`, false},
+		{"mutatingwebhookconfigurations.admissionregistration.k8s.io", `"metadata":{"name":"m"},"webhooks":"not a list"`, false},
+	} {
+		t.Run(tc.dir+" "+tc.fields, func(t *testing.T) {
+			require.Equal(t, tc.want, s.selects(plan(tc.dir, false), obj(tc.fields)))
+		})
+	}
+	// Not a deferred plan: never selected here.
+	require.False(t, s.selects(plan("configmaps", true), obj(`"metadata":{"name":"high"}`)))
+	require.False(t, s.selects(resourcePlan{Dir: "priorityclasses.scheduling.k8s.io"}, obj(`"metadata":{"name":"high"}`)))
+}
+
+func TestIncludeClusterResourcesFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want *bool
+		err  string
+	}{
+		{args: nil},
+		{args: []string{"--include-cluster-resources"}, want: new(true)},
+		{args: []string{"--include-cluster-resources=false"}, want: new(false)},
+		{args: []string{"--include-cluster-resources=maybe"}, err: `invalid boolean value "maybe" for -include-cluster-resources`},
+	} {
+		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
+			var stderr bytes.Buffer
+			f, err := parseFlags(append([]string{"--kubeconfig", "kc", "--output", "out.tar.gz"}, tc.args...), &stderr)
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				require.Equal(t, 2, run(context.Background(), append([]string{"--kubeconfig", "kc", "--output", "out.tar.gz"}, tc.args...), &bytes.Buffer{}, &bytes.Buffer{}))
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, f.filter.clusterResources)
+		})
+	}
+}

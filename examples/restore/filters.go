@@ -1,0 +1,91 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/backupkit/backupkit/restore"
+)
+
+// filterFlags are Velero's restore flags that choose what is restored and where:
+// --namespace-mappings and the filters, with examples/backup's names and meaning.
+type filterFlags struct {
+	mappings, includeNS, excludeNS, includeRes, excludeRes, selector string
+	clusterResources                                                 optionalBool
+}
+
+// addFilterFlags defines the flags on fs; planOptions reads them once fs is parsed.
+func addFilterFlags(fs *flag.FlagSet) *filterFlags {
+	ff := &filterFlags{}
+	fs.StringVar(&ff.mappings, "namespace-mappings", "", `restore namespaces under other names: comma-separated <backed-up>:<target> pairs ("shop:shop-copy,blog:blog-copy"); no two may share a target`)
+	fs.StringVar(&ff.includeNS, "include-namespaces", "*", `comma-separated namespaces of the backup to restore; "*": all`)
+	fs.StringVar(&ff.excludeNS, "exclude-namespaces", "", "comma-separated namespaces of the backup not to restore")
+	fs.StringVar(&ff.includeRes, "include-resources", "*", `comma-separated resources to restore, as "<resource>" (any group) or "<resource>.<group>"; "*": all`)
+	fs.StringVar(&ff.excludeRes, "exclude-resources", "", "comma-separated resources not to restore, named as for --include-resources; also keeps out the cluster-scoped objects the restored ones need")
+	fs.StringVar(&ff.selector, "selector", "", "restore only objects matching this label selector (and the cluster-scoped objects they need)")
+	fs.Var(&ff.clusterResources, "include-cluster-resources", "true: restore every cluster-scoped object; false: none but the Namespaces; unset: all when every namespace is restored, else those the restored objects need (CRDs, ClusterRoles, PriorityClasses, PersistentVolumes, ...)")
+	return ff
+}
+
+// planOptions checks the flags and returns the plan options they ask for; an error is a
+// usage error.
+func (ff *filterFlags) planOptions() ([]restore.PlanOption, error) {
+	var opts []restore.PlanOption
+	mapping, err := restore.ParseNamespaceMapping(ff.mappings)
+	if err != nil {
+		return nil, fmt.Errorf("--namespace-mappings: %w", err)
+	}
+	if len(mapping) > 0 {
+		opts = append(opts, restore.WithNamespaceMapping(mapping))
+	}
+	sel, err := labels.Parse(ff.selector)
+	if err != nil {
+		return nil, fmt.Errorf("--selector: %w", err)
+	}
+	f := restore.Filter{IncludedNamespaces: splitList(ff.includeNS), ExcludedNamespaces: splitList(ff.excludeNS),
+		IncludedResources: splitList(ff.includeRes), ExcludedResources: splitList(ff.excludeRes), IncludeClusterResources: ff.clusterResources.v}
+	if len(f.IncludedNamespaces) == 0 || len(f.IncludedResources) == 0 {
+		return nil, fmt.Errorf("--include-namespaces and --include-resources must not be empty")
+	}
+	if ff.selector != "" {
+		f.LabelSelector = sel
+	}
+	return append(opts, restore.WithFilter(f)), nil
+}
+
+// splitList splits a comma-separated list, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for e := range strings.SplitSeq(s, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// optionalBool is a boolean flag that can be left unset.
+type optionalBool struct{ v *bool }
+
+func (o *optionalBool) String() string {
+	if o == nil || o.v == nil {
+		return ""
+	}
+	return strconv.FormatBool(*o.v)
+}
+
+func (o *optionalBool) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("not true or false: %q", s)
+	}
+	o.v = &b
+	return nil
+}
+
+// IsBoolFlag lets the flag be given alone, meaning true.
+func (o *optionalBool) IsBoolFlag() bool { return true }

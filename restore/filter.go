@@ -1,0 +1,165 @@
+package restore
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/backupkit/backupkit/manifest"
+)
+
+// Filter chooses what of the backup is restored, with the meaning of Velero's restore
+// flags (--include-namespaces, --exclude-namespaces, --include-resources,
+// --exclude-resources, --selector, --include-cluster-resources). Namespaces are the
+// backup's (before WithNamespaceMapping). Resources are written "<resource>" (of any
+// group) or "<resource>.<group>"; "*" stands for all. The zero Filter restores everything.
+//
+// A namespaced item is selected when its namespace, its resource and its labels pass. A
+// Namespace object is selected as a namespaced item of its own namespace would be (its
+// resource, "namespaces", and its labels must pass too). Other cluster-scoped items are
+// selected like namespaced ones when [Filter.ClusterResources] says all of them are;
+// otherwise only as dependencies. To what is selected the plan adds the cluster-scoped
+// items the selected items need, directly or through other items of the backup (the
+// manifest's closure over every dependency edge: owners, Namespaces,
+// CustomResourceDefinitions, the references of [Plan.Dependencies]: a Pod's PriorityClass,
+// a claim's PersistentVolume, a binding's ClusterRole, ...), unless ExcludedResources
+// names their resource, IncludeClusterResources is false (which keeps the Namespace
+// objects only), or the item is the Namespace object of a namespace the namespace filters
+// leave out. Namespaced items are never added as dependencies: the namespace, resource and
+// label filters hold for them as given. Every item left out is in [Plan.FilteredOut] with
+// the reason.
+type Filter struct {
+	IncludedNamespaces []string // empty: all
+	ExcludedNamespaces []string
+	IncludedResources  []string // empty: all
+	ExcludedResources  []string
+	// LabelSelector, when not nil, must match the item's labels.
+	LabelSelector labels.Selector
+	// IncludeClusterResources is Velero's --include-cluster-resources: nil restores every
+	// cluster-scoped item when the namespaces are not filtered and, when they are, those the
+	// selected items need; true restores every cluster-scoped item (the resource and label
+	// filters apply); false restores none but the Namespace objects of the selected items.
+	IncludeClusterResources *bool
+}
+
+// WithFilter restores only what f selects; see [Filter]. Default: everything.
+func WithFilter(f Filter) PlanOption {
+	return func(c *planConfig) { c.filter = &f }
+}
+
+// listed reports whether the list names v, or "*".
+func listed(list []string, v string) bool {
+	return slices.Contains(list, v) || slices.Contains(list, "*")
+}
+
+// namespacesFiltered reports whether the filter leaves namespaces out.
+func (f *Filter) namespacesFiltered() bool {
+	return (len(f.IncludedNamespaces) > 0 && !slices.Contains(f.IncludedNamespaces, "*")) || len(f.ExcludedNamespaces) > 0
+}
+
+// ClusterResources reports whether every cluster-scoped item is selected like a namespaced
+// one (true), or only as a dependency of the selected items (false).
+func (f *Filter) ClusterResources() bool {
+	if f.IncludeClusterResources != nil {
+		return *f.IncludeClusterResources
+	}
+	return !f.namespacesFiltered()
+}
+
+// names reports whether the resource list names the item's resource, or "*".
+func names(list []string, it *manifest.Item) bool {
+	return listed(list, it.Resource) || listed(list, it.GroupResource().String())
+}
+
+// resourceExcluded says why the filter's resource lists leave it out, "" when they do not.
+func (f *Filter) resourceExcluded(it *manifest.Item) string {
+	switch {
+	case names(f.ExcludedResources, it):
+		return fmt.Sprintf("filtered out: resource %s is excluded", it.GroupResource())
+	case len(f.IncludedResources) > 0 && !names(f.IncludedResources, it):
+		return fmt.Sprintf("filtered out: resource %s is not included", it.GroupResource())
+	}
+	return ""
+}
+
+// namespaceExcluded says why the filter's namespace lists leave namespace ns out, "" when
+// they do not.
+func (f *Filter) namespaceExcluded(ns string) string {
+	switch {
+	case listed(f.ExcludedNamespaces, ns):
+		return fmt.Sprintf("filtered out: namespace %s is excluded", ns)
+	case len(f.IncludedNamespaces) > 0 && !listed(f.IncludedNamespaces, ns):
+		return fmt.Sprintf("filtered out: namespace %s is not included", ns)
+	}
+	return ""
+}
+
+// seed says why the item is not selected by itself, "" when it is.
+func (f *Filter) seed(it *manifest.Item) string {
+	ns := it.Namespace
+	isNamespace := it.Group == "" && it.Kind == "Namespace"
+	if isNamespace {
+		ns = it.Name
+	}
+	if ns == "" && !f.ClusterResources() {
+		if f.IncludeClusterResources != nil {
+			return "filtered out: cluster-scoped resources are excluded"
+		}
+		return "filtered out: cluster-scoped, and no selected item needs it"
+	}
+	if why := f.namespaceExcluded(ns); ns != "" && why != "" {
+		return why
+	}
+	if why := f.resourceExcluded(it); why != "" {
+		return why
+	}
+	if f.LabelSelector != nil && !f.LabelSelector.Matches(labels.Set(it.Labels)) {
+		return fmt.Sprintf("filtered out: labels do not match %s", f.LabelSelector)
+	}
+	return ""
+}
+
+// apply returns the items of m the filter leaves out, with the reason: what seed does not
+// select, less the cluster-scoped dependencies of what it does (m's closure), but for
+// those excluded by name, the cluster-scoped ones IncludeClusterResources false excludes,
+// and the Namespace objects of namespaces left out.
+func (f *Filter) apply(m *manifest.Manifest) (map[*manifest.Item]string, error) {
+	out := map[*manifest.Item]string{}
+	var seeds []types.UID
+	for _, it := range m.Items() {
+		if why := f.seed(it); why != "" {
+			out[it] = why
+		} else {
+			seeds = append(seeds, it.UID)
+		}
+	}
+	if len(out) == 0 || len(seeds) == 0 {
+		return out, nil
+	}
+	closure, err := m.Closure(seeds...)
+	if err != nil {
+		return nil, fmt.Errorf("restore: the filter's dependencies: %w", err)
+	}
+	for _, c := range closure.Items() {
+		it, ok := m.Get(c.UID)
+		if !ok || out[it] == "" {
+			continue
+		}
+		isNamespace := it.Group == "" && it.Kind == "Namespace"
+		switch {
+		case it.Namespace != "":
+			continue // namespaced: the filters hold
+		case isNamespace && f.namespaceExcluded(it.Name) != "":
+			continue // reached through an item of a namespace left out
+		case !isNamespace && f.IncludeClusterResources != nil && !*f.IncludeClusterResources:
+			continue
+		case names(f.ExcludedResources, it):
+			out[it] = f.resourceExcluded(it)
+			continue
+		}
+		delete(out, it)
+	}
+	return out, nil
+}
