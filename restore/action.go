@@ -90,6 +90,11 @@ type Info struct {
 	// InBackup reports whether the backup holds the object of resource gr named
 	// namespace/name (namespace "" for cluster-scoped objects), by its backed-up identity.
 	InBackup func(gr schema.GroupResource, namespace, name string) bool
+	// DryRun says the restore is a dry run (WithDryRun): the restore sends its creates
+	// with the dry-run option, and an action must not change anything in the cluster
+	// either. An action's changes to the item still matter: the dry run checks the object
+	// a real run would send.
+	DryRun bool
 }
 
 // TargetNamespace is the namespace a backed-up namespace is restored into.

@@ -3,6 +3,7 @@ package restore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -37,6 +38,18 @@ const (
 	DetailLeftAsFound = "left as found"
 	// DetailUpdatedToBackedUp (ResultUpdated): updated to the backed-up object (PolicyUpdate).
 	DetailUpdatedToBackedUp = "updated to the backed-up object"
+)
+
+// Event.Detail of a dry run's ResultWouldCreate and ResultWouldUpdate (see WithDryRun).
+const (
+	// DetailDryRunAccepted: the target accepted the dry-run create (or update).
+	DetailDryRunAccepted = "accepted by the target's dry run"
+	// DetailNamespaceNotYet: not checked by the target: the object's namespace does not
+	// exist yet, and the restore creates it first.
+	DetailNamespaceNotYet = "not checked: the restore creates its namespace first"
+	// DetailCRDNotYet: not checked by the target: it does not serve the object's resource
+	// yet, and the restore creates its CustomResourceDefinition first.
+	DetailCRDNotYet = "not checked: the restore creates its CustomResourceDefinition first"
 )
 
 // retry runs req until it succeeds, fails permanently (readiness.Transient says no), runs
@@ -147,14 +160,26 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 	var created *unstructured.Unstructured
 	attempts, err := r.retry(ctx, func() error {
 		var err error
-		created, err = ri.Create(ctx, u, metav1.CreateOptions{})
+		created, err = ri.Create(ctx, u, r.createOptions())
 		return err
 	})
-	if err == nil {
+	switch {
+	case err == nil && r.cfg.dryRun:
+		ev.Result, ev.Detail = ResultWouldCreate, DetailDryRunAccepted
+		return created, nil
+	case err == nil:
 		ev.Result = ResultCreated
 		return r.restoreStatus(ctx, ri, created, status, it)
-	}
-	if !apierrors.IsAlreadyExists(err) {
+	case r.cfg.dryRun && !apierrors.IsAlreadyExists(err):
+		if detail := r.notYet(it, err); detail != "" {
+			ev.Result, ev.Detail = ResultWouldCreate, detail
+			return u, nil
+		}
+		if errors.As(err, new(apierrors.APIStatus)) && !readiness.Transient(err) {
+			return nil, &RefusedError{Item: it.Item(), UID: it.UID(), Err: err}
+		}
+		return nil, fmt.Errorf("dry-run create of %s after %d attempts: %w", it.Item(), attempts, err)
+	case !apierrors.IsAlreadyExists(err):
 		return nil, fmt.Errorf("creating %s after %d attempts: %w", it.Item(), attempts, err)
 	}
 	var existing *unstructured.Unstructured
@@ -184,15 +209,59 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 	var updated *unstructured.Unstructured
 	if _, err := r.retry(ctx, func() error {
 		var err error
-		updated, err = ri.Patch(ctx, it.Name(), types.MergePatchType, patch, metav1.PatchOptions{})
+		updated, err = ri.Patch(ctx, it.Name(), types.MergePatchType, patch, metav1.PatchOptions{DryRun: r.createOptions().DryRun})
 		return err
 	}); err != nil {
 		// Velero's update policy: a failed update leaves the object as found, with a warning.
 		ev.Result, ev.Detail = ResultExists, fmt.Sprintf("update failed, left as found: %v", err)
 		return existing, nil
 	}
+	if r.cfg.dryRun {
+		ev.Result, ev.Detail = ResultWouldUpdate, DetailDryRunAccepted
+		return updated, nil
+	}
 	ev.Result, ev.Detail = ResultUpdated, DetailUpdatedToBackedUp
 	return updated, nil
+}
+
+// createOptions are the options of every create (and update) the run sends: the dry-run
+// option in a dry run.
+func (r *restorer) createOptions() metav1.CreateOptions {
+	if r.cfg.dryRun {
+		return metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	}
+	return metav1.CreateOptions{}
+}
+
+// notYet returns why the target could not check item it's dry-run create, which failed
+// with err, when the restore creates first what the create needs: the Detail of a
+// ResultWouldCreate, "" when err is an answer about the object itself.
+func (r *restorer) notYet(it PlanItem, err error) string {
+	if !apierrors.IsNotFound(err) {
+		return ""
+	}
+	if it.Group() != "" && r.wouldCreate(schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, "", it.Resource()+"."+it.Group()) {
+		return DetailCRDNotYet // its resource is not served: any create of it is NotFound
+	}
+	var status apierrors.APIStatus
+	if ns := it.Namespace(); ns != "" && errors.As(err, &status) {
+		if d := status.Status().Details; d != nil && d.Kind == "namespaces" && d.Name == ns &&
+			(r.newNamespaces[ns] || r.wouldCreate(schema.GroupResource{Resource: "namespaces"}, "", ns)) {
+			return DetailNamespaceNotYet
+		}
+	}
+	return ""
+}
+
+// wouldCreate reports whether the dry run decided the planned item of resource gr named
+// namespace/name to be created (ResultWouldCreate).
+func (r *restorer) wouldCreate(gr schema.GroupResource, namespace, name string) bool {
+	mi, ok := r.plan.manifest.Lookup(gr, namespace, name)
+	if !ok {
+		return false
+	}
+	i, ok := r.index[mi]
+	return ok && r.states[i].decided.Load() && results[r.states[i].result] == ResultWouldCreate
 }
 
 // mark labels u with the restore's name and annotates its backed-up UID and this run.
@@ -258,7 +327,8 @@ func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupR
 }
 
 // additionalItems restores the additional items an action named before the item, those
-// the plan restores, and waits for them to be ready when the action asked.
+// the plan restores, and waits for them to be ready when the action asked (not in a dry
+// run).
 func (r *restorer) additionalItems(ctx context.Context, it PlanItem, out *Output) error {
 	for _, ref := range out.AdditionalItems {
 		mi, ok := r.plan.manifest.Lookup(ref.GroupResource, ref.Namespace, ref.Name)
@@ -272,7 +342,7 @@ func (r *restorer) additionalItems(ctx context.Context, it PlanItem, out *Output
 		if err := r.restoreOnce(withChain(ctx, it.UID()), i); err != nil {
 			return fmt.Errorf("additional item %s: %w", ref, err)
 		}
-		if !out.WaitForAdditionalItems || !r.states[i].inTarget {
+		if !out.WaitForAdditionalItems || !r.states[i].inTarget || r.cfg.dryRun {
 			continue
 		}
 		add := r.item(i)

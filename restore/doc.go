@@ -65,4 +65,17 @@
 // merge patches. The rules are checked when read, so a bad rule is an error naming it
 // (ErrInvalidModifiers) before anything is created; a rule that fails on an item fails
 // that item, naming the rule (ErrModifierFailed), like any failed item.
+//
+// # Dry run
+//
+// [WithDryRun] runs the same walk against the target without changing it: every create
+// (and, under PolicyUpdate, every update) is sent with the dry-run option, so the API
+// server validates and admits each object, admission webhooks and policies, quota and
+// authorization included, and stores nothing; no namespace is created, no status written,
+// nothing waited for. Each item is reported as it would be in a real run: would be created
+// ([ResultWouldCreate]), already there ([ResultExists], by the same rules), would be updated
+// ([ResultWouldUpdate]), or refused ([ResultRefused], the server's answer in a
+// [RefusedError]). An object in a namespace, or of a CustomResourceDefinition, that the
+// restore would create first cannot be checked by the target yet: it is reported as would
+// be created, its Detail saying it was not checked.
 package restore

@@ -1,6 +1,8 @@
 package restore
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -31,12 +33,47 @@ const (
 	ResultExcluded Result = "excluded"
 	// ResultNotRun: the restore ended (its context) before the item could start.
 	ResultNotRun Result = "not run"
+
+	// The results of a dry run (WithDryRun) besides ResultExists, ResultFailed,
+	// ResultSkipped, ResultExcluded and ResultNotRun, which mean there what they mean in a
+	// real run. A dry run never reports ResultCreated, ResultUpdated or ResultNotReady.
+
+	// ResultWouldCreate (dry run): the object is not in the target and the restore would
+	// create it: the target accepted its dry-run create (Detail DetailDryRunAccepted), or
+	// could not check it yet because the restore creates first what the create needs, its
+	// namespace or its CustomResourceDefinition (Detail DetailNamespaceNotYet or
+	// DetailCRDNotYet).
+	ResultWouldCreate Result = "would create"
+	// ResultWouldUpdate (dry run): the object is there, and the restore would update it
+	// to the backed-up one (PolicyUpdate): the target accepted the dry-run update.
+	ResultWouldUpdate Result = "would update"
+	// ResultRefused (dry run): the target refused the object's dry-run create, Err (a
+	// *RefusedError) says why in the API server's words: an admission webhook or policy,
+	// validation (422 Invalid), a quota or authorization (403 Forbidden), ... A real run
+	// would fail the item (ResultFailed). What depends on it is skipped, as in a real run.
+	ResultRefused Result = "refused"
 )
 
-// Restored reports whether the object is in the target: created, found or updated.
+// Restored reports whether the object is in the target: created, found or updated. Of a
+// dry run's results only ResultExists and ResultWouldUpdate are: the object is there.
 func (r Result) Restored() bool {
-	return r == ResultCreated || r == ResultExists || r == ResultUpdated
+	return r == ResultCreated || r == ResultExists || r == ResultUpdated || r == ResultWouldUpdate
 }
+
+// RefusedError is the target's refusal of an item's dry-run create (ResultRefused).
+type RefusedError struct {
+	Item string    // the item, as manifest.Item's String
+	UID  types.UID // the item's UID in the backup
+	// Err is the API server's answer, an apierrors.APIStatus: apierrors.IsInvalid,
+	// IsForbidden, ... tell the kind of refusal.
+	Err error
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("the target refuses %s: %v", e.Item, e.Err)
+}
+
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 // Event is the restore's word on one planned item, delivered by [WithEvents] as soon as
 // the item is decided: created, found, failed, ... Every planned item gets exactly one.
@@ -45,11 +82,12 @@ type Event struct {
 	Result Result
 	// Detail says more: how an existing object was handled, why an item was skipped.
 	Detail string
-	// UID is the object's UID in the target, when it is there.
+	// UID is the object's UID in the target, when it is there (never for ResultWouldCreate).
 	UID types.UID
 	// Order is when the item was done (created or found, and ready where the restore waited
-	// for it): 1 for the first, and so on; 0 when it was not. Everything an item depends
-	// on has a lower Order.
+	// for it; in a dry run, decided with a result that lets what depends on it run): 1 for
+	// the first, and so on; 0 when it was not. Everything an item depends on has a lower
+	// Order.
 	Order int64
 	// Err is why the item failed, was not ready or was skipped; nil otherwise.
 	Err error
@@ -58,9 +96,12 @@ type Event struct {
 // Summary is the end of a restore: the counts, not the items (see [WithEvents]).
 type Summary struct {
 	RestoreName string `json:"restoreName"`
+	// DryRun says the restore was a dry run (WithDryRun): nothing in the target changed.
+	DryRun bool `json:"dryRun,omitempty"`
 	// RunID is this run's identifier, annotated on what it creates (RunAnnotation).
 	RunID string `json:"runID"`
-	// Total counts the items the plan restores; Restored those in the target at the end.
+	// Total counts the items the plan restores; Restored those in the target at the end
+	// (Result.Restored). Counts adds up to Total.
 	Total    int `json:"total"`
 	Restored int `json:"restored"`
 	// Counts is the number of items per Result.
@@ -69,8 +110,9 @@ type Summary struct {
 	// LeftToControllers those it leaves to their controllers (see the plan).
 	Unrestorable      int `json:"unrestorable"`
 	LeftToControllers int `json:"leftToControllers"`
-	// Requests counts the API requests sent for the items: creates and their retries, reads
-	// and updates of objects that already existed, lookups of owners outside the backup,
-	// the creates of namespaces the backup lacks, status updates, and readiness polls.
+	// Requests counts the API requests sent for the items: creates (dry-run creates in a
+	// dry run) and their retries, reads and updates of objects that already existed,
+	// lookups of owners outside the backup, the creates of namespaces the backup lacks,
+	// status updates, and readiness polls.
 	Requests int64 `json:"requests"`
 }

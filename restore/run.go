@@ -16,7 +16,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -79,6 +78,7 @@ type runConfig struct {
 	events      func(Event)
 	info        Info
 	modifiers   *ResourceModifiers
+	dryRun      bool
 }
 
 // WithName sets the restore's name, labelled on every object it creates (RestoreNameLabel);
@@ -137,6 +137,27 @@ func WithPreserveNodePorts(on bool) RunOption {
 	return func(c *runConfig) { c.info.PreserveNodePorts = on }
 }
 
+// WithDryRun makes the restore a dry run against the target: every item goes through the
+// run as in a real one (decoded, converted, reset, its owners remapped, the item actions
+// run, in the same order), and where a real run would create an object it sends the
+// create with the dry-run option (metav1.DryRunAll), so that the API server validates and
+// admits it (admission webhooks and policies, quota, authorization) and stores nothing.
+// Each item is reported ResultWouldCreate, ResultExists (as a real run would find it),
+// ResultWouldUpdate (PolicyUpdate: a dry-run update the target accepts) or ResultRefused
+// with the server's reason. Nothing in the target changes: no namespace is created (the
+// namespaces a real run creates are checked by dry-run creates), no status is written,
+// nothing is waited for, and Info.DryRun tells the item actions, which must not write to
+// the cluster then (the built-in actions never do).
+//
+// An object the target can only check once the restore has created something first is
+// reported ResultWouldCreate, not checked: one in a namespace that does not exist yet
+// (Detail DetailNamespaceNotYet), a custom resource whose CustomResourceDefinition the
+// restore creates (DetailCRDNotYet). A refusal that a real run would not meet because the
+// restore creates first what the check looks up (a Pod's ServiceAccount, which the
+// ServiceAccount admission plugin requires, restored in the same run) is reported as the
+// target answers: refused. Default: off.
+func WithDryRun(on bool) RunOption { return func(c *runConfig) { c.dryRun = on } }
+
 // Run restores the plan's items into the cluster on manifest.Walk of the backup's
 // manifest, with the dependencies and the resource order the plan found: up to
 // WithParallelism items at a time, each as soon as everything it depends on is done, and
@@ -157,7 +178,8 @@ func WithPreserveNodePorts(on bool) RunOption {
 // (ResultExcluded); otherwise it counts the items that were not, and wraps a
 // *manifest.WalkError counting the planned items that failed or were skipped, and ctx's
 // error. An error before any item is tried (bad options, a namespace that cannot be made)
-// comes with a nil Summary.
+// comes with a nil Summary. With WithDryRun the same holds of what the run would do; see
+// WithDryRun.
 func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summary, error) {
 	cfg := runConfig{parallel: DefaultParallelism, policy: PolicyNone, waitTimeout: readiness.DefaultTimeout,
 		status: map[schema.GroupResource]bool{}}
@@ -184,6 +206,10 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 	sum, walkErr := r.finish(walked)
 	if err := ctx.Err(); err != nil {
 		return sum, fmt.Errorf("restore: cancelled: %w", errors.Join(err, walkErr))
+	}
+	if walkErr != nil && cfg.dryRun {
+		return sum, fmt.Errorf("restore: dry run: %d of %d items would not be restored: %w",
+			sum.Total-sum.Restored-sum.Counts[ResultExcluded]-sum.Counts[ResultWouldCreate], sum.Total, walkErr)
 	}
 	if walkErr != nil {
 		return sum, fmt.Errorf("restore: %d of %d items not restored: %w", sum.Total-sum.Restored-sum.Counts[ResultExcluded], sum.Total, walkErr)
@@ -262,6 +288,8 @@ type restorer struct {
 	errs   map[int32]error // why a decided item failed or was not ready
 	counts map[Result]int  // the items decided, by result
 
+	newNamespaces map[string]bool // dry run: the namespaces not in the plan that the run would create
+
 	requests atomic.Int64
 	done     atomic.Int64 // items done, for Event.Order
 	eventsMu sync.Mutex
@@ -277,7 +305,8 @@ type itemState struct {
 }
 
 // results numbers the results for itemState.
-var results = []Result{"", ResultCreated, ResultExists, ResultUpdated, ResultFailed, ResultNotReady, ResultSkipped, ResultExcluded, ResultNotRun}
+var results = []Result{"", ResultCreated, ResultExists, ResultUpdated, ResultFailed, ResultNotReady, ResultSkipped, ResultExcluded, ResultNotRun,
+	ResultWouldCreate, ResultWouldUpdate, ResultRefused}
 
 func resultCode(res Result) uint8 {
 	for i, r := range results {
@@ -317,6 +346,7 @@ func newRestorer(plan *Plan, c Cluster, cfg *runConfig) *restorer {
 	}
 	r.cfg.info.Name = cfg.name
 	r.cfg.info.NamespaceMapping = plan.NamespaceMapping
+	r.cfg.info.DryRun = cfg.dryRun
 	r.cfg.info.InBackup = func(gr schema.GroupResource, ns, name string) bool {
 		_, ok := plan.manifest.Lookup(gr, ns, name)
 		return ok
@@ -378,8 +408,11 @@ func (r *restorer) restoreOnce(ctx context.Context, i int32) error {
 	}
 	ev := Event{Item: r.item(i)}
 	err := r.restoreItem(ctx, i, &ev)
+	var refused *RefusedError
 	switch {
 	case err == nil:
+	case errors.As(err, &refused) && refused.UID == ev.Item.UID():
+		ev.Result, ev.Err, ev.UID = ResultRefused, err, "" // not an additional item's refusal
 	case errors.As(err, new(*notReadyError)):
 		ev.Result, ev.Err = ResultNotReady, err
 	default:
@@ -423,11 +456,15 @@ func (r *restorer) restoreItem(ctx context.Context, i int32, ev *Event) error {
 	if err != nil || obj == nil {
 		return err // obj nil: an action skipped the item (ev says so)
 	}
-	ev.UID = obj.GetUID()
-	if r.states[i].owner {
+	if ev.Result != ResultWouldCreate {
+		ev.UID = obj.GetUID()
+	}
+	if r.states[i].owner && obj.GetUID() != "" {
+		// In a dry run, the UID the target gave the dry-run create: what depends on the
+		// object is sent with an owner reference as a real run sends it.
 		r.owners.record(ev.Item.UID(), obj.GetUID())
 	}
-	if r.cfg.waitAll || ev.Item.Ready() {
+	if !r.cfg.dryRun && (r.cfg.waitAll || ev.Item.Ready()) {
 		if err := r.waitReady(ctx, obj, r.cfg.waitTimeout); err != nil {
 			return err
 		}
@@ -476,7 +513,7 @@ func (e *notReadyError) Unwrap() error { return e.err }
 // planned item, and returns the walk's error over the planned items: a
 // *manifest.WalkError counting those that failed or were skipped, nil when none was.
 func (r *restorer) finish(walked []manifest.WalkResult) (*Summary, error) {
-	sum := &Summary{RestoreName: r.cfg.name, RunID: r.runID, Total: len(r.states), Counts: map[Result]int{},
+	sum := &Summary{RestoreName: r.cfg.name, DryRun: r.cfg.dryRun, RunID: r.runID, Total: len(r.states), Counts: map[Result]int{},
 		Unrestorable: len(r.plan.Skipped), LeftToControllers: len(r.plan.LeftToControllers)}
 	var werr manifest.WalkError
 	for _, res := range walked {
@@ -522,8 +559,10 @@ func (r *restorer) finish(walked []manifest.WalkResult) (*Summary, error) {
 }
 
 // ensureNamespaces creates the namespaces that planned items live in and that neither
-// the plan nor the target holds, as Velero does.
+// the plan nor the target holds, as Velero does. In a dry run it sends dry-run creates
+// and notes the namespaces it would create.
 func (r *restorer) ensureNamespaces(ctx context.Context) error {
+	r.newNamespaces = map[string]bool{}
 	inPlan := map[string]bool{}
 	needed := map[string]bool{}
 	for _, wave := range r.plan.Waves {
@@ -543,10 +582,14 @@ func (r *restorer) ensureNamespaces(ctx context.Context) error {
 		}
 		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
 			"metadata": map[string]any{"name": ns, "labels": map[string]any{RestoreNameLabel: r.cfg.name}}}}
-		if _, err := r.retry(ctx, func() error {
-			_, err := ri.Create(ctx, obj, metav1.CreateOptions{})
+		_, err := r.retry(ctx, func() error {
+			_, err := ri.Create(ctx, obj, r.createOptions())
 			return err
-		}); err != nil && !apierrors.IsAlreadyExists(err) {
+		})
+		switch {
+		case err == nil && r.cfg.dryRun:
+			r.newNamespaces[ns] = true
+		case err != nil && !apierrors.IsAlreadyExists(err):
 			return fmt.Errorf("restore: creating namespace %s: %w", ns, err)
 		}
 	}

@@ -7,8 +7,9 @@
 //
 //	go run ./examples/restore
 //
-// With --kubeconfig it restores into that cluster (unless --dry-run). A backup with its
-// manifest beside it (archive.SiblingManifestName) is planned from that manifest.
+// With --kubeconfig it restores into that cluster, or with --dry-run prints the plan and
+// what the cluster would do with each item, changing nothing (see dryrun.go). A backup with
+// its manifest beside it (archive.SiblingManifestName) is planned from that manifest.
 package main
 
 import (
@@ -74,7 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.resourcePriorities, "restore-resource-priorities", "", "the order to restore resources in, in Velero's syntax (high priorities, then '-', then low ones); default: Velero's")
 	fs.BoolVar(&f.enableAPIGroupVersions, "enable-api-group-versions", true, "Velero's EnableAPIGroupVersions feature: choose each resource's version by the priority rules (for backups of format 1.1.0 or later); off: restore every resource at the version it was backed up at, from its legacy path")
 	fs.BoolVar(&f.builtinConversions, "builtin-conversions", true, "convert Kubernetes' own kinds backed up only at API versions Kubernetes removed (Ingress networking.k8s.io/v1beta1, HorizontalPodAutoscaler autoscaling/v2beta1, CronJob batch/v1beta1, ...) to the versions the target serves; off: such resources cannot be restored")
-	fs.BoolVar(&f.dryRun, "dry-run", false, "only print the plan, even with --kubeconfig")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "with --kubeconfig: print the plan and what the cluster would do with each item (server-side dry-run creates), changing nothing; exit status 1 when it would refuse one")
 	fs.StringVar(&f.output, "o", "text", "output: text or json")
 	fs.BoolVar(&f.wait, "wait", false, "wait for every item to be ready before what depends on it starts (what others need ready is always waited for)")
 	fs.DurationVar(&f.waitTimeout, "wait-timeout", 5*time.Minute, "how long to wait for one item to be ready")
@@ -202,7 +203,7 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if f.kubeconfig == "" || f.dryRun {
+	if f.kubeconfig == "" {
 		if enc := json.NewEncoder(stdout); f.output == "json" {
 			enc.SetIndent("", "  ")
 			return enc.Encode(plan)
@@ -263,11 +264,14 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 	for _, r := range strings.FieldsFunc(f.statusResources, func(r rune) bool { return r == ',' }) {
 		status = append(status, schema.ParseGroupResource(strings.TrimSpace(r)))
 	}
-	rep := &reporter{w: stdout, json: f.output == "json"}
+	rep, err := newReporter(stdout, plan, f)
+	if err != nil {
+		return err
+	}
 	prog := startProgress(stderr, plan.Restorable(), time.Now())
 	sum, err := restore.Run(ctx, plan, cluster,
 		restore.WithName(f.restoreName), restore.WithParallelism(f.parallel), restore.WithExistingPolicy(restore.ExistingPolicy(f.existingPolicy)),
-		restore.WithWait(f.wait), restore.WithWaitTimeout(f.waitTimeout), restore.WithStatus(status...), restore.WithFinalizers(f.keepFin),
+		restore.WithWait(f.wait), restore.WithWaitTimeout(f.waitTimeout), restore.WithStatus(status...), restore.WithFinalizers(f.keepFin), restore.WithDryRun(f.dryRun),
 		restore.WithResourceModifiers(f.modifiers),
 		restore.WithEvents(func(ev restore.Event) {
 			prog.add(ev.Err != nil)
@@ -275,7 +279,7 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 		}))
 	prog.stop()
 	if sum != nil {
-		err = errors.Join(err, rep.finish(sum))
+		err = errors.Join(err, rep.finish(sum), endReport(stdout, rep))
 	}
 	return err
 }

@@ -98,6 +98,17 @@ type reporter struct {
 	w    io.Writer
 	json bool
 	n    int
+
+	// A dry run's (see dryrun.go): the JSON report is nested (indent), the summary
+	// speaks of what would be done and counts the items the target could not check yet.
+	dryRun    bool
+	indent    string
+	unchecked int
+}
+
+// printf writes a line of the JSON report, indented when nested.
+func (r *reporter) printf(format string, args ...any) {
+	fmt.Fprintf(r.w, strings.ReplaceAll(format, "\n", "\n"+r.indent), args...)
 }
 
 // reportItem is one planned item's line of the report.
@@ -115,11 +126,14 @@ func (r *reporter) add(ev restore.Event) {
 	if it.Detail == "" && ev.Err != nil {
 		it.Detail = ev.Err.Error()
 	}
+	if ev.Detail == restore.DetailNamespaceNotYet || ev.Detail == restore.DetailCRDNotYet {
+		r.unchecked++
+	}
 	switch b, _ := json.Marshal(it); {
 	case r.json && r.n == 0:
-		fmt.Fprintf(r.w, "{\n  \"items\": [\n    %s", b)
+		r.printf("{\n  \"items\": [\n    %s", b)
 	case r.json:
-		fmt.Fprintf(r.w, ",\n    %s", b)
+		r.printf(",\n    %s", b)
 	default:
 		fmt.Fprintf(r.w, "%s  %s  %s  %s\n", it.Item, it.Version, it.Result, it.Detail)
 	}
@@ -129,14 +143,21 @@ func (r *reporter) add(ev restore.Event) {
 // finish writes the summary, ending the report.
 func (r *reporter) finish(sum *restore.Summary) error {
 	if r.json {
-		b, err := json.MarshalIndent(sum, "  ", "  ")
+		b, err := json.MarshalIndent(sum, "  "+r.indent, "  ")
 		if r.n == 0 {
-			fmt.Fprint(r.w, "{\n  \"items\": [")
+			r.printf("{\n  \"items\": [")
 		}
-		_, werr := fmt.Fprintf(r.w, "\n  ],\n  %s\n", bytes.TrimPrefix(b, []byte("{\n  ")))
+		r.printf("\n  ],\n  ")
+		_, werr := fmt.Fprintf(r.w, "%s\n", bytes.TrimPrefix(b, []byte("{\n  "+r.indent)))
 		return errors.Join(err, werr)
 	}
 	c := sum.Counts
+	if r.dryRun {
+		_, err := fmt.Fprintf(r.w, "\nDry run, nothing changed: of %d items, %d would be created (%d of them not checked: the restore creates their namespace or CustomResourceDefinition first), %d already there, %d would be updated; %d excluded by item actions; %d refused by the target, %d failed, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
+			sum.Total, c[restore.ResultWouldCreate], r.unchecked, c[restore.ResultExists], c[restore.ResultWouldUpdate], c[restore.ResultExcluded],
+			c[restore.ResultRefused], c[restore.ResultFailed], c[restore.ResultSkipped], c[restore.ResultNotRun], sum.LeftToControllers, sum.Unrestorable)
+		return err
+	}
 	_, err := fmt.Fprintf(r.w, "\nRestored %d of %d items (%d created, %d already there, %d updated); %d excluded by item actions; %d failed, %d not ready, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
 		sum.Restored, sum.Total, c[restore.ResultCreated], c[restore.ResultExists], c[restore.ResultUpdated], c[restore.ResultExcluded],
 		c[restore.ResultFailed], c[restore.ResultNotReady], c[restore.ResultSkipped], c[restore.ResultNotRun], sum.LeftToControllers, sum.Unrestorable)

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/backupkit/backupkit/restore"
+)
+
+// The dry run (--dry-run with --kubeconfig): restore.Run with restore.WithDryRun, the same
+// options and report as a real run. It prints the plan, then the report of what the
+// target would do with each item: text, the plan's text and the report's lines under
+// "Dry run against the target:"; JSON, the plan's object with the report (the object a
+// real run prints, "dryRun": true in it) under "report". Without --kubeconfig --dry-run
+// changes nothing: the plan is all there is.
+//
+// The exit status is 0 when every item would be restored (created, found, updated) or is
+// excluded by an item action, and 1 when the target would refuse an item or one fails or
+// is skipped (the report names them).
+
+// newReporter returns the report's writer: for a dry run, once the plan is written before it.
+func newReporter(w io.Writer, plan *restore.Plan, f *flags) (*reporter, error) {
+	rep := &reporter{w: w, json: f.output == "json", dryRun: f.dryRun}
+	if !f.dryRun {
+		return rep, nil
+	}
+	if !rep.json {
+		if err := writeText(w, plan); err != nil {
+			return nil, err
+		}
+		_, err := fmt.Fprint(w, "\nDry run against the target:\n")
+		return rep, err
+	}
+	b, err := json.MarshalIndent(plan, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	rep.indent = "  "
+	_, err = fmt.Fprintf(w, "%s,\n  \"report\": ", bytes.TrimSuffix(b, []byte("\n}")))
+	return rep, err
+}
+
+// endReport closes what newReporter opened, after the report's summary.
+func endReport(w io.Writer, rep *reporter) error {
+	if !rep.dryRun || !rep.json {
+		return nil
+	}
+	_, err := fmt.Fprint(w, "}\n")
+	return err
+}
