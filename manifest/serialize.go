@@ -103,41 +103,40 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 		extra[k] = m.versionsLocked(idx) // sorted, and never modified once made
 	}
 	m.mu.Unlock()
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, `{"apiVersion":%q,"kind":%q,"formatVersion":%d,"items":[`, APIVersion, Kind, FormatVersion)
 	for k, it := range items {
-		if k > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteByte('\n')
-		j := itemJSON{
-			Group: it.Group, Version: it.Version, Resource: it.Resource, Kind: it.Kind,
-			Namespace: it.Namespace, Name: it.Name, UID: it.UID,
-			Labels: it.Labels, Annotations: it.Annotations, OwnerReferences: it.OwnerReferences,
-			OtherVersions: extra[k],
-		}
+		j := itemJSONOf(it, extra[k])
 		if field, ok := validUTF8(&j); !ok {
 			// encoding/json would write U+FFFD: read back, the item would differ (or
-			// collide with another).
+			// collide with another). Checked before anything is written.
 			return invalidItem(field+" is not valid UTF-8", it)
 		}
-		b, err := json.Marshal(j)
-		if err != nil {
-			return fmt.Errorf("manifest: encoding %s: %w", it, err)
-		}
-		buf.Write(b)
 	}
-	if len(items) > 0 {
-		buf.WriteByte('\n')
-	}
-	buf.WriteString("]}\n")
 	out := w
 	var zw *gzip.Writer
 	if cfg.gzip {
 		zw = gzip.NewWriter(w)
 		out = zw
 	}
-	if _, err := out.Write(buf.Bytes()); err != nil {
+	// The items are encoded one at a time into a buffer of fixed size: writing a
+	// manifest holds no copy of the whole document.
+	bw := bufio.NewWriterSize(out, 64<<10)
+	fmt.Fprintf(bw, `{"apiVersion":%q,"kind":%q,"formatVersion":%d,"items":[`, APIVersion, Kind, FormatVersion)
+	for k, it := range items {
+		if k > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+		b, err := json.Marshal(itemJSONOf(it, extra[k]))
+		if err != nil {
+			return fmt.Errorf("manifest: encoding %s: %w", it, err)
+		}
+		bw.Write(b)
+	}
+	if len(items) > 0 {
+		bw.WriteByte('\n')
+	}
+	bw.WriteString("]}\n")
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("manifest: writing manifest.json: %w", err)
 	}
 	if zw != nil {
@@ -146,6 +145,16 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 		}
 	}
 	return nil
+}
+
+// itemJSONOf is it as manifest.json holds it, with its other versions.
+func itemJSONOf(it *Item, extra []string) itemJSON {
+	return itemJSON{
+		Group: it.Group, Version: it.Version, Resource: it.Resource, Kind: it.Kind,
+		Namespace: it.Namespace, Name: it.Name, UID: it.UID,
+		Labels: it.Labels, Annotations: it.Annotations, OwnerReferences: it.OwnerReferences,
+		OtherVersions: extra,
+	}
 }
 
 // validUTF8 reports whether every string of j is valid UTF-8, else the first field that
@@ -205,71 +214,163 @@ func Read(r io.Reader, opts ...ReadOption) (*Manifest, error) {
 		defer zr.Close()
 		src = zr
 	}
-	data, err := io.ReadAll(io.LimitReader(src, cfg.maxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading: %v", ErrFormat, err)
-	}
-	if int64(len(data)) > cfg.maxBytes {
+	lr := &limitedReader{r: src, left: cfg.maxBytes}
+	m, err := decode(lr)
+	if lr.over {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, cfg.maxBytes)
 	}
-	return decode(data)
+	return m, err
 }
 
-func decode(data []byte) (*Manifest, error) {
+// limitedReader reads at most left bytes of r and notes whether r held more.
+type limitedReader struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		var one [1]byte
+		if n, _ := io.ReadFull(l.r, one[:]); n > 0 {
+			l.over = true
+			return 0, ErrTooLarge
+		}
+		return 0, io.EOF
+	}
+	p = p[:min(int64(len(p)), l.left)]
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+// decode reads one manifest.json document from r as a stream: the items are decoded and
+// added one at a time, so reading a manifest holds neither the document nor a list of
+// its items beside the manifest. Write puts the header fields first; a document with
+// "items" before all of them has its items held undecoded until the header is checked.
+func decode(r io.Reader) (*Manifest, error) {
+	d := json.NewDecoder(r)
+	d.DisallowUnknownFields()
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
+	}
+	if tok, err := d.Token(); err != nil {
+		return nil, bad("%v", err)
+	} else if tok != json.Delim('{') {
+		return nil, bad("not a JSON object")
+	}
 	var h header
-	if err := decodeOne(data, &h, false); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
-	}
-	switch {
-	case h.APIVersion != APIVersion || h.Kind != Kind:
-		return nil, fmt.Errorf("%w: apiVersion %q kind %q (want %q %q)", ErrUnsupportedVersion, h.APIVersion, h.Kind, APIVersion, Kind)
-	case h.FormatVersion == nil:
-		return nil, fmt.Errorf("%w: no formatVersion", ErrFormat)
-	case *h.FormatVersion != FormatVersion:
-		return nil, fmt.Errorf("%w: formatVersion %d (want %d)", ErrUnsupportedVersion, *h.FormatVersion, FormatVersion)
-	}
-	var items []itemJSON
-	if len(h.Items) > 0 {
-		if err := decodeOne(h.Items, &items, true); err != nil {
-			return nil, fmt.Errorf("%w: items: %v", ErrFormat, err)
+	var m *Manifest
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "apiVersion":
+			err = d.Decode(&h.APIVersion)
+		case "kind":
+			err = d.Decode(&h.Kind)
+		case "formatVersion":
+			err = d.Decode(&h.FormatVersion)
+		case "items":
+			if m != nil || h.Items != nil {
+				return nil, bad("items given twice")
+			}
+			if h.APIVersion == "" || h.Kind == "" || h.FormatVersion == nil {
+				err = d.Decode(&h.Items) // decoded once the header is checked
+				break
+			}
+			if err := h.check(); err != nil {
+				return nil, err
+			}
+			m = New()
+			if err := decodeItems(d, m); err != nil {
+				return nil, err
+			}
+		default:
+			var skip json.RawMessage // unknown top-level fields are ignored
+			err = d.Decode(&skip)
+		}
+		if err != nil {
+			return nil, bad("%s: %v", key, err)
 		}
 	}
-	m := New()
-	m.Grow(len(items))
-	for k, j := range items {
+	if _, err := d.Token(); err != nil { // the closing brace
+		return nil, bad("%v", err)
+	}
+	if _, err := d.Token(); !errors.Is(err, io.EOF) {
+		return nil, bad("trailing data after the document")
+	}
+	if m != nil {
+		return m, nil
+	}
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	m = New()
+	if len(h.Items) > 0 {
+		d := json.NewDecoder(bytes.NewReader(h.Items))
+		d.DisallowUnknownFields()
+		if err := decodeItems(d, m); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// check refuses a header of another apiVersion, kind or format version.
+func (h *header) check() error {
+	switch {
+	case h.APIVersion != APIVersion || h.Kind != Kind:
+		return fmt.Errorf("%w: apiVersion %q kind %q (want %q %q)", ErrUnsupportedVersion, h.APIVersion, h.Kind, APIVersion, Kind)
+	case h.FormatVersion == nil:
+		return fmt.Errorf("%w: no formatVersion", ErrFormat)
+	case *h.FormatVersion != FormatVersion:
+		return fmt.Errorf("%w: formatVersion %d (want %d)", ErrUnsupportedVersion, *h.FormatVersion, FormatVersion)
+	}
+	return nil
+}
+
+// decodeItems decodes the items array (or null) at d's position into m, one item at a
+// time.
+func decodeItems(d *json.Decoder, m *Manifest) error {
+	tok, err := d.Token()
+	if err != nil {
+		return fmt.Errorf("%w: items: %v", ErrFormat, err)
+	}
+	if tok == nil {
+		return nil
+	}
+	if tok != json.Delim('[') {
+		return fmt.Errorf("%w: items: not a list", ErrFormat)
+	}
+	for k := 0; d.More(); k++ {
+		var j itemJSON
+		if err := d.Decode(&j); err != nil {
+			return fmt.Errorf("%w: items: item %d: %v", ErrFormat, k, err)
+		}
 		it := &Item{
 			Group: j.Group, Version: j.Version, Resource: j.Resource, Kind: j.Kind,
 			Namespace: j.Namespace, Name: j.Name, UID: j.UID,
 			Labels: j.Labels, Annotations: j.Annotations, OwnerReferences: j.OwnerReferences,
 		}
 		if _, err := m.Add(it); err != nil {
-			return nil, fmt.Errorf("%w: item %d: %w", ErrFormat, k, err)
+			return fmt.Errorf("%w: item %d: %w", ErrFormat, k, err)
 		}
 		for _, v := range j.OtherVersions {
 			added, err := m.AddVersion(it.UID, v)
 			switch {
 			case err != nil:
-				return nil, fmt.Errorf("%w: item %d (%s): otherVersions %q: %w", ErrFormat, k, it, v, err)
+				return fmt.Errorf("%w: item %d (%s): otherVersions %q: %w", ErrFormat, k, it, v, err)
 			case !added:
-				return nil, fmt.Errorf("%w: item %d (%s): otherVersions: repeated or empty version %q", ErrFormat, k, it, v)
+				return fmt.Errorf("%w: item %d (%s): otherVersions: repeated or empty version %q", ErrFormat, k, it, v)
 			}
 		}
 	}
-	return m, nil
-}
-
-// decodeOne decodes exactly one JSON value, always refusing trailing data, and refusing
-// unknown fields when disallowUnknown.
-func decodeOne(data []byte, v any, disallowUnknown bool) error {
-	d := json.NewDecoder(bytes.NewReader(data))
-	if disallowUnknown {
-		d.DisallowUnknownFields()
-	}
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if _, err := d.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("trailing data after the document")
+	if _, err := d.Token(); err != nil { // the closing bracket
+		return fmt.Errorf("%w: items: %v", ErrFormat, err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"strings"
 	"testing"
 
@@ -101,7 +102,7 @@ func TestReadErrors(t *testing.T) {
 		},
 		"unknown item field": {
 			in: head + `[{"name":"p","surprise":1}]}`, wantErr: manifest.ErrFormat,
-			msg: `manifest: malformed manifest.json: items: json: unknown field "surprise"`,
+			msg: `manifest: malformed manifest.json: items: item 0: json: unknown field "surprise"`,
 		},
 		"repeated identity": {
 			in: head + `[` + pod + `,` + strings.Replace(pod, `"u"`, `"v"`, 1) + `]}`, wantErr: manifest.ErrItemAlreadyExists,
@@ -202,5 +203,37 @@ func TestWriteRefusesInvalidUTF8(t *testing.T) {
 		}
 		require.ErrorIs(t, err, manifest.ErrInvalidItem)
 		require.Zero(t, buf.Len())
+	}
+}
+
+// TestReadFieldOrder: the header's fields may come in any order, before or after the
+// items, and unknown top-level fields anywhere; the manifest read is the same.
+func TestReadFieldOrder(t *testing.T) {
+	items := sampleJSON[strings.Index(sampleJSON, "["):strings.LastIndex(sampleJSON, "]")+1]
+	for name, doc := range map[string]string{
+		"items first":            `{"items":` + items + `,"kind":"Manifest","formatVersion":1,"apiVersion":"manifest.backupkit.io/v1"}`,
+		"kind after items":       `{"apiVersion":"manifest.backupkit.io/v1","formatVersion":1,"items":` + items + `,"kind":"Manifest"}`,
+		"unknown fields around":  `{"x":{"a":[1]},"apiVersion":"manifest.backupkit.io/v1","kind":"Manifest","formatVersion":1,"y":null,"items":` + items + `,"z":"q"}`,
+		"as Write writes it":     sampleJSON,
+		"with whitespace around": "\n " + sampleJSON + " \n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			back, err := manifest.Read(strings.NewReader(doc))
+			require.NoError(t, err)
+			var buf bytes.Buffer
+			require.NoError(t, manifest.Write(&buf, back))
+			require.Equal(t, sampleJSON, buf.String())
+		})
+	}
+	for name, doc := range map[string]string{
+		"items twice":                `{"apiVersion":"manifest.backupkit.io/v1","kind":"Manifest","formatVersion":1,"items":[],"items":[]}`,
+		"items first, other version": `{"items":` + items + `,"kind":"Manifest","formatVersion":2,"apiVersion":"manifest.backupkit.io/v1"}`,
+		"items first, bad item":      `{"items":[{"name":"p","surprise":1}],"kind":"Manifest","formatVersion":1,"apiVersion":"manifest.backupkit.io/v1"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := manifest.Read(strings.NewReader(doc))
+			require.Error(t, err)
+			require.True(t, errors.Is(err, manifest.ErrFormat) || errors.Is(err, manifest.ErrUnsupportedVersion), err)
+		})
 	}
 }
