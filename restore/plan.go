@@ -115,7 +115,7 @@ type Skipped struct {
 // backupFacts is what planning looks up about the backup: which item files it holds, how
 // many items each resource has, and which CustomResourceDefinitions.
 type backupFacts struct {
-	stored sets.Set[*manifest.Item] // the items whose file at their resource's chosen directory the backup holds
+	stored func(*manifest.Item, *ResourcePlan) bool // whether the backup holds the item's file at its resource's chosen directory (rp)
 	counts map[string]int           // items per "<resource>.<group>"
 	crds   sets.Set[string]         // names of the CustomResourceDefinitions backed up
 
@@ -134,31 +134,29 @@ func readFacts(idx *archive.Index) backupFacts {
 	return f
 }
 
-// readStored notes in facts.stored the items whose file is in the directory chosen for
-// their resource (byKey).
+// readStored sets facts.stored, which says whether the backup holds an item's file in the
+// directory chosen for its resource (byKey): from the item list when the backup was read
+// with one, else from the manifest and the group versions (archive.Index.HasItemFile),
+// item by item when asked, so that a plan of a large backup keeps no set of its items.
 func readStored(idx *archive.Index, byKey map[string]*ResourcePlan, facts *backupFacts) {
-	facts.stored = sets.New[*manifest.Item]()
 	if idx.Items == nil { // read WithoutItemList, or from a sibling manifest
-		for _, it := range idx.Manifest.Items() {
-			rp := byKey[it.GroupResource().String()]
-			if rp == nil {
-				continue
-			}
-			if p, err := archive.ItemPath(rp.Resource, rp.Dir, it.Namespace, it.Name); err == nil && idx.HasItemFile(p) {
-				facts.stored.Insert(it)
-			}
+		facts.stored = func(it *manifest.Item, rp *ResourcePlan) bool {
+			p, err := archive.ItemPath(rp.Resource, rp.Dir, it.Namespace, it.Name)
+			return err == nil && idx.HasItemFile(p)
 		}
 		return
 	}
+	stored := sets.New[*manifest.Item]()
 	for _, ref := range idx.Items {
 		rp := byKey[ref.GroupResource]
 		if rp == nil || rp.Dir != ref.VersionDir {
 			continue
 		}
 		if it, ok := idx.Manifest.Lookup(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}, ref.Namespace, ref.Name); ok {
-			facts.stored.Insert(it)
+			stored.Insert(it)
 		}
 	}
+	facts.stored = func(it *manifest.Item, _ *ResourcePlan) bool { return stored.Has(it) }
 }
 
 // chooseVersions records versionselect's decision for every backed-up resource, why a
@@ -432,7 +430,7 @@ func planItem(it *manifest.Item, rp *ResourcePlan, facts backupFacts) (PlanItem,
 	case rp.Unrestorable != "":
 		return PlanItem{}, rp.Unrestorable
 	}
-	if !facts.stored.Has(it) {
+	if !facts.stored(it, rp) {
 		return PlanItem{}, fmt.Sprintf("not backed up at %s", rp.Dir)
 	}
 	// What is made in a Namespace needs it Active; a custom resource needs its
