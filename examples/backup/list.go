@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"sync"
 	"time"
 
@@ -75,27 +76,34 @@ func (b *backupper) namespacesToList(p resourcePlan) []string {
 // fails after the retries, is recorded and the rest goes on; only an error writing the
 // backup is returned.
 func (b *backupper) backupResource(ctx context.Context, p resourcePlan) error {
-	type key struct{ ns, name string }
-	seen := map[key]bool{}
+	// The objects found at the preferred version, kept only when there are other versions
+	// to list, as 128-bit hashes of namespace and name (no strings of the listed pages kept
+	// alive): a resource may have a million objects.
+	var seen *objectSet
+	if len(p.Versions) > 1 {
+		seen = newObjectSet()
+	}
 	for i, v := range p.Versions {
 		for _, ns := range b.namespacesToList(p) {
 			err := b.list(ctx, p, v, ns, func(u *unstructured.Unstructured) error {
-				k := key{u.GetNamespace(), u.GetName()}
-				if !keep(b.filter, p, k.ns, k.name) && !b.scope.selects(p, u) {
+				ons, name := u.GetNamespace(), u.GetName()
+				if !keep(b.filter, p, ons, name) && !b.scope.selects(p, u) {
 					return nil
 				}
 				b.scope.note(p, u)
-				if i == 0 {
-					seen[k] = true
-				} else if !seen[k] {
+				switch {
+				case seen == nil:
+				case i == 0:
+					seen.add(ons, name)
+				case !seen.has(ons, name):
 					return nil // created since the preferred version was listed
 				}
 				data, err := json.Marshal(u.Object)
 				if err != nil {
-					return fmt.Errorf("%s %s %s/%s: %w", p.Dir, v, k.ns, k.name, err)
+					return fmt.Errorf("%s %s %s/%s: %w", p.Dir, v, ons, name, err)
 				}
 				b.mu.Lock()
-				err = b.w.Add(p.Dir, v, k.ns, k.name, data)
+				err = b.w.Add(p.Dir, v, ons, name, data)
 				if err == nil {
 					if i == 0 {
 						b.counts[p.Dir]++
@@ -123,6 +131,39 @@ func (b *backupper) backupResource(ctx context.Context, p resourcePlan) error {
 		b.prog.listingDone()
 	}
 	return nil
+}
+
+// objectSet is a set of objects by namespace and name, kept as 128-bit hashes seeded at
+// random (16 bytes an object, whatever the length of its name). Two objects are taken for
+// one only by chance, with odds below 2^-88 in a million; the one taken for the other would
+// then be written at its other versions although created since the preferred version was
+// listed (archive.Writer writes such a copy and records no version of it in the manifest).
+type objectSet struct {
+	s1, s2 maphash.Seed
+	m      map[[2]uint64]struct{}
+}
+
+func newObjectSet() *objectSet {
+	return &objectSet{s1: maphash.MakeSeed(), s2: maphash.MakeSeed(), m: map[[2]uint64]struct{}{}}
+}
+
+func (s *objectSet) key(ns, name string) [2]uint64 {
+	var a, b maphash.Hash
+	a.SetSeed(s.s1)
+	b.SetSeed(s.s2)
+	for _, h := range []*maphash.Hash{&a, &b} {
+		h.WriteString(ns)
+		h.WriteByte(0)
+		h.WriteString(name)
+	}
+	return [2]uint64{a.Sum64(), b.Sum64()}
+}
+
+func (s *objectSet) add(ns, name string) { s.m[s.key(ns, name)] = struct{}{} }
+
+func (s *objectSet) has(ns, name string) bool {
+	_, ok := s.m[s.key(ns, name)]
+	return ok
 }
 
 // keep reports whether the object of resource p in namespace ns named name is backed up:
