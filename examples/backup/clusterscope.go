@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strconv"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -26,28 +24,6 @@ var usedResources = map[string]int{ // directory → stage
 	"clusterroles.rbac.authorization.k8s.io":                       2, // named by the bindings backed up
 	"storageclasses.storage.k8s.io":                                2, // named by the claims and volumes backed up
 }
-
-// optionalBool is a boolean flag that can be left unset.
-type optionalBool struct{ v *bool }
-
-func (o *optionalBool) String() string {
-	if o == nil || o.v == nil {
-		return ""
-	}
-	return strconv.FormatBool(*o.v)
-}
-
-func (o *optionalBool) Set(s string) error {
-	b, err := strconv.ParseBool(s)
-	if err != nil {
-		return fmt.Errorf("not true or false: %q", s)
-	}
-	o.v = &b
-	return nil
-}
-
-// IsBoolFlag lets the flag be given alone, meaning true.
-func (o *optionalBool) IsBoolFlag() bool { return true }
 
 // clusterPlan decides for a cluster-scoped resource (not Namespaces) of directory dir:
 // backed up whole (names nil), deferred to the objects the included namespaces use (names

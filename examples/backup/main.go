@@ -54,6 +54,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/examples/internal/optbool"
 )
 
 func main() {
@@ -83,7 +84,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&excRes, "exclude-resources", "", "comma-separated resources not to back up, named as for --include-resources")
 	fs.StringVar(&f.manifestOutput, "manifest-output", "", `the sibling manifest to write beside the tarball (archive.Writer.WriteSibling): what the backup holds, bound to the tarball's SHA-256, for tools that plan without reading it. Default: archive.SiblingManifestName of --output ("<name>-manifest.json.gz" for "<name>.tar.gz"); with --output -, none unless given; "-" for none`)
 	fs.StringVar(&f.selector, "selector", "", "back up only objects matching this label selector")
-	var clusterResources optionalBool
+	var clusterResources optbool.Value
 	fs.Var(&clusterResources, "include-cluster-resources", "true: back up every cluster-scoped resource; false: none but the included Namespaces; unset: all when every namespace is included, else those the included namespaces use (the CRDs of their custom resources, their Pods' PriorityClasses, their claims' PersistentVolumes and StorageClasses, the ClusterRoles and ClusterRoleBindings of their ServiceAccounts, the admission webhook configurations of their Services)")
 	fs.Int64Var(&f.pageSize, "page-size", 500, "objects per list request")
 	fs.IntVar(&f.parallel, "parallel", 4, "how many resources to list at once")
@@ -134,7 +135,7 @@ Flags:
 		return nil, fmt.Errorf("--selector: %w", err)
 	}
 	f.filter = filter{includeNamespaces: splitList(incNS), excludeNamespaces: splitList(excNS),
-		includeResources: splitList(incRes), excludeResources: splitList(excRes), clusterResources: clusterResources.v}
+		includeResources: splitList(incRes), excludeResources: splitList(excRes), clusterResources: clusterResources.V}
 	if len(f.filter.includeNamespaces) == 0 || len(f.filter.includeResources) == 0 {
 		return nil, errors.New("--include-namespaces and --include-resources must not be empty")
 	}

@@ -3,11 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/backupkit/backupkit/examples/internal/optbool"
 	"github.com/backupkit/backupkit/restore"
 )
 
@@ -15,7 +15,7 @@ import (
 // --namespace-mappings and the filters, with examples/backup's names and meaning.
 type filterFlags struct {
 	mappings, includeNS, excludeNS, includeRes, excludeRes, selector string
-	clusterResources                                                 optionalBool
+	clusterResources                                                 optbool.Value
 }
 
 // addFilterFlags defines the flags on fs; planOptions reads them once fs is parsed.
@@ -47,7 +47,7 @@ func (ff *filterFlags) planOptions() ([]restore.PlanOption, error) {
 		return nil, fmt.Errorf("--selector: %w", err)
 	}
 	f := restore.Filter{IncludedNamespaces: splitList(ff.includeNS), ExcludedNamespaces: splitList(ff.excludeNS),
-		IncludedResources: splitList(ff.includeRes), ExcludedResources: splitList(ff.excludeRes), IncludeClusterResources: ff.clusterResources.v}
+		IncludedResources: splitList(ff.includeRes), ExcludedResources: splitList(ff.excludeRes), IncludeClusterResources: ff.clusterResources.V}
 	if len(f.IncludedNamespaces) == 0 || len(f.IncludedResources) == 0 {
 		return nil, fmt.Errorf("--include-namespaces and --include-resources must not be empty")
 	}
@@ -67,25 +67,3 @@ func splitList(s string) []string {
 	}
 	return out
 }
-
-// optionalBool is a boolean flag that can be left unset.
-type optionalBool struct{ v *bool }
-
-func (o *optionalBool) String() string {
-	if o == nil || o.v == nil {
-		return ""
-	}
-	return strconv.FormatBool(*o.v)
-}
-
-func (o *optionalBool) Set(s string) error {
-	b, err := strconv.ParseBool(s)
-	if err != nil {
-		return fmt.Errorf("not true or false: %q", s)
-	}
-	o.v = &b
-	return nil
-}
-
-// IsBoolFlag lets the flag be given alone, meaning true.
-func (o *optionalBool) IsBoolFlag() bool { return true }
