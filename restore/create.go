@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/backupkit/backupkit/convert/removedapis"
+	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/readiness"
 )
 
@@ -246,7 +247,7 @@ func (r *restorer) notYet(it PlanItem, err error) string {
 	var status apierrors.APIStatus
 	if ns := it.Namespace(); ns != "" && errors.As(err, &status) {
 		if d := status.Status().Details; d != nil && d.Kind == "namespaces" && d.Name == ns &&
-			(r.newNamespaces[ns] || r.wouldCreate(schema.GroupResource{Resource: "namespaces"}, "", ns)) {
+			(r.newNamespaces[ns] || r.wouldCreateItem(r.nsItems[ns])) {
 			return DetailNamespaceNotYet
 		}
 	}
@@ -257,9 +258,12 @@ func (r *restorer) notYet(it PlanItem, err error) string {
 // namespace/name to be created (ResultWouldCreate).
 func (r *restorer) wouldCreate(gr schema.GroupResource, namespace, name string) bool {
 	mi, ok := r.plan.manifest.Lookup(gr, namespace, name)
-	if !ok {
-		return false
-	}
+	return ok && r.wouldCreateItem(mi)
+}
+
+// wouldCreateItem reports whether the dry run decided the planned item mi (nil: none) to
+// be created (ResultWouldCreate).
+func (r *restorer) wouldCreateItem(mi *manifest.Item) bool {
 	i, ok := r.index[mi]
 	return ok && r.states[i].decided.Load() && results[r.states[i].result] == ResultWouldCreate
 }

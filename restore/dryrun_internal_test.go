@@ -351,3 +351,21 @@ func TestDryRunTellsTheActions(t *testing.T) {
 		})
 	}
 }
+
+// A namespace the restore creates under a mapped name is one it creates first, in a dry
+// run too: what lives in it is would-create, not refused.
+func TestDryRunMappedNamespace(t *testing.T) {
+	cm := testObject("v1", "ConfigMap", "new-ns", "in-new-ns", "uid-a", map[string]any{"data": map[string]any{"k": "v"}})
+	backup := dryRunBackup(t, testObject("v1", "Namespace", "", "new-ns", "uid-new-ns", nil), cm)
+	plan, err := NewPlan(t.Context(), FromBytes(backup), []metav1.APIGroup{group("", "v1", "v1")},
+		WithNamespaceMapping(map[string]string{"new-ns": "mapped-ns"}))
+	require.NoError(t, err)
+	s, c := newDryRunServer(t)
+	before := s.snapshot(t)
+	sum, events, err := runEvents(t, plan, c, WithDryRun(true))
+	require.NoError(t, err)
+	require.Equal(t, map[Result]int{ResultWouldCreate: 2}, sum.Counts)
+	require.Equal(t, DetailDryRunAccepted, events["mapped-ns"].Detail)
+	require.Equal(t, DetailNamespaceNotYet, events["in-new-ns"].Detail)
+	require.Equal(t, before, s.snapshot(t))
+}

@@ -288,7 +288,8 @@ type restorer struct {
 	errs   map[int32]error // why a decided item failed or was not ready
 	counts map[Result]int  // the items decided, by result
 
-	newNamespaces map[string]bool // dry run: the namespaces not in the plan that the run would create
+	newNamespaces map[string]bool           // dry run: the namespaces not in the plan that the run would create
+	nsItems       map[string]*manifest.Item // the planned Namespace objects, by the name they are restored under
 
 	requests atomic.Int64
 	done     atomic.Int64 // items done, for Event.Order
@@ -562,13 +563,14 @@ func (r *restorer) finish(walked []manifest.WalkResult) (*Summary, error) {
 // the plan nor the target holds, as Velero does. In a dry run it sends dry-run creates
 // and notes the namespaces it would create.
 func (r *restorer) ensureNamespaces(ctx context.Context) error {
-	r.newNamespaces = map[string]bool{}
+	r.newNamespaces, r.nsItems = map[string]bool{}, map[string]*manifest.Item{}
 	inPlan := map[string]bool{}
 	needed := map[string]bool{}
 	for _, wave := range r.plan.Waves {
 		for _, it := range wave {
 			if it.Group() == "" && it.Kind() == "Namespace" {
 				inPlan[it.Name()] = true
+				r.nsItems[it.Name()] = it.it
 			}
 			if it.Namespace() != "" {
 				needed[it.Namespace()] = true
