@@ -116,8 +116,8 @@ type Skipped struct {
 // many items each resource has, and which CustomResourceDefinitions.
 type backupFacts struct {
 	stored func(*manifest.Item, *ResourcePlan) bool // whether the backup holds the item's file at its resource's chosen directory (rp)
-	counts map[string]int           // items per "<resource>.<group>"
-	crds   sets.Set[string]         // names of the CustomResourceDefinitions backed up
+	counts map[string]int                           // items per "<resource>.<group>"
+	crds   sets.Set[string]                         // names of the CustomResourceDefinitions backed up
 
 	target  []metav1.APIGroup       // what the target serves
 	regroup versionselect.Converter // nil: no regrouping
