@@ -22,6 +22,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/examples/internal/limitflag"
 	"github.com/backupkit/backupkit/examples/internal/sample"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -38,6 +39,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	backupPath := fs.String("backup", "", "Velero backup tarball (.tar.gz); default: the embedded sample backup")
 	dot := fs.Bool("dot", false, "print the dependency graph of the backup's items in Graphviz DOT format")
+	var limits archive.Limits
+	limitflag.Add(fs, &limits)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: inspect [flags]\n\nReports what a Velero backup holds, streaming, without extracting it.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -62,7 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		in = f
 	}
-	idx, err := archive.Scan(ctx, in, archive.WithManifest())
+	idx, err := archive.Scan(ctx, in, archive.WithManifest(), archive.WithLimits(limits))
 	if err != nil {
 		fmt.Fprintln(stderr, "inspect:", err)
 		return 1

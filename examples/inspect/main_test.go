@@ -51,3 +51,17 @@ func TestInspectErrors(t *testing.T) {
 		})
 	}
 }
+
+// The limits a backup is read with are flags: one below what the sample needs, the read
+// stops with an error naming the limit; raised, the sample reads.
+func TestInspectLimits(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 1, run(context.Background(), []string{"--max-items", "1"}, &stdout, &stderr))
+	require.Contains(t, stderr.String(), "Limits.MaxItems is 1")
+	stderr.Reset()
+	require.Equal(t, 1, run(context.Background(), []string{"--max-path-len", "10"}, &stdout, &stderr))
+	require.Contains(t, stderr.String(), "Limits.MaxPathLen is 10")
+	stdout.Reset()
+	require.Equal(t, 0, run(context.Background(), []string{"--max-items", "100000"}, &stdout, &stderr), stderr.String())
+	golden.Check(t, "report.txt", stdout.Bytes())
+}

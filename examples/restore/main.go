@@ -38,6 +38,7 @@ import (
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/convert/removedapis"
 	"github.com/backupkit/backupkit/examples/externaljob"
+	"github.com/backupkit/backupkit/examples/internal/limitflag"
 	"github.com/backupkit/backupkit/examples/internal/sample"
 	"github.com/backupkit/backupkit/restore"
 	"github.com/backupkit/backupkit/versionselect"
@@ -86,11 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.restoreName, "restore-name", "", "the name labelled on every restored object ("+restore.RestoreNameLabel+"); default: restore-<time>-<random>")
 	fs.StringVar(&f.statusResources, "status-include-resources", "", "comma-separated resources (<resource>[.<group>]) whose status is restored too")
 	fs.BoolVar(&f.keepFin, "keep-finalizers", false, "keep the objects' finalizers as backed up")
-	fs.IntVar(&f.limits.MaxItems, "max-items", 0, "most objects the backup may hold; 0: archive.DefaultLimits' (raising it raises the tar entries allowed with it)")
-	fs.IntVar(&f.limits.MaxEntries, "max-entries", 0, "most tar entries the backup may hold; 0: what --max-items allows")
-	fs.Int64Var(&f.limits.MaxEntryBytes, "max-entry-bytes", 0, "largest decompressed entry; 0: archive.DefaultLimits'")
-	fs.Int64Var(&f.limits.MaxTotalBytes, "max-total-bytes", 0, "most decompressed bytes in all; 0: archive.DefaultLimits'")
-	fs.IntVar(&f.limits.MaxPathLen, "max-path-len", 0, "longest entry name; 0: archive.DefaultLimits'")
+	limitflag.Add(fs, &f.limits)
 	fs.StringVar(&f.resourceModifiers, "resource-modifiers", "", "file of Velero's resource modifier rules (YAML or JSON), or a manifest of the ConfigMap holding them, applied to each item before it is created")
 	ff := addFilterFlags(fs)
 	fs.Usage = func() {

@@ -1,0 +1,20 @@
+// Package limitflag gives the example programs that read backups one flag per field of
+// archive.Limits, so that every limit a backup is read with can be raised from the
+// command line (the error of a limit hit names the field).
+package limitflag
+
+import (
+	"flag"
+
+	"github.com/backupkit/backupkit/archive"
+)
+
+// Add defines --max-items, --max-entries, --max-entry-bytes, --max-total-bytes and
+// --max-path-len on fs, read into l; a flag left at 0 keeps archive.DefaultLimits' value.
+func Add(fs *flag.FlagSet, l *archive.Limits) {
+	fs.IntVar(&l.MaxItems, "max-items", 0, "most objects the backup may hold; 0: archive.DefaultLimits' (raising it raises the tar entries and the stored manifest's size allowed with it)")
+	fs.IntVar(&l.MaxEntries, "max-entries", 0, "most tar entries the backup may hold; 0: what --max-items allows")
+	fs.Int64Var(&l.MaxEntryBytes, "max-entry-bytes", 0, "largest decompressed entry; 0: archive.DefaultLimits'")
+	fs.Int64Var(&l.MaxTotalBytes, "max-total-bytes", 0, "most decompressed bytes in all; 0: archive.DefaultLimits'")
+	fs.IntVar(&l.MaxPathLen, "max-path-len", 0, "longest entry name; 0: archive.DefaultLimits'")
+}
