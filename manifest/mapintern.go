@@ -40,17 +40,13 @@ func (s *sharedMaps) share(m map[string]string) map[string]string {
 	return m
 }
 
-// hash is independent of the map's iteration order: the sum of its entries' hashes.
+// hash is independent of the map's iteration order: the sum of its entries' hashes, each
+// mixing the key's and the value's (so that a key and a value swapped do not collide).
 func (s *sharedMaps) hash(m map[string]string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(s.seed)
 	var sum uint64
 	for k, v := range m {
-		h.Reset()
-		h.WriteString(k)
-		h.WriteByte(0)
-		h.WriteString(v)
-		sum += h.Sum64()
+		hk, hv := maphash.String(s.seed, k), maphash.String(s.seed, v)
+		sum += hk ^ (hv*0x9e3779b97f4a7c15 + hk>>29)
 	}
 	return sum
 }

@@ -8,7 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -244,42 +249,49 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// readOptions decode as encoding/json does (names matched without regard to case,
+// repeated names, invalid UTF-8 replaced), refusing unknown fields of an item. The
+// decoder is go-json-experiment's, which decodes a manifest's items in about half the time.
+var readOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(true))
+
 // decode reads one manifest.json document from r as a stream: the items are decoded and
 // added one at a time, so reading a manifest holds neither the document nor a list of
 // its items beside the manifest. Write puts the header fields first; a document with
 // "items" before all of them has its items held undecoded until the header is checked.
 func decode(r io.Reader) (*Manifest, error) {
-	d := json.NewDecoder(r)
-	d.DisallowUnknownFields()
+	d := jsontext.NewDecoder(r, readOptions)
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
 	}
-	if tok, err := d.Token(); err != nil {
+	if tok, err := d.ReadToken(); err != nil {
 		return nil, bad("%v", err)
-	} else if tok != json.Delim('{') {
+	} else if tok.Kind() != '{' {
 		return nil, bad("not a JSON object")
 	}
 	var h header
 	var m *Manifest
-	for d.More() {
-		tok, err := d.Token()
+	for d.PeekKind() != '}' {
+		tok, err := d.ReadToken()
 		if err != nil {
 			return nil, bad("%v", err)
 		}
-		key, _ := tok.(string)
-		switch key {
-		case "apiVersion":
-			err = d.Decode(&h.APIVersion)
+		key := tok.String()
+		switch strings.ToLower(key) {
+		case "apiversion":
+			err = jsonv2.UnmarshalDecode(d, &h.APIVersion, readOptions)
 		case "kind":
-			err = d.Decode(&h.Kind)
-		case "formatVersion":
-			err = d.Decode(&h.FormatVersion)
+			err = jsonv2.UnmarshalDecode(d, &h.Kind, readOptions)
+		case "formatversion":
+			err = jsonv2.UnmarshalDecode(d, &h.FormatVersion, readOptions)
 		case "items":
 			if m != nil || h.Items != nil {
 				return nil, bad("items given twice")
 			}
 			if h.APIVersion == "" || h.Kind == "" || h.FormatVersion == nil {
-				err = d.Decode(&h.Items) // decoded once the header is checked
+				var v jsontext.Value
+				if v, err = d.ReadValue(); err == nil { // decoded once the header is checked
+					h.Items = bytes.Clone(v)
+				}
 				break
 			}
 			if err := h.check(); err != nil {
@@ -290,30 +302,27 @@ func decode(r io.Reader) (*Manifest, error) {
 				return nil, err
 			}
 		default:
-			var skip json.RawMessage // unknown top-level fields are ignored
-			err = d.Decode(&skip)
+			err = d.SkipValue() // unknown top-level fields are ignored
 		}
 		if err != nil {
 			return nil, bad("%s: %v", key, err)
 		}
 	}
-	if _, err := d.Token(); err != nil { // the closing brace
+	if _, err := d.ReadToken(); err != nil { // the closing brace
 		return nil, bad("%v", err)
 	}
-	if _, err := d.Token(); !errors.Is(err, io.EOF) {
+	if _, err := d.ReadToken(); !errors.Is(err, io.EOF) {
 		return nil, bad("trailing data after the document")
+	}
+	if err := h.check(); err != nil { // again: a field may be repeated after the items
+		return nil, err
 	}
 	if m != nil {
 		return m, nil
 	}
-	if err := h.check(); err != nil {
-		return nil, err
-	}
 	m = New()
 	if len(h.Items) > 0 {
-		d := json.NewDecoder(bytes.NewReader(h.Items))
-		d.DisallowUnknownFields()
-		if err := decodeItems(d, m); err != nil {
+		if err := decodeItems(jsontext.NewDecoder(bytes.NewReader(h.Items), readOptions), m); err != nil {
 			return nil, err
 		}
 	}
@@ -335,20 +344,21 @@ func (h *header) check() error {
 
 // decodeItems decodes the items array (or null) at d's position into m, one item at a
 // time.
-func decodeItems(d *json.Decoder, m *Manifest) error {
-	tok, err := d.Token()
+func decodeItems(d *jsontext.Decoder, m *Manifest) error {
+	tok, err := d.ReadToken()
 	if err != nil {
 		return fmt.Errorf("%w: items: %v", ErrFormat, err)
 	}
-	if tok == nil {
+	switch tok.Kind() {
+	case 'n':
 		return nil
-	}
-	if tok != json.Delim('[') {
+	case '[':
+	default:
 		return fmt.Errorf("%w: items: not a list", ErrFormat)
 	}
-	for k := 0; d.More(); k++ {
+	for k := 0; d.PeekKind() != ']'; k++ {
 		var j itemJSON
-		if err := d.Decode(&j); err != nil {
+		if err := jsonv2.UnmarshalDecode(d, &j, readOptions); err != nil {
 			return fmt.Errorf("%w: items: item %d: %v", ErrFormat, k, err)
 		}
 		it := &Item{
@@ -369,7 +379,7 @@ func decodeItems(d *json.Decoder, m *Manifest) error {
 			}
 		}
 	}
-	if _, err := d.Token(); err != nil { // the closing bracket
+	if _, err := d.ReadToken(); err != nil { // the closing bracket
 		return fmt.Errorf("%w: items: %v", ErrFormat, err)
 	}
 	return nil

@@ -209,7 +209,7 @@ func TestWriteRefusesInvalidUTF8(t *testing.T) {
 // TestReadFieldOrder: the header's fields may come in any order, before or after the
 // items, and unknown top-level fields anywhere; the manifest read is the same.
 func TestReadFieldOrder(t *testing.T) {
-	items := sampleJSON[strings.Index(sampleJSON, "["):strings.LastIndex(sampleJSON, "]")+1]
+	items := sampleJSON[strings.Index(sampleJSON, "[") : strings.LastIndex(sampleJSON, "]")+1]
 	for name, doc := range map[string]string{
 		"items first":            `{"items":` + items + `,"kind":"Manifest","formatVersion":1,"apiVersion":"manifest.backupkit.io/v1"}`,
 		"kind after items":       `{"apiVersion":"manifest.backupkit.io/v1","formatVersion":1,"items":` + items + `,"kind":"Manifest"}`,
