@@ -107,7 +107,7 @@ func (r *flakyReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (r *flakyReader) Close() error                       { return nil }
+func (r *flakyReader) Close() error                         { return nil }
 func (r *flakyReader) Attributes() *driver.ReaderAttributes { return &r.attrs }
 func (r *flakyReader) As(any) bool                          { return false }
 func (r *flakyReader) Download(w io.Writer) error {

@@ -13,8 +13,8 @@ import (
 // archive.NewWriter. Nothing is visible under the tarball's key before Commit has closed
 // the upload. It is not safe for concurrent use.
 type BackupWriter struct {
-	s          *Store
-	name       string
+	s        *Store
+	name     string
 	parent   context.Context // NewBackupWriter's; the sibling is written with it
 	cancel   context.CancelFunc
 	w        *blob.Writer
