@@ -103,6 +103,9 @@ func (w *BackupWriter) Commit(sibling func(io.Writer) error) error {
 	err := w.w.Close()
 	w.cancel()
 	if err != nil {
+		if cerr := w.parent.Err(); cerr != nil {
+			return fmt.Errorf("backupstore: upload %s to %s: %w: %w", key, w.s.label, cerr, w.s.classify(err))
+		}
 		return fmt.Errorf("backupstore: upload %s to %s: %w", key, w.s.label, w.s.classify(err))
 	}
 	if sibling == nil {
