@@ -238,3 +238,25 @@ func TestResumeObjectChanged(t *testing.T) {
 	_, err = io.ReadAll(rc)
 	require.ErrorIs(t, err, backupstore.ErrChanged)
 }
+
+func TestSplitBackupURL(t *testing.T) {
+	for _, tc := range []struct{ in, bucket, prefix, name string }{
+		{"file:///srv/backups/nightly", "file:///srv/backups", "", "nightly"},
+		{"file:///nightly", "file:///", "", "nightly"},
+		{"s3://bkt/nightly?region=eu-west-1", "s3://bkt?region=eu-west-1", "", "nightly"},
+		{"s3://bkt/velero/x/nightly/?endpoint=http://h:1", "s3://bkt?endpoint=http://h:1", "velero/x", "nightly"},
+		{"gs://bkt/p/n", "gs://bkt", "p", "n"},
+	} {
+		b, p, n, err := backupstore.SplitBackupURL(tc.in)
+		require.NoError(t, err, tc.in)
+		require.Equal(t, []string{tc.bucket, tc.prefix, tc.name}, []string{b, p, n}, tc.in)
+	}
+	for _, bad := range []string{"s3://bkt", "s3://bkt/", "nightly.tar.gz", "file:///"} {
+		_, _, _, err := backupstore.SplitBackupURL(bad)
+		require.Error(t, err, bad)
+	}
+	require.True(t, backupstore.IsURL("s3://b/x"))
+	require.True(t, backupstore.IsURL("file:///x"))
+	require.False(t, backupstore.IsURL("backup.tar.gz"))
+	require.False(t, backupstore.IsURL("./a://b"))
+}

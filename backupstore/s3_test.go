@@ -3,16 +3,9 @@ package backupstore_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -86,81 +79,6 @@ func TestS3OpenErrors(t *testing.T) {
 	}
 }
 
-// cutProxy is a reverse proxy in front of the S3 server that cuts the body of chosen
-// answers (GET) or requests (PUT, POST) after a number of bytes.
-type cutProxy struct {
-	*httptest.Server
-	mu sync.Mutex
-	// cut decides, for the n-th request (0-based) of its method for a tarball (a key ending
-	// in .tar.gz) or any upload, how many bytes of the body pass before the cut; -1: none.
-	cut  func(method string, n int) int
-	seen map[string]int
-	cuts atomic.Int64
-}
-
-func newCutProxy(t *testing.T, target string, cut func(method string, n int) int) *cutProxy {
-	tu, err := url.Parse(target)
-	require.NoError(t, err)
-	p := &cutProxy{cut: cut, seen: map[string]int{}}
-	rp := httputil.NewSingleHostReverseProxy(tu)
-	rp.ErrorLog = log.New(io.Discard, "", 0)
-	rp.FlushInterval = -1 // each write goes out at once: a cut comes after what passed
-	rp.ModifyResponse = func(resp *http.Response) error {
-		if resp.Request.Method != http.MethodGet || resp.StatusCode/100 != 2 {
-			return nil
-		}
-		if !strings.HasSuffix(resp.Request.URL.Path, ".tar.gz") {
-			return nil
-		}
-		if n := p.decide(http.MethodGet); n >= 0 {
-			resp.Body = &cutBody{rc: resp.Body, left: n, p: p}
-		}
-		return nil
-	}
-	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if (r.Method == http.MethodPut || r.Method == http.MethodPost) && r.ContentLength > 0 {
-			if n := p.decide(r.Method); n >= 0 {
-				// Read part of the upload, then drop the connection.
-				_, _ = io.CopyN(io.Discard, r.Body, int64(n))
-				p.cuts.Add(1)
-				panic(http.ErrAbortHandler)
-			}
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(p.Close)
-	return p
-}
-
-func (p *cutProxy) decide(method string) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := p.seen[method]
-	p.seen[method]++
-	return p.cut(method, n)
-}
-
-type cutBody struct {
-	rc   io.ReadCloser
-	left int
-	p    *cutProxy
-}
-
-func (b *cutBody) Read(q []byte) (int, error) {
-	if b.left <= 0 {
-		b.p.cuts.Add(1)
-		return 0, errors.New("cut by the test proxy")
-	}
-	if len(q) > b.left {
-		q = q[:b.left]
-	}
-	n, err := b.rc.Read(q)
-	b.left -= n
-	return n, err
-}
-
-func (b *cutBody) Close() error { return b.rc.Close() }
-
 // A download cut mid-way, again and again, resumes with ranged reads and delivers the
 // tarball whole.
 func TestS3ResumeOnCut(t *testing.T) {
@@ -178,7 +96,7 @@ func TestS3ResumeOnCut(t *testing.T) {
 	require.Greater(t, want.Len(), 100_000)
 
 	// Every GET of the tarball is cut after 30000 bytes.
-	p := newCutProxy(t, srv.Endpoint, func(method string, _ int) int {
+	p := s3server.NewCutProxy(t, srv.Endpoint, func(method string, _ int) int {
 		if method == http.MethodGet {
 			return 30000
 		}
@@ -193,7 +111,7 @@ func TestS3ResumeOnCut(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, rc.Close())
 	require.Equal(t, want.Bytes(), got)
-	require.GreaterOrEqual(t, p.cuts.Load(), int64(want.Len()/30000))
+	require.GreaterOrEqual(t, p.Cuts(), int64(want.Len()/30000))
 	_, err = archive.Scan(ctx, bytes.NewReader(got))
 	require.NoError(t, err)
 }
@@ -212,7 +130,7 @@ func TestS3ResumeRetriesExhausted(t *testing.T) {
 	require.NoError(t, w.Commit(aw.WriteSibling))
 
 	// The first GET delivers 1000 bytes, every later one none.
-	p := newCutProxy(t, srv.Endpoint, func(method string, n int) int {
+	p := s3server.NewCutProxy(t, srv.Endpoint, func(method string, n int) int {
 		switch {
 		case method != http.MethodGet:
 			return -1
@@ -239,7 +157,7 @@ func TestS3UploadCut(t *testing.T) {
 	srv := s3server.ForTest(t, bucket)
 	srv.SetEnv(t)
 	ctx := t.Context()
-	p := newCutProxy(t, srv.Endpoint, func(method string, _ int) int {
+	p := s3server.NewCutProxy(t, srv.Endpoint, func(method string, _ int) int {
 		if method == http.MethodPut || method == http.MethodPost {
 			return 1000
 		}
@@ -255,7 +173,7 @@ func TestS3UploadCut(t *testing.T) {
 	err = w.Commit(aw.WriteSibling)
 	require.Error(t, err)
 	require.ErrorContains(t, err, "backups/b/b.tar.gz")
-	require.Positive(t, p.cuts.Load())
+	require.Positive(t, p.Cuts())
 
 	direct, err := backupstore.Open(ctx, srv.BucketURL(bucket, ""))
 	require.NoError(t, err)
