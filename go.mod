@@ -19,13 +19,12 @@ require (
 	github.com/klauspost/compress v1.15.10
 	// As low as it goes: k8s.io/apimachinery v0.33.0 requires v1.10.0.
 	github.com/stretchr/testify v1.10.0
-	// backupstore's buckets (blob, s3blob, fileblob; memblob in tests). Every release the
-	// module proxy serves (v0.38.0 to v0.47.0) requires aws-sdk-go-v2 modules above Velero
-	// v1.18's pins, through s3blob: config v1.26.3 -> v1.27.11, credentials v1.16.14 ->
-	// v1.17.11, feature/s3/manager v1.15.11 -> v1.16.15, feature/ec2/imds v1.14.11 -> v1.16.1,
-	// internal/ini v1.7.2 -> v1.8.0, service/sso v1.18.6 -> v1.20.5, service/ssooidc v1.21.6
-	// -> v1.23.4, service/sts v1.26.7 -> v1.28.6 (the figures are v0.38.0's; later releases
-	// raise more). v0.38.0 raises the least; it raises nothing else of Velero's or ours.
+	// backupstore's buckets (blob, s3blob, fileblob; memblob in tests). v0.38.0 is the
+	// oldest release the module proxy serves; none of its requirements is above Velero
+	// v1.18.3's pins (later releases from v0.41.0 raise fsnotify v1.7.0). It is not low for
+	// older forks: Velero v1.18.1 pins aws-sdk-go-v2/config v1.26.3, credentials v1.16.14,
+	// feature/s3/manager v1.15.11, sts v1.26.7 (and sso, ssooidc, imds, ini), which s3blob
+	// raises (to v1.27.11, v1.17.11, v1.16.15, v1.28.6, ...) with every gocloud.dev release.
 	gocloud.dev v0.38.0
 	// Velero v1.18.3's line (it pins v0.33.12); v0.33.0 is its oldest patch.
 	k8s.io/api v0.33.0
