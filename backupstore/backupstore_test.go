@@ -100,7 +100,7 @@ func TestNotFoundAndInvalid(t *testing.T) {
 func TestOpenMissingBucket(t *testing.T) {
 	u := "file://" + filepath.ToSlash(filepath.Join(t.TempDir(), "missing"))
 	_, err := backupstore.Open(t.Context(), u)
-	require.Error(t, err)
+	require.ErrorIs(t, err, backupstore.ErrNotFound)
 	require.ErrorContains(t, err, u)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"path"
 	"sort"
@@ -78,7 +79,11 @@ func Open(ctx context.Context, bucketURL string, opts ...Option) (*Store, error)
 	label := Redact(bucketURL)
 	b, err := blob.OpenBucket(ctx, bucketURL)
 	if err != nil {
-		return nil, fmt.Errorf("backupstore: open %s: %w", label, scrub(err, bucketURL, label))
+		err = scrub(err, bucketURL, label)
+		if errors.Is(err, fs.ErrNotExist) { // fileblob: no such directory
+			err = &notFound{err}
+		}
+		return nil, fmt.Errorf("backupstore: open %s: %w", label, err)
 	}
 	s := New(b, label, opts...)
 	s.owned = true
