@@ -39,6 +39,7 @@ type flaky struct {
 	objs          map[string][]byte
 	mod           time.Time
 	cutAfter      int
+	cuts          []int // when set: the cut of each open in turn (0: none), instead of cutAfter
 	failOpens     int
 	opens         []int64 // the offset of every open
 }
@@ -80,7 +81,14 @@ func (f *flaky) NewRangeReader(_ context.Context, key string, offset, length int
 	if length >= 0 && offset+length < end {
 		end = offset + length
 	}
-	return &flakyReader{r: bytes.NewReader(data[offset:end]), left: f.cutAfter, attrs: driver.ReaderAttributes{
+	left := f.cutAfter
+	if f.cuts != nil {
+		left = 0
+		if i := len(f.opens) - 1; i < len(f.cuts) {
+			left = f.cuts[i]
+		}
+	}
+	return &flakyReader{r: bytes.NewReader(data[offset:end]), left: left, attrs: driver.ReaderAttributes{
 		ContentType: "application/gzip", ModTime: f.mod, Size: int64(len(data))}}, nil
 }
 

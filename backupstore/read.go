@@ -78,6 +78,10 @@ func (rr *resumingReader) Read(p []byte) (int, error) {
 		return 0, fmt.Errorf("backupstore: read %s in %s: reader closed", rr.key, rr.s.label)
 	}
 	for {
+		if rr.off == rr.size {
+			// Everything is read; a failure after the last byte does not matter.
+			return 0, io.EOF
+		}
 		if rr.r == nil {
 			if err := rr.reopen(); err != nil {
 				return 0, err
@@ -99,6 +103,11 @@ func (rr *resumingReader) Read(p []byte) (int, error) {
 		}
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
+		}
+		if rr.off == rr.size {
+			_ = rr.r.Close()
+			rr.r = nil
+			return n, io.EOF
 		}
 		rr.fail(err)
 		if n > 0 {

@@ -31,15 +31,14 @@ var ErrExists = errors.New("backupstore: backup already exists")
 // "..", or holding a "/").
 var ErrInvalidName = errors.New("backupstore: invalid backup name")
 
-// ErrRetriesExhausted: a read that kept failing was given up after the attempts
-// WithReadRetries allows, each of which failed before delivering a byte.
+// ErrRetriesExhausted: a read that kept failing was given up after as many reopens in a row,
+// none delivering a byte, as WithReadRetries allows.
 var ErrRetriesExhausted = errors.New("backupstore: read retries exhausted")
 
 // ErrChanged: the object being read was replaced or changed between two ranged reads of it.
 var ErrChanged = errors.New("backupstore: object changed while being read")
 
-// DefaultReadRetries is the number of consecutive failed attempts WithReadRetries allows by
-// default.
+// DefaultReadRetries is the number of reopens in a row WithReadRetries allows by default.
 const DefaultReadRetries = 5
 
 // Store is a Velero-layout backup store over a blob bucket. Its methods are safe for
@@ -62,9 +61,11 @@ func WithPrefix(prefix string) Option {
 	return func(s *Store) { s.prefix = strings.Trim(prefix, "/") }
 }
 
-// WithReadRetries sets how many consecutive attempts a read may fail before it is given up
-// with an error wrapping ErrRetriesExhausted. An attempt that delivers bytes before it
-// fails resets the count. Zero or less means no retry. Default: DefaultReadRetries.
+// WithReadRetries sets how many times in a row a read that failed (a connection reset, a
+// body that ends early, an error opening it again) is reopened, from the offset it stopped
+// at, before it is given up with an error wrapping ErrRetriesExhausted. The count starts
+// again whenever bytes arrive. Zero or less means a failed read is not reopened. Default:
+// DefaultReadRetries.
 func WithReadRetries(n int) Option {
 	return func(s *Store) { s.retries = max(n, 0) }
 }
