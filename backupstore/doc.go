@@ -13,10 +13,11 @@
 // upload that is aborted (Abort, or a cancelled context) leaves no object under the
 // tarball's name, because a blob writer makes its object visible only when it is closed.
 //
-// Reading streams too: Tarball and SiblingManifest return openers of the type of
+// Reading streams too: Tarball and SiblingManifest return openers assignable to
 // restore.Source, and a read cut mid-way resumes with a ranged read from the offset it
-// stopped at (WithReadRetries bounds the attempts). A restore plans from the sibling
-// (restore.WithSiblingManifest) without downloading the tarball first.
+// stopped at (WithReadRetries bounds the reopens). A restore plans from the sibling
+// (restore.WithSiblingManifest, given SiblingManifest), which it checks against the
+// tarball's bytes as they stream by; no local copy of the tarball is made.
 //
 // Errors name the store's URL (with any user information removed) and the object's key; a
 // backup or object that is not there is an error wrapping ErrNotFound.

@@ -13,8 +13,7 @@ import (
 	"github.com/backupkit/backupkit/archive"
 )
 
-// Tarball returns an opener of backup name's tarball, of the type of restore.Source (it
-// may be passed as one): each call opens a new streaming read of the whole object. A read
+// Tarball returns an opener of backup name's tarball, assignable to restore.Source: each call opens a new streaming read of the whole object. A read
 // cut mid-way (a connection reset, a body that ends early) is resumed with a ranged read
 // from the offset it stopped at; WithReadRetries bounds the attempts. A tarball that is not
 // in the store is an error wrapping ErrNotFound.
@@ -22,7 +21,7 @@ func (s *Store) Tarball(name string) func(context.Context) (io.ReadCloser, error
 	return s.opener(name, s.TarballKey)
 }
 
-// SiblingManifest returns an opener of backup name's sibling manifest, of the type of
+// SiblingManifest returns an opener of backup name's sibling manifest, assignable to
 // restore.Source (for restore.WithSiblingManifest), read as Tarball reads the tarball. A
 // backup without a sibling is an error wrapping ErrNotFound when it is opened.
 func (s *Store) SiblingManifest(name string) func(context.Context) (io.ReadCloser, error) {

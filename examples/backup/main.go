@@ -3,6 +3,7 @@
 //
 //	go run ./examples/backup --kubeconfig ~/.kube/config --output backup.tar.gz
 //	go run ./examples/backup --kubeconfig kc --include-namespaces shop --output - | go run ./examples/inspect --backup /dev/stdin
+//	go run ./examples/backup --kubeconfig kc --output 's3://bucket/velero/nightly?region=eu-west-1'   # streamed to S3
 //
 // It discovers every served resource that supports list and lists each at every version
 // the cluster serves it at, as Velero's EnableAPIGroupVersions backup does, the preferred

@@ -137,8 +137,8 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 	src, opts := restore.FromBytes(sample.Backup), []restore.PlanOption{restore.WithLimits(f.limits)}
 	if backupstore.IsURL(f.backup) {
 		// A backup in object storage: the plan reads the sibling manifest object (when the
-		// backup has one) without downloading the tarball; the restore reads the tarball as a
-		// stream, resuming a cut read where it stopped.
+		// backup has one), checked against the tarball's bytes as they stream by; the restore
+		// reads the tarball as a stream, a cut read resumed where it stopped. No local copy.
 		store, name, err := backupstore.OpenBackupURL(ctx, f.backup)
 		if err != nil {
 			return err
