@@ -13,10 +13,12 @@ import (
 	"github.com/backupkit/backupkit/archive"
 )
 
-// Tarball returns an opener of backup name's tarball, assignable to restore.Source: each call opens a new streaming read of the whole object. A read
-// cut mid-way (a connection reset, a body that ends early) is resumed with a ranged read
-// from the offset it stopped at; WithReadRetries bounds the attempts. A tarball that is not
-// in the store is an error wrapping ErrNotFound.
+// Tarball returns an opener of backup name's tarball, assignable to restore.Source: each
+// call opens a new streaming read of the whole object. A read cut mid-way (a connection
+// reset, a body that ends early) is resumed with a ranged read from the offset it stopped
+// at; WithReadRetries bounds the reopens. An object replaced between two reads (another
+// size or modification time) is an error wrapping ErrChanged. A tarball that is not in the
+// store is an error wrapping ErrNotFound.
 func (s *Store) Tarball(name string) func(context.Context) (io.ReadCloser, error) {
 	return s.opener(name, s.TarballKey)
 }
