@@ -39,8 +39,10 @@ func main() {
 	n := flag.Int("n", 10000, "ConfigMaps in the backup restored and in the cluster backed up")
 	runs := flag.Int("runs", 2, "runs of each of the four measurements")
 	dir := flag.String("dir", "/var/tmp/backupkit-bench", "directory of the generated backups, kept between runs")
+	restores := flag.Bool("restores", true, "measure the restores")
+	backups := flag.Bool("backups", true, "measure the backups")
 	flag.Parse()
-	if err := run(context.Background(), *n, *runs, *dir); err != nil {
+	if err := run(context.Background(), *n, *runs, *dir, *restores, *backups); err != nil {
 		fmt.Fprintln(os.Stderr, "objstorebench:", err)
 		os.Exit(1)
 	}
@@ -50,7 +52,7 @@ func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "objstorebench: "+format+"\n", args...)
 }
 
-func run(ctx context.Context, n, runs int, dir string) error {
+func run(ctx context.Context, n, runs int, dir string, restores, backups bool) error {
 	binDir, err := testcluster.LookupBinaries(os.Getenv)
 	if err != nil {
 		return err
@@ -116,6 +118,9 @@ func run(ctx context.Context, n, runs int, dir string) error {
 		return []string{"s3", "file"}
 	}
 	for i := range runs {
+		if !restores {
+			break
+		}
 		for _, from := range order(i) {
 			spec := restorejobs.Spec{Tool: restorejobs.ToolBackupkit, Backup: path, RestoreBin: bins.Restore, JobBin: bins.Job,
 				ClusterBinDir: binDir, WorkDir: work, Timeout: time.Hour}
@@ -134,6 +139,9 @@ func run(ctx context.Context, n, runs int, dir string) error {
 		}
 	}
 	for i := range runs {
+		if !backups {
+			break
+		}
 		for _, to := range order(i) {
 			spec := restorejobs.BackupSpec{Tool: restorejobs.ToolBackup, Workload: path, BackupBin: bins.Backup,
 				ClusterBinDir: binDir, WorkDir: work, Timeout: time.Hour}
@@ -170,6 +178,9 @@ func run(ctx context.Context, n, runs int, dir string) error {
 	fmt.Println("| measurement | wall (s) | objects/s | peak RSS (MiB) | runs (s / MiB) |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, key := range []string{"restore file", "restore s3", "backup file", "backup s3"} {
+		if len(results[key]) == 0 {
+			continue
+		}
 		var each []string
 		for _, s := range results[key] {
 			each = append(each, fmt.Sprintf("%.1f / %.0f", s.wall.Seconds(), float64(s.rssKB)/1024))
@@ -177,10 +188,15 @@ func run(ctx context.Context, n, runs int, dir string) error {
 		fmt.Printf("| %s | %.1f | %.0f | %.0f | %s |\n", key, median(key, wall), objects/median(key, wall),
 			median(key, rss)/1024, strings.Join(each, ", "))
 	}
-	ratio := median("restore file", wall) / median("restore s3", wall)
-	mem := median("backup s3", rss) / median("backup file", rss)
-	fmt.Printf("\nRestore from S3 at %.2f× the throughput of the restore from a file (goal ≥ 0.9×: %s); backup to S3 at %.2f× the peak RSS of the backup to a file (goal ≤ 1.10×: %s).\n",
-		ratio, verdict(ratio >= 0.9), mem, verdict(mem <= 1.10))
+	fmt.Println()
+	if restores {
+		ratio := median("restore file", wall) / median("restore s3", wall)
+		fmt.Printf("Restore from S3 at %.2f× the throughput of the restore from a file (goal ≥ 0.9×: %s).\n", ratio, verdict(ratio >= 0.9))
+	}
+	if backups {
+		mem := median("backup s3", rss) / median("backup file", rss)
+		fmt.Printf("Backup to S3 at %.2f× the peak RSS of the backup to a file (goal ≤ 1.10×: %s).\n", mem, verdict(mem <= 1.10))
+	}
 	return nil
 }
 
