@@ -74,6 +74,13 @@ func TestWriteReadList(t *testing.T) {
 			w2, err := s.NewBackupWriter(ctx, "b1", backupstore.WithOverwrite(true))
 			require.NoError(t, err)
 			w2.Abort()
+			// Replaced without a sibling: the old sibling does not stay beside it.
+			w3, err := s.NewBackupWriter(ctx, "b1", backupstore.WithOverwrite(true))
+			require.NoError(t, err)
+			writeBackup(t, w3, 3)
+			require.NoError(t, w3.Commit(nil))
+			_, err = s.ReadSibling(ctx, "b1")
+			require.ErrorIs(t, err, backupstore.ErrNotFound)
 		})
 	}
 }

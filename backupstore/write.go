@@ -92,8 +92,10 @@ func (w *BackupWriter) Written() int64 { return w.bytes }
 // Commit finishes the tarball's upload and then, when sibling is not nil and the upload
 // succeeded, writes the sibling manifest beside it (SiblingKey) with what sibling writes:
 // archive.Writer.WriteSibling, after archive.Writer.Close. A tarball whose upload fails is
-// not in the store, and no sibling is written for it. A sibling that fails leaves the
-// tarball in the store, without a sibling, and is an error. Commit may be called once.
+// not in the store, and no sibling is written for it. A sibling that fails is an error and
+// leaves the tarball in the store without one. With sibling nil, or when it fails, a sibling
+// already at SiblingKey (of a backup this one replaced, WithOverwrite) is deleted. Commit
+// may be called once.
 func (w *BackupWriter) Commit(sibling func(io.Writer) error) error {
 	if w.finished {
 		return fmt.Errorf("backupstore: commit backup %q to %s: already committed or aborted", w.name, w.s.label)
@@ -109,9 +111,20 @@ func (w *BackupWriter) Commit(sibling func(io.Writer) error) error {
 		return fmt.Errorf("backupstore: upload %s to %s: %w", key, w.s.label, w.s.classify(err))
 	}
 	if sibling == nil {
+		// A sibling left from a backup this one replaced (WithOverwrite) would describe
+		// another tarball.
+		if err := w.s.bucket.Delete(w.parent, w.s.SiblingKey(w.name)); err != nil && !errors.Is(w.s.classify(err), ErrNotFound) {
+			return fmt.Errorf("backupstore: delete the old %s in %s: %w", w.s.SiblingKey(w.name), w.s.label, err)
+		}
 		return nil
 	}
-	return w.s.writeObject(w.parent, w.s.SiblingKey(w.name), "application/gzip", sibling)
+	if err := w.s.writeObject(w.parent, w.s.SiblingKey(w.name), "application/gzip", sibling); err != nil {
+		// Nor may an older sibling stay beside the new tarball (best effort: the restore
+		// refuses a sibling that does not match its tarball in any case).
+		_ = w.s.bucket.Delete(context.WithoutCancel(w.parent), w.s.SiblingKey(w.name))
+		return err
+	}
+	return nil
 }
 
 // Abort cancels the upload: nothing is written under the tarball's key. After Commit it
