@@ -46,7 +46,7 @@ func TestWriteReadList(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			ctx := t.Context()
 			var want bytes.Buffer
-			w, err := s.NewBackupWriter(ctx, "b1")
+			w, err := s.NewBackupWriter(ctx, "b1", backupstore.WithBufferSize(5<<20), backupstore.WithUploadConcurrency(1))
 			require.NoError(t, err)
 			defer w.Abort()
 			aw := writeBackup(t, io.MultiWriter(w, &want), 50)

@@ -26,8 +26,9 @@ type BackupWriter struct {
 type WriteOption func(*writeConfig)
 
 type writeConfig struct {
-	overwrite bool
-	bufSize   int
+	overwrite   bool
+	bufSize     int
+	concurrency int
 }
 
 // WithOverwrite lets NewBackupWriter replace a backup that is already in the store. Default:
@@ -38,6 +39,13 @@ func WithOverwrite(on bool) WriteOption { return func(c *writeConfig) { c.overwr
 // for S3, the part size of a multipart upload, which the driver holds in memory). Zero or
 // less leaves the driver's default.
 func WithBufferSize(n int) WriteOption { return func(c *writeConfig) { c.bufSize = max(n, 0) } }
+
+// WithUploadConcurrency sets how many parts the upload sends at once
+// (blob.WriterOptions.MaxConcurrency; for S3, each part in flight is a buffer of
+// WithBufferSize's size in memory). Zero or less leaves the driver's default.
+func WithUploadConcurrency(n int) WriteOption {
+	return func(c *writeConfig) { c.concurrency = max(n, 0) }
+}
 
 // NewBackupWriter starts the upload of backup name's tarball. Write the backup to it (with
 // archive.NewWriter), then call Commit; call Abort on every path that does not reach Commit
@@ -65,7 +73,7 @@ func (s *Store) NewBackupWriter(ctx context.Context, name string, opts ...WriteO
 		}
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	w, err := s.bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: "application/gzip", BufferSize: cfg.bufSize})
+	w, err := s.bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: "application/gzip", BufferSize: cfg.bufSize, MaxConcurrency: cfg.concurrency})
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("backupstore: write %s to %s: %w", key, s.label, s.classify(err))
