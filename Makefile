@@ -10,7 +10,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME_SHORT ?= 5000x
 FUZZTIME ?= 2m
 
-.PHONY: test generate-check fmt-check no-unsafe vet staticcheck testbin unit unit-newest fuzz-short fuzz bench bench-smoke bench-compare
+.PHONY: test generate-check fmt-check no-unsafe vet staticcheck testbin s3bin unit unit-newest fuzz-short fuzz bench bench-smoke bench-compare
 
 test: fmt-check generate-check no-unsafe vet staticcheck unit unit-newest fuzz-short bench-smoke
 
@@ -42,8 +42,13 @@ staticcheck:
 testbin:
 	bash hack/testbin/build.sh >/dev/null
 
-unit: testbin
-	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" $(GO) test -race -count=1 ./...
+# versitygw, the S3 server backupstore's and the examples' object-storage tests run against,
+# built from source and cached the same way (hack/s3bin/build.sh; its own go.mod pins it).
+s3bin:
+	bash hack/s3bin/build.sh >/dev/null
+
+unit: testbin s3bin
+	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" BACKUPKIT_S3BIN="$$(bash hack/s3bin/build.sh 2>/dev/null)" $(GO) test -race -count=1 ./...
 
 # go.mod requires the lowest versions the library works with (README.md, "For forks of
 # Velero"), so `unit` tests that end; this tests the other. Every test `unit` runs, the live
@@ -54,21 +59,21 @@ unit: testbin
 # go.sum are never changed. It prints the versions it tests. Without -race: `unit` runs the
 # race detector over the same tests at the floors, and this run is about the versions.
 NEWEST ?= k8s.io/api@latest k8s.io/apimachinery@latest k8s.io/client-go@latest k8s.io/utils@latest
-unit-newest: testbin
+unit-newest: testbin s3bin
 	@set -e; tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
 	cp go.mod go.sum "$$tmp/"; \
 	$(GO) get -modfile="$$tmp/go.mod" $(NEWEST); \
 	$(GO) mod tidy -modfile="$$tmp/go.mod"; \
 	echo "unit-newest: testing with" $$($(GO) list -modfile="$$tmp/go.mod" -m k8s.io/api k8s.io/apimachinery k8s.io/client-go k8s.io/utils); \
-	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" $(GO) test -modfile="$$tmp/go.mod" -count=1 ./...
+	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" BACKUPKIT_S3BIN="$$(bash hack/s3bin/build.sh 2>/dev/null)" $(GO) test -modfile="$$tmp/go.mod" -count=1 ./...
 
 # Packages whose tests start a test cluster in TestMain (readiness, restore) start it for their
 # fuzz targets too: the binaries are passed as for the unit tests.
-fuzz-short: testbin
-	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" FUZZTIME=$(FUZZTIME_SHORT) bash hack/fuzz.sh
+fuzz-short: testbin s3bin
+	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" BACKUPKIT_S3BIN="$$(bash hack/s3bin/build.sh 2>/dev/null)" FUZZTIME=$(FUZZTIME_SHORT) bash hack/fuzz.sh
 
-fuzz: testbin
-	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh
+fuzz: testbin s3bin
+	BACKUPKIT_TESTBIN="$$(bash hack/testbin/build.sh 2>/dev/null)" BACKUPKIT_S3BIN="$$(bash hack/s3bin/build.sh 2>/dev/null)" FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh
 
 bench:
 	bash hack/bench.sh
@@ -76,11 +81,11 @@ bench:
 # bench/ and bench/order are Go modules of their own (the peers are their dependencies, never the
 # library's). The smoke tests run every side-by-side benchmark once at its smallest size; the
 # restore benchmark's start kube-apiserver and etcd (with CI=true, missing binaries fail them).
-bench-smoke: testbin
-	cd bench && BACKUPKIT_TESTBIN="$$(bash ../hack/testbin/build.sh 2>/dev/null)" $(GO) test -count=1 ./...
+bench-smoke: testbin s3bin
+	cd bench && BACKUPKIT_TESTBIN="$$(bash ../hack/testbin/build.sh 2>/dev/null)" BACKUPKIT_S3BIN="$$(bash ../hack/s3bin/build.sh 2>/dev/null)" $(GO) test -count=1 ./...
 	cd bench/order && $(GO) test -count=1 ./...
 
 # Side-by-side benchmarks against the peers (about 11 minutes on 2 cores, plus the restore
 # section, issue 21: about 30 more); writes bench/RESULTS.md. Not part of `test`.
-bench-compare: testbin
-	cd bench && BACKUPKIT_TESTBIN="$$(bash ../hack/testbin/build.sh 2>/dev/null)" $(GO) run ./cmd/compare -out RESULTS.md -runs 5
+bench-compare: testbin s3bin
+	cd bench && BACKUPKIT_TESTBIN="$$(bash ../hack/testbin/build.sh 2>/dev/null)" BACKUPKIT_S3BIN="$$(bash ../hack/s3bin/build.sh 2>/dev/null)" $(GO) run ./cmd/compare -out RESULTS.md -runs 5

@@ -22,6 +22,10 @@
 //     through a hub version, and serves CRD conversion webhooks.
 //   - [github.com/backupkit/backupkit/readiness] decides whether a restored object is ready
 //     and waits for many of them.
+//   - [github.com/backupkit/backupkit/backupstore] keeps backups in object storage (S3,
+//     directories, any gocloud.dev/blob bucket) in Velero's layout: uploads streamed as the
+//     backup is written, the sibling manifest after its tarball, downloads that resume a
+//     cut read where it stopped.
 //
 // # How they fit
 //

@@ -3,6 +3,7 @@
 //
 //	go run ./examples/backup --kubeconfig ~/.kube/config --output backup.tar.gz
 //	go run ./examples/backup --kubeconfig kc --include-namespaces shop --output - | go run ./examples/inspect --backup /dev/stdin
+//	go run ./examples/backup --kubeconfig kc --output 's3://bucket/velero/nightly?region=eu-west-1'   # streamed to S3
 //
 // It discovers every served resource that supports list and lists each at every version
 // the cluster serves it at, as Velero's EnableAPIGroupVersions backup does, the preferred
@@ -54,6 +55,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/backupstore"
 	"github.com/backupkit/backupkit/examples/internal/optbool"
 )
 
@@ -77,7 +79,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.SetOutput(stderr)
 	var incNS, excNS, incRes, excRes string
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to back up (required)")
-	fs.StringVar(&f.output, "output", "", `the backup tarball to write (.tar.gz); "-" for stdout (required)`)
+	fs.StringVar(&f.output, "output", "", `the backup tarball to write (.tar.gz); "-" for stdout; or a backup in object storage, streamed there as it is written: s3://bucket/[prefix/]NAME?endpoint=...&region=... (credentials from the AWS SDK's environment), file:///dir/NAME, in Velero's layout (backups/NAME/NAME.tar.gz, the sibling manifest beside it) (required)`)
 	fs.StringVar(&incNS, "include-namespaces", "*", `comma-separated namespaces to back up; "*": all (then cluster-scoped resources are backed up too)`)
 	fs.StringVar(&excNS, "exclude-namespaces", "", "comma-separated namespaces not to back up")
 	fs.StringVar(&incRes, "include-resources", "*", `comma-separated resources to back up, as "<resource>" (any group) or "<resource>.<group>"; "*": all. Naming a resource excluded by default backs it up`)
@@ -125,6 +127,11 @@ Flags:
 	switch {
 	case f.manifestOutput == "-":
 		f.manifestOutput = ""
+	case backupstore.IsURL(f.output):
+		if f.manifestOutput != "" {
+			return nil, errors.New("--manifest-output: with a URL --output the sibling manifest goes beside the tarball (\"-\" for none)")
+		}
+		f.manifestOutput = siblingBeside
 	case f.manifestOutput == "" && f.output != "-":
 		f.manifestOutput = archive.SiblingManifestName(f.output)
 	}
@@ -195,7 +202,16 @@ func backup(ctx context.Context, cfg *rest.Config, f *flags, stdout, stderr io.W
 	}
 	plans, skipped := planResources(groups, lists, f.filter)
 
-	out, closeOut, summaryTo, err := openOutput(f.output, stdout, stderr)
+	var sibling func(io.Writer) error // for a URL --output: written beside the tarball
+	var out io.Writer
+	var closeOut func(error) error
+	var summaryTo io.Writer
+	if backupstore.IsURL(f.output) {
+		out, closeOut, err = openUpload(ctx, f.output, &sibling)
+		summaryTo = stdout
+	} else {
+		out, closeOut, summaryTo, err = openOutput(f.output, stdout, stderr)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -219,11 +235,14 @@ func backup(ctx context.Context, cfg *rest.Config, f *flags, stdout, stderr io.W
 	if err == nil {
 		err = b.w.Close()
 	}
+	if f.manifestOutput == siblingBeside {
+		sibling = b.w.WriteSibling
+	}
 	b.prog.stop()
 	if cerr := closeOut(err); err == nil {
 		err = cerr
 	}
-	if err == nil && f.manifestOutput != "" {
+	if err == nil && f.manifestOutput != "" && f.manifestOutput != siblingBeside {
 		err = writeSibling(b.w, f.manifestOutput)
 	}
 	if err != nil {
@@ -294,6 +313,36 @@ func openOutput(path string, stdout, stderr io.Writer) (out io.Writer, closeOut 
 		}
 		return err
 	}, stdout, nil
+}
+
+// siblingBeside stands for --manifest-output with a URL --output: the sibling manifest is
+// the object beside the tarball (backupstore.Store.SiblingKey), written by the upload's
+// Commit once the tarball is in the store.
+const siblingBeside = "(beside the tarball)"
+
+// openUpload starts the upload of the backup at backupURL (backupstore.SplitBackupURL:
+// s3://bucket/[prefix/]name?..., file:///dir/name): the tarball streams to the store as it
+// is written, with no local file. closeOut, given no error, finishes the upload and then
+// writes *sibling beside it when it is not nil; given an error, it aborts the upload, which
+// leaves nothing in the store.
+func openUpload(ctx context.Context, backupURL string, sibling *func(io.Writer) error) (io.Writer, func(error) error, error) {
+	store, name, err := backupstore.OpenBackupURL(ctx, backupURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := store.NewBackupWriter(ctx, name)
+	if err != nil {
+		_ = store.Close()
+		return nil, nil, err
+	}
+	return w, func(failed error) error {
+		defer store.Close()
+		if failed != nil {
+			w.Abort()
+			return nil
+		}
+		return w.Commit(*sibling)
+	}, nil
 }
 
 // writeSibling writes w's sibling manifest to path; on error it removes what it created.

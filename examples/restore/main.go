@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/backupstore"
 	"github.com/backupkit/backupkit/convert/removedapis"
 	"github.com/backupkit/backupkit/examples/externaljob"
 	"github.com/backupkit/backupkit/examples/internal/limitflag"
@@ -67,7 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	f := &flags{}
 	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.backup, "backup", "", "Velero backup tarball (.tar.gz); default: the embedded sample backup")
+	fs.StringVar(&f.backup, "backup", "", "Velero backup tarball (.tar.gz), or a backup in object storage (s3://bucket/[prefix/]NAME?endpoint=...&region=..., file:///dir/NAME: Velero's layout; planned from its sibling manifest when it has one, the tarball streamed); default: the embedded sample backup")
 	fs.StringVar(&f.target, "target", "", "target cluster discovery as an APIGroupList JSON file, used without --kubeconfig; default: an embedded Kubernetes 1.36 cluster with newer CRD versions")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to restore into; without it the restore is only planned")
 	fs.StringVar(&f.priorities, "priorities", "", "file with version priorities: Velero's enableapigroupversions ConfigMap as YAML or JSON, or its restoreResourcesVersionPriority text (<resource>.<group>=v1,v2 per line)")
@@ -144,7 +145,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 	src, opts := restore.FromBytes(sample.Backup), []restore.PlanOption{restore.WithLimits(f.limits)}
-	if f.backup != "" {
+	if backupstore.IsURL(f.backup) {
+		// A backup in object storage: the plan reads the sibling manifest object (when the
+		// backup has one), checked against the tarball's bytes as they stream by; the restore
+		// reads the tarball as a stream, a cut read resumed where it stopped. No local copy.
+		store, name, err := backupstore.OpenBackupURL(ctx, f.backup)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		ok, err := store.Bucket().Exists(ctx, store.TarballKey(name))
+		if err != nil {
+			return fmt.Errorf("%s: %w", store.URL(), err)
+		}
+		if !ok {
+			return fmt.Errorf("%s: no backup %q (%s): %w", store.URL(), name, store.TarballKey(name), backupstore.ErrNotFound)
+		}
+		src = store.Tarball(name)
+		if ok, err := store.Bucket().Exists(ctx, store.SiblingKey(name)); err == nil && ok {
+			opts = append(opts, restore.WithSiblingManifest(store.SiblingManifest(name)))
+		}
+	} else if f.backup != "" {
 		src = restore.FromFile(f.backup)
 		if sib := archive.SiblingManifestName(f.backup); func() bool { _, err := os.Stat(sib); return err == nil }() {
 			opts = append(opts, restore.WithSiblingManifest(restore.FromFile(sib)))

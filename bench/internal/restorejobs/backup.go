@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/backupstore"
 	"github.com/backupkit/backupkit/bench/internal/listceiling"
 )
 
@@ -41,6 +43,10 @@ type BackupSpec struct {
 	ClusterBinDir string
 	// WorkDir holds the kubeconfig and the backup written; it must exist.
 	WorkDir string
+	// OutputURL, when set, is where examples/backup (ToolBackup) writes the backup instead of
+	// a file in WorkDir: the URL of a backup in object storage (backupstore.SplitBackupURL).
+	// The tarball is downloaded into WorkDir afterwards, not measured, for the check.
+	OutputURL string
 	// Timeout bounds the backup (the child process); zero: one hour.
 	Timeout time.Duration
 }
@@ -91,7 +97,11 @@ func RunBackup(ctx context.Context, spec BackupSpec) (BackupResult, error) {
 	var stdout bytes.Buffer
 	switch spec.Tool {
 	case ToolBackup:
-		cmd = exec.CommandContext(cctx, spec.BackupBin, "--kubeconfig", kubeconfig, "--output", output)
+		to := output
+		if spec.OutputURL != "" {
+			to = spec.OutputURL
+		}
+		cmd = exec.CommandContext(cctx, spec.BackupBin, "--kubeconfig", kubeconfig, "--output", to)
 	case ToolListCeiling:
 		cmd = exec.CommandContext(cctx, spec.ListBin, "-kubeconfig", kubeconfig)
 	default:
@@ -110,7 +120,10 @@ func RunBackup(ctx context.Context, spec BackupSpec) (BackupResult, error) {
 		return res, c.Stop()
 	}
 	var have map[string]bool // the backup's items, "<dir>/<version>/<namespace>/<name>"
-	if spec.Tool == ToolBackup {
+	if spec.Tool == ToolBackup && spec.OutputURL != "" {
+		err = download(ctx, spec.OutputURL, output)
+	}
+	if err == nil && spec.Tool == ToolBackup {
 		res.Listed, have, res.Bytes, err = readWritten(ctx, output)
 	} else {
 		err = json.Unmarshal(stdout.Bytes(), &res.Listed)
@@ -217,4 +230,27 @@ func missingWorkload(ctx context.Context, workloadPath string, listed map[string
 	}
 	slices.Sort(short)
 	return "missing workload objects: " + strings.Join(short, "; "), nil
+}
+
+// download copies the tarball of the backup at backupURL (backupstore.SplitBackupURL) to path.
+func download(ctx context.Context, backupURL, path string) error {
+	store, name, err := backupstore.OpenBackupURL(ctx, backupURL)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	rc, err := store.Tarball(name)(ctx)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, rc); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -39,6 +39,10 @@ var Tools = []string{ToolBackupkit, ToolCeiling, ToolVelero100, ToolVelero1000}
 type Spec struct {
 	Tool   string // one of Tools
 	Backup string // the backup's path
+	// BackupURL, when set, is what examples/restore (ToolBackupkit) is given as --backup
+	// instead of Backup: the same backup in object storage (backupstore.SplitBackupURL).
+	// Backup is still the local copy the target is verified against.
+	BackupURL string
 	// RestoreBin is the examples/restore binary (ToolBackupkit), JobBin cmd/restorejob (the others).
 	RestoreBin, JobBin string
 	// RestoreArgs are added to examples/restore's --kubeconfig and --backup; none: its defaults.
@@ -116,7 +120,11 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	var stdoutBuf bytes.Buffer
 	switch spec.Tool {
 	case ToolBackupkit:
-		cmd = exec.CommandContext(cctx, spec.RestoreBin, append([]string{"--kubeconfig", kubeconfig, "--backup", spec.Backup}, spec.RestoreArgs...)...)
+		from := spec.Backup
+		if spec.BackupURL != "" {
+			from = spec.BackupURL
+		}
+		cmd = exec.CommandContext(cctx, spec.RestoreBin, append([]string{"--kubeconfig", kubeconfig, "--backup", from}, spec.RestoreArgs...)...)
 		report, err := os.Create(filepath.Join(spec.WorkDir, "restore-report.txt"))
 		if err != nil {
 			return res, err

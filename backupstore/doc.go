@@ -1,0 +1,24 @@
+// Package backupstore keeps backups in object storage, in Velero's backup-store layout, over
+// a gocloud.dev/blob bucket: S3 and S3-compatible servers (s3://), a directory (file://), or
+// any bucket the caller opens itself (gs://, azblob://, mem:// with their drivers imported).
+//
+// A backup named <name> is the tarball backups/<name>/<name>.tar.gz under the store's
+// prefix (Velero's BackupStorageLocation prefix, WithPrefix) and, beside it, its sibling
+// manifest backups/<name>/<name>-manifest.json.gz (archive.SiblingManifestName), which tells
+// what the backup holds without reading the tarball.
+//
+// Writing streams: NewBackupWriter's writer uploads while the backup is written, with no
+// local file. Its Commit finishes the tarball first and writes the sibling only once the
+// tarball's upload has succeeded, so a store never holds a sibling without its tarball; an
+// upload that is aborted (Abort, or a cancelled context) leaves no object under the
+// tarball's name, because a blob writer makes its object visible only when it is closed.
+//
+// Reading streams too: Tarball and SiblingManifest return openers assignable to
+// restore.Source, and a read cut mid-way resumes with a ranged read from the offset it
+// stopped at (WithReadRetries bounds the reopens). A restore plans from the sibling
+// (restore.WithSiblingManifest, given SiblingManifest), which it checks against the
+// tarball's bytes as they stream by; no local copy of the tarball is made.
+//
+// Errors name the store's URL (with any user information removed) and the object's key; a
+// backup or object that is not there is an error wrapping ErrNotFound.
+package backupstore

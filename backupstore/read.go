@@ -1,0 +1,180 @@
+package backupstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/backupkit/backupkit/archive"
+)
+
+// Tarball returns an opener of backup name's tarball, assignable to restore.Source: each
+// call opens a new streaming read of the whole object. A read cut mid-way (a connection
+// reset, a body that ends early) is resumed with a ranged read from the offset it stopped
+// at; WithReadRetries bounds the reopens. An object replaced between two reads (another
+// size or modification time) is an error wrapping ErrChanged. A tarball that is not in the
+// store is an error wrapping ErrNotFound.
+func (s *Store) Tarball(name string) func(context.Context) (io.ReadCloser, error) {
+	return s.opener(name, s.TarballKey)
+}
+
+// SiblingManifest returns an opener of backup name's sibling manifest, assignable to
+// restore.Source (for restore.WithSiblingManifest), read as Tarball reads the tarball. A
+// backup without a sibling is an error wrapping ErrNotFound when it is opened.
+func (s *Store) SiblingManifest(name string) func(context.Context) (io.ReadCloser, error) {
+	return s.opener(name, s.SiblingKey)
+}
+
+// ReadSibling reads backup name's sibling manifest with archive.ReadSibling (opts are its
+// options). The sibling is not verified against the tarball (archive.Sibling.Verify).
+func (s *Store) ReadSibling(ctx context.Context, name string, opts ...archive.Option) (*archive.Sibling, error) {
+	rc, err := s.SiblingManifest(name)(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	sib, err := archive.ReadSibling(ctx, rc, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("backupstore: read %s in %s: %w", s.SiblingKey(name), s.label, err)
+	}
+	return sib, nil
+}
+
+func (s *Store) opener(name string, key func(string) string) func(context.Context) (io.ReadCloser, error) {
+	return func(ctx context.Context) (io.ReadCloser, error) {
+		if err := validName(name); err != nil {
+			return nil, err
+		}
+		k := key(name)
+		r, err := s.bucket.NewRangeReader(ctx, k, 0, -1, nil)
+		if err != nil {
+			return nil, fmt.Errorf("backupstore: read %s in %s: %w", k, s.label, s.classify(err))
+		}
+		return &resumingReader{ctx: ctx, s: s, key: k, r: r, size: r.Size(), mod: r.ModTime()}, nil
+	}
+}
+
+// resumingReader reads one object, reopening it with a ranged read from where a failed read
+// stopped.
+type resumingReader struct {
+	ctx       context.Context
+	s         *Store
+	key       string
+	r         *blob.Reader // nil after a failure, until reopened
+	off, size int64
+	mod       time.Time
+	fails     int   // consecutive attempts that failed before delivering a byte
+	gotBytes  bool  // the current attempt delivered bytes
+	lastErr   error // the last failure
+	closed    bool
+}
+
+func (rr *resumingReader) Read(p []byte) (int, error) {
+	if rr.closed {
+		return 0, fmt.Errorf("backupstore: read %s in %s: reader closed", rr.key, rr.s.label)
+	}
+	for {
+		if rr.off == rr.size {
+			// Everything is read; a failure after the last byte does not matter.
+			return 0, io.EOF
+		}
+		if rr.r == nil {
+			if err := rr.reopen(); err != nil {
+				return 0, err
+			}
+		}
+		n, err := rr.r.Read(p)
+		rr.off += int64(n)
+		if n > 0 {
+			rr.gotBytes = true
+		}
+		if err == nil || (errors.Is(err, io.EOF) && rr.off >= rr.size) {
+			return n, err
+		}
+		if cerr := rr.ctx.Err(); cerr != nil {
+			return n, fmt.Errorf("backupstore: read %s in %s: %w", rr.key, rr.s.label, cerr)
+		}
+		if rr.off > rr.size {
+			return n, fmt.Errorf("backupstore: read %s in %s: %w: more than its %d bytes", rr.key, rr.s.label, ErrChanged, rr.size)
+		}
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		if rr.off == rr.size {
+			_ = rr.r.Close()
+			rr.r = nil
+			return n, io.EOF
+		}
+		rr.fail(err)
+		if n > 0 {
+			return n, nil
+		}
+	}
+}
+
+// fail closes the current attempt, which failed with err.
+func (rr *resumingReader) fail(err error) {
+	_ = rr.r.Close()
+	rr.r = nil
+	rr.lastErr = err
+	if rr.gotBytes {
+		rr.fails = 0
+	}
+	rr.gotBytes = false
+	rr.fails++
+}
+
+// reopen opens the object again from rr.off, after a pause that grows with the failures,
+// unless the failures are more than the retries allowed.
+func (rr *resumingReader) reopen() error {
+	for {
+		if rr.fails > rr.s.retries {
+			return fmt.Errorf("backupstore: read %s in %s at byte %d of %d: %w after %d attempts: %w",
+				rr.key, rr.s.label, rr.off, rr.size, ErrRetriesExhausted, rr.fails, rr.lastErr)
+		}
+		// A read that delivered bytes before it failed is resumed at once; one that failed
+		// again without any waits, longer each time.
+		if rr.fails > 1 {
+			t := time.NewTimer(min(50*time.Millisecond<<(rr.fails-2), 2*time.Second))
+			select {
+			case <-rr.ctx.Done():
+				t.Stop()
+				return fmt.Errorf("backupstore: read %s in %s: %w", rr.key, rr.s.label, rr.ctx.Err())
+			case <-t.C:
+			}
+		}
+		r, err := rr.s.bucket.NewRangeReader(rr.ctx, rr.key, rr.off, -1, nil)
+		if err != nil {
+			if code := gcerrors.Code(err); code == gcerrors.NotFound || code == gcerrors.PermissionDenied {
+				return fmt.Errorf("backupstore: read %s in %s again at byte %d: %w", rr.key, rr.s.label, rr.off, rr.s.classify(err))
+			}
+			rr.lastErr = err
+			rr.fails++
+			continue
+		}
+		if r.Size() != rr.size || !r.ModTime().Equal(rr.mod) {
+			_ = r.Close()
+			return fmt.Errorf("backupstore: read %s in %s again at byte %d: %w (size %d, modified %s; was %d, %s)",
+				rr.key, rr.s.label, rr.off, ErrChanged, r.Size(), r.ModTime().UTC().Format(time.RFC3339), rr.size, rr.mod.UTC().Format(time.RFC3339))
+		}
+		rr.r = r
+		return nil
+	}
+}
+
+// Close ends the read.
+func (rr *resumingReader) Close() error {
+	if rr.closed {
+		return nil
+	}
+	rr.closed = true
+	if rr.r == nil {
+		return nil
+	}
+	return rr.r.Close()
+}

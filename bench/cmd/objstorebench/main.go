@@ -1,0 +1,229 @@
+// Command objstorebench measures backups kept in object storage (issue 30) against the
+// same backups in local files, in one run: examples/restore restoring a backup of
+// ConfigMaps (workload.ConfigMapsWorkload) from a file and from a real S3 server
+// (versitygw, internal/s3server) on loopback, each into a fresh kube-apiserver and etcd and
+// verified (restorejobs.Run), and examples/backup backing a cluster the ceiling filled up
+// to a file and to the S3 server (restorejobs.RunBackup), its peak RSS compared. The runs
+// alternate (file, S3, S3, file, ...) so that a drift of the machine's speed favours
+// neither. It prints a Markdown section.
+//
+//	cd bench && BACKUPKIT_TESTBIN="$(bash ../hack/testbin/build.sh)" BACKUPKIT_S3BIN="$(bash ../hack/s3bin/build.sh)" \
+//		go run ./cmd/objstorebench -n 10000 -runs 2
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/backupstore"
+	"github.com/backupkit/backupkit/bench/internal/restorejobs"
+	"github.com/backupkit/backupkit/bench/internal/workload"
+	"github.com/backupkit/backupkit/internal/s3server"
+	"github.com/backupkit/backupkit/internal/testcluster"
+)
+
+const (
+	seed   = 1
+	bucket = "backups"
+)
+
+func main() {
+	n := flag.Int("n", 10000, "ConfigMaps in the backup restored and in the cluster backed up")
+	runs := flag.Int("runs", 2, "runs of each of the four measurements")
+	dir := flag.String("dir", "/var/tmp/backupkit-bench", "directory of the generated backups, kept between runs")
+	restores := flag.Bool("restores", true, "measure the restores")
+	backups := flag.Bool("backups", true, "measure the backups")
+	flag.Parse()
+	if err := run(context.Background(), *n, *runs, *dir, *restores, *backups); err != nil {
+		fmt.Fprintln(os.Stderr, "objstorebench:", err)
+		os.Exit(1)
+	}
+}
+
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "objstorebench: "+format+"\n", args...)
+}
+
+func run(ctx context.Context, n, runs int, dir string, restores, backups bool) error {
+	binDir, err := testcluster.LookupBinaries(os.Getenv)
+	if err != nil {
+		return err
+	}
+	s3bin, err := s3server.LookupBinary(os.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "objstorebench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	bins, err := restorejobs.Build(".", work)
+	if err != nil {
+		return err
+	}
+	srv, err := s3server.Start(ctx, s3bin, bucket)
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	for _, kv := range srv.Env() { // the children (examples/backup, examples/restore) inherit it
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+
+	// The backup, with its sibling beside it, as a file and as the same bytes in the bucket.
+	path := filepath.Join(dir, fmt.Sprintf("objstore-%s-%d-seed%d.tar.gz", workload.ConfigMapsWorkload, n, seed))
+	info, err := workload.EnsureRestore(path, workload.ConfigMapsWorkload, n, seed, archive.SiblingManifestName(path))
+	if err != nil {
+		return err
+	}
+	bucketURL := srv.BucketURL(bucket, "")
+	store, err := backupstore.Open(ctx, bucketURL)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := copyFile(ctx, store, path, store.TarballKey("restore")); err != nil {
+		return err
+	}
+	if err := copyFile(ctx, store, archive.SiblingManifestName(path), store.SiblingKey("restore")); err != nil {
+		return err
+	}
+	backupURL := func(name string) string {
+		base, query, _ := strings.Cut(bucketURL, "?")
+		return base + "/" + name + "?" + query
+	}
+
+	type sample struct {
+		wall  time.Duration
+		rssKB int64
+	}
+	results := map[string][]sample{}
+	order := func(i int) []string {
+		if i%2 == 0 {
+			return []string{"file", "s3"}
+		}
+		return []string{"s3", "file"}
+	}
+	for i := range runs {
+		if !restores {
+			break
+		}
+		for _, from := range order(i) {
+			spec := restorejobs.Spec{Tool: restorejobs.ToolBackupkit, Backup: path, RestoreBin: bins.Restore, JobBin: bins.Job,
+				ClusterBinDir: binDir, WorkDir: work, Timeout: time.Hour}
+			if from == "s3" {
+				spec.BackupURL = backupURL("restore")
+			}
+			r, err := restorejobs.Run(ctx, spec)
+			if err != nil {
+				return err
+			}
+			if r.Failure != "" {
+				return fmt.Errorf("restore from %s: %s", from, r.Failure)
+			}
+			progress("restore %d objects from %s: %s, peak RSS %d KiB", r.Objects, from, time.Duration(r.Wall), r.MaxRSSKB)
+			results["restore "+from] = append(results["restore "+from], sample{time.Duration(r.Wall), r.MaxRSSKB})
+		}
+	}
+	for i := range runs {
+		if !backups {
+			break
+		}
+		for _, to := range order(i) {
+			spec := restorejobs.BackupSpec{Tool: restorejobs.ToolBackup, Workload: path, BackupBin: bins.Backup,
+				ClusterBinDir: binDir, WorkDir: work, Timeout: time.Hour}
+			if to == "s3" {
+				spec.OutputURL = backupURL(fmt.Sprintf("backup-%d", i))
+			}
+			r, err := restorejobs.RunBackup(ctx, spec)
+			if err != nil {
+				return err
+			}
+			if r.Failure != "" {
+				return fmt.Errorf("backup to %s: %s", to, r.Failure)
+			}
+			progress("backup of %d objects to %s: %s, peak RSS %d KiB, %d bytes", r.Workload, to, time.Duration(r.Wall), r.MaxRSSKB, r.Bytes)
+			results["backup "+to] = append(results["backup "+to], sample{time.Duration(r.Wall), r.MaxRSSKB})
+		}
+	}
+
+	median := func(key string, f func(sample) float64) float64 {
+		var xs []float64
+		for _, s := range results[key] {
+			xs = append(xs, f(s))
+		}
+		sort.Float64s(xs)
+		if len(xs)%2 == 1 {
+			return xs[len(xs)/2]
+		}
+		return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	}
+	wall := func(s sample) float64 { return s.wall.Seconds() }
+	rss := func(s sample) float64 { return float64(s.rssKB) }
+	objects := float64(info.Objects)
+	fmt.Printf("Object storage (issue 30): %d ConfigMaps (%d objects), %d runs of each, alternating; medians.\n\n", n, info.Objects, runs)
+	fmt.Println("| measurement | wall (s) | objects/s | peak RSS (MiB) | runs (s / MiB) |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, key := range []string{"restore file", "restore s3", "backup file", "backup s3"} {
+		if len(results[key]) == 0 {
+			continue
+		}
+		var each []string
+		for _, s := range results[key] {
+			each = append(each, fmt.Sprintf("%.1f / %.0f", s.wall.Seconds(), float64(s.rssKB)/1024))
+		}
+		fmt.Printf("| %s | %.1f | %.0f | %.0f | %s |\n", key, median(key, wall), objects/median(key, wall),
+			median(key, rss)/1024, strings.Join(each, ", "))
+	}
+	fmt.Println()
+	if restores {
+		ratio := median("restore file", wall) / median("restore s3", wall)
+		fmt.Printf("Restore from S3 at %.2f× the throughput of the restore from a file (goal ≥ 0.9×: %s).\n", ratio, verdict(ratio >= 0.9))
+	}
+	if backups {
+		mem := median("backup s3", rss) / median("backup file", rss)
+		fmt.Printf("Backup to S3 at %.2f× the peak RSS of the backup to a file (goal ≤ 1.10×: %s).\n", mem, verdict(mem <= 1.10))
+	}
+	return nil
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "not met"
+}
+
+// copyFile uploads the file at path to key, as it is.
+func copyFile(ctx context.Context, store *backupstore.Store, path, key string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := store.Bucket().NewWriter(wctx, key, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, f); err != nil {
+		cancel() // the object is not written
+		_ = w.Close()
+		return err
+	}
+	return w.Close()
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/backupstore"
+	"github.com/backupkit/backupkit/internal/s3server"
+)
+
+const s3Bucket = "backups"
+
+// withPath is the bucket URL u with path p (the backup's prefix and name).
+func withPath(u, p string) string {
+	base, query, _ := strings.Cut(u, "?")
+	return base + p + "?" + query
+}
+
+// --output with a URL uploads the backup while it is written, to a real S3 server
+// (versitygw) and to a directory through file://: the tarball in Velero's layout, its
+// sibling beside it, bound to it.
+func TestBackupToObjectStore(t *testing.T) {
+	c := env.Cluster(t)
+	srv := s3server.ForTest(t, s3Bucket)
+	srv.SetEnv(t)
+	client, err := dynamic.NewForConfig(c.RESTConfig())
+	require.NoError(t, err)
+	ns := c.Namespace(t)
+	populate(t, client, ns)
+	objs := listNamespace(t, client, ns)
+	kubeconfig := writeKubeconfig(t, c.RESTConfig())
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, bucketURL, prefix, backupURL string }{
+		{"s3", srv.BucketURL(s3Bucket, ""), "velero", withPath(srv.BucketURL(s3Bucket, ""), "/velero/nightly")},
+		{"file", "file://" + filepath.ToSlash(dir), "", "file://" + filepath.ToSlash(dir) + "/nightly"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(t.Context(), []string{"--kubeconfig", kubeconfig, "--output", tc.backupURL, "--include-namespaces", ns}, &stdout, &stderr)
+			require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+
+			s, err := backupstore.Open(t.Context(), tc.bucketURL, backupstore.WithPrefix(tc.prefix))
+			require.NoError(t, err)
+			defer s.Close()
+			names, err := s.List(t.Context())
+			require.NoError(t, err)
+			require.Equal(t, []string{"nightly"}, names)
+			rc, err := s.Tarball("nightly")(t.Context())
+			require.NoError(t, err)
+			tarball, err := io.ReadAll(rc)
+			require.NoError(t, err)
+			require.NoError(t, rc.Close())
+			idx, err := archive.Scan(t.Context(), bytes.NewReader(tarball), archive.WithManifest())
+			require.NoError(t, err)
+			require.Empty(t, idx.Problems)
+			require.Equal(t, len(objs)+2, idx.Manifest.Len())
+			sib, err := s.ReadSibling(t.Context(), "nightly")
+			require.NoError(t, err)
+			require.NoError(t, sib.Verify(t.Context(), bytes.NewReader(tarball)))
+			require.Equal(t, idx.GroupVersions, sib.GroupVersions)
+		})
+	}
+}
+
+// An upload cut mid-way, wrong credentials, a missing bucket: a non-zero exit, an error
+// naming the URL and never the secret, and nothing in the store that looks like a backup.
+func TestBackupToObjectStoreErrors(t *testing.T) {
+	c := env.Cluster(t)
+	srv := s3server.ForTest(t, s3Bucket)
+	srv.SetEnv(t)
+	client, err := dynamic.NewForConfig(c.RESTConfig())
+	require.NoError(t, err)
+	ns := c.Namespace(t)
+	populate(t, client, ns)
+	kubeconfig := writeKubeconfig(t, c.RESTConfig())
+	cut := s3server.NewCutProxy(t, srv.Endpoint, func(method string, _ int) int {
+		if method == http.MethodPut || method == http.MethodPost {
+			return 500
+		}
+		return -1
+	})
+	for _, tc := range []struct{ name, secret, url, want string }{
+		{"upload cut", srv.SecretKey, withPath(srv.BucketURL(s3Bucket, cut.URL), "/nightly"), "backups/nightly/nightly.tar.gz"},
+		{"wrong secret", "not-" + srv.SecretKey, withPath(srv.BucketURL(s3Bucket, ""), "/nightly"), backupstore.Redact(srv.BucketURL(s3Bucket, ""))},
+		{"missing bucket", srv.SecretKey, withPath(srv.BucketURL("nobucket", ""), "/nightly"), backupstore.Redact(srv.BucketURL("nobucket", ""))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("AWS_SECRET_ACCESS_KEY", tc.secret)
+			var stdout, stderr bytes.Buffer
+			code := run(t.Context(), []string{"--kubeconfig", kubeconfig, "--output", tc.url, "--include-namespaces", ns}, &stdout, &stderr)
+			require.NotEqual(t, 0, code, "stdout:\n%s", stdout.String())
+			require.Contains(t, stderr.String(), tc.want)
+			require.NotContains(t, stderr.String()+stdout.String(), tc.secret)
+		})
+	}
+	require.Positive(t, cut.Cuts())
+	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
+	s, err := backupstore.Open(t.Context(), srv.BucketURL(s3Bucket, ""))
+	require.NoError(t, err)
+	defer s.Close()
+	it := s.Bucket().List(nil)
+	obj, err := it.Next(t.Context())
+	require.ErrorIs(t, err, io.EOF, "the store holds %v", obj)
+}
