@@ -305,8 +305,25 @@ func (s *Sibling) Verify(ctx context.Context, tarball io.Reader) error {
 		}
 		return &Error{Op: "verify", Err: fmt.Errorf("reading the tarball: %w", err)}
 	}
+	var got [sha256.Size]byte
+	h.Sum(got[:0])
+	return s.bind("verify", n, got)
+}
+
+// Bind accepts the sibling for a tarball of size bytes whose SHA-256 is sum, known without
+// reading the tarball: from a backup store that hashed the tarball as it uploaded it and
+// recorded the digest for that very object (backupstore.Store.VerifySibling checks the
+// object is still the one uploaded). It compares them with what the sibling was written
+// for, as Verify compares what it reads: a mismatch is an error wrapping ErrSiblingMismatch
+// and the sibling stays unverified; a match lets Index be called.
+func (s *Sibling) Bind(size int64, sum [sha256.Size]byte) error {
+	return s.bind("bind", size, sum)
+}
+
+// bind checks a tarball's size and SHA-256 against the sibling's and marks it verified.
+func (s *Sibling) bind(op string, n int64, got [sha256.Size]byte) error {
 	mismatch := func(format string, args ...any) error {
-		return &Error{Op: "verify", Err: &reason{ErrSiblingMismatch, fmt.Sprintf(format, args...)}}
+		return &Error{Op: op, Err: &reason{ErrSiblingMismatch, fmt.Sprintf(format, args...)}}
 	}
 	switch {
 	case n > s.TarballSize:
@@ -314,8 +331,6 @@ func (s *Sibling) Verify(ctx context.Context, tarball io.Reader) error {
 	case n < s.TarballSize:
 		return mismatch("size: the tarball has %d bytes, the sibling was written for %d", n, s.TarballSize)
 	}
-	var got [sha256.Size]byte
-	h.Sum(got[:0])
 	if got != s.TarballSHA256 {
 		return mismatch("sha256: the tarball's is %x, the sibling was written for %x", got, s.TarballSHA256)
 	}

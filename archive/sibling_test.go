@@ -121,8 +121,33 @@ func TestSiblingRefused(t *testing.T) {
 			require.Contains(t, err.Error(), tc.msg)
 			_, err = s.Index()
 			require.ErrorIs(t, err, archive.ErrSiblingMismatch)
+
+			// Bound to the same tarball's size and digest, known without reading it: the
+			// same refusal.
+			err = s.Bind(int64(len(tc.tar)), sha256.Sum256(tc.tar))
+			require.ErrorIs(t, err, tc.verif)
+			require.Contains(t, err.Error(), tc.msg)
+			_, err = s.Index()
+			require.ErrorIs(t, err, archive.ErrSiblingMismatch)
 		})
 	}
+}
+
+// TestSiblingBind: a sibling bound to its tarball's size and SHA-256 is verified as if
+// Verify had read the tarball.
+func TestSiblingBind(t *testing.T) {
+	var buf, sb bytes.Buffer
+	w, err := archivetest.WriteConfigMaps(&buf, 3, 200)
+	require.NoError(t, err)
+	require.NoError(t, w.WriteSibling(&sb))
+	s, err := archive.ReadSibling(context.Background(), bytes.NewReader(sb.Bytes()))
+	require.NoError(t, err)
+	_, err = s.Index()
+	require.ErrorIs(t, err, archive.ErrSiblingMismatch, "not before it is bound")
+	require.NoError(t, s.Bind(int64(buf.Len()), sha256.Sum256(buf.Bytes())))
+	idx, err := s.Index()
+	require.NoError(t, err)
+	require.Equal(t, w.Manifest().Len(), idx.Manifest.Len())
 }
 
 func plainSibling(t *testing.T, sib []byte) []byte {

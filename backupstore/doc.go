@@ -15,9 +15,13 @@
 //
 // Reading streams too: Tarball and SiblingManifest return openers assignable to
 // restore.Source, and a read cut mid-way resumes with a ranged read from the offset it
-// stopped at (WithReadRetries bounds the reopens). A restore plans from the sibling
-// (restore.WithSiblingManifest, given SiblingManifest), which it checks against the
-// tarball's bytes as they stream by; no local copy of the tarball is made.
+// stopped at (WithReadRetries bounds the reopens). A restore plans from the sibling:
+// ReadSibling reads it and VerifySibling binds it to the tarball, without reading the
+// tarball when the sibling object carries Commit's record of the upload (the tarball's
+// size, its SHA-256 hashed as it went up, and the tarball object's ETag, which any later
+// write changes) and the tarball object is still that upload's; otherwise by hashing the
+// tarball as it streams by. restore.WithSibling then plans from it; no local copy of the
+// tarball is made.
 //
 // Errors name the store's URL (with any user information removed) and the object's key; a
 // backup or object that is not there is an error wrapping ErrNotFound.

@@ -2,9 +2,12 @@ package backupstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"gocloud.dev/blob"
@@ -31,7 +34,7 @@ func (s *Store) SiblingManifest(name string) func(context.Context) (io.ReadClose
 }
 
 // ReadSibling reads backup name's sibling manifest with archive.ReadSibling (opts are its
-// options). The sibling is not verified against the tarball (archive.Sibling.Verify).
+// options). The sibling is not verified against the tarball: VerifySibling does that.
 func (s *Store) ReadSibling(ctx context.Context, name string, opts ...archive.Option) (*archive.Sibling, error) {
 	rc, err := s.SiblingManifest(name)(ctx)
 	if err != nil {
@@ -177,4 +180,62 @@ func (rr *resumingReader) Close() error {
 		return nil
 	}
 	return rr.r.Close()
+}
+
+// The metadata of a sibling object that binds it to the tarball upload it was written
+// after (BackupWriter.Commit).
+const (
+	metaETag   = "backupkit-tarball-etag"
+	metaSize   = "backupkit-tarball-size"
+	metaSHA256 = "backupkit-tarball-sha256"
+)
+
+// VerifySibling verifies sib, backup name's sibling manifest as ReadSibling read it,
+// against the backup's tarball, so that a planner may trust it (archive.Sibling.Index).
+// When the sibling object was written by Commit and the tarball object is still the one
+// that upload made (its ETag and size are those Commit recorded on the sibling object), the
+// sibling is bound to the digest Commit computed as the tarball went up
+// (archive.Sibling.Bind), without reading the tarball; otherwise the tarball is read to
+// its end and hashed (archive.Sibling.Verify), as a stream, resumed as Tarball resumes. A
+// sibling that was written for another tarball is an error wrapping
+// archive.ErrSiblingMismatch either way.
+func (s *Store) VerifySibling(ctx context.Context, name string, sib *archive.Sibling) error {
+	if sum, size, ok := s.uploadDigest(ctx, name); ok {
+		if err := sib.Bind(size, sum); err != nil {
+			return fmt.Errorf("backupstore: %s in %s: %w", s.SiblingKey(name), s.label, err)
+		}
+		return nil
+	}
+	rc, err := s.Tarball(name)(ctx)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if err := sib.Verify(ctx, rc); err != nil {
+		return fmt.Errorf("backupstore: %s in %s: %w", s.SiblingKey(name), s.label, err)
+	}
+	return nil
+}
+
+// uploadDigest returns the tarball digest Commit recorded on backup name's sibling object,
+// when the tarball object is still the one that upload made.
+func (s *Store) uploadDigest(ctx context.Context, name string) (sum [sha256.Size]byte, size int64, ok bool) {
+	sa, err := s.bucket.Attributes(ctx, s.SiblingKey(name))
+	if err != nil {
+		return sum, 0, false
+	}
+	ta, err := s.bucket.Attributes(ctx, s.TarballKey(name))
+	if err != nil || ta.ETag == "" || ta.ETag != sa.Metadata[metaETag] {
+		return sum, 0, false
+	}
+	size, err = strconv.ParseInt(sa.Metadata[metaSize], 10, 64)
+	if err != nil || size != ta.Size {
+		return sum, 0, false
+	}
+	b, err := hex.DecodeString(sa.Metadata[metaSHA256])
+	if err != nil || len(b) != sha256.Size {
+		return sum, 0, false
+	}
+	copy(sum[:], b)
+	return sum, size, true
 }

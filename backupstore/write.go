@@ -2,9 +2,13 @@ package backupstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
+	"strconv"
 
 	"gocloud.dev/blob"
 )
@@ -20,6 +24,7 @@ type BackupWriter struct {
 	w        *blob.Writer
 	finished bool
 	bytes    int64
+	sum      hash.Hash // SHA-256 of the tarball's bytes, recorded with the sibling
 }
 
 // WriteOption configures a BackupWriter.
@@ -78,7 +83,7 @@ func (s *Store) NewBackupWriter(ctx context.Context, name string, opts ...WriteO
 		cancel()
 		return nil, fmt.Errorf("backupstore: write %s to %s: %w", key, s.label, s.classify(err))
 	}
-	return &BackupWriter{s: s, name: name, parent: ctx, cancel: cancel, w: w}, nil
+	return &BackupWriter{s: s, name: name, parent: ctx, cancel: cancel, w: w, sum: sha256.New()}, nil
 }
 
 // Write uploads p as the tarball's next bytes.
@@ -88,6 +93,7 @@ func (w *BackupWriter) Write(p []byte) (int, error) {
 	}
 	n, err := w.w.Write(p)
 	w.bytes += int64(n)
+	w.sum.Write(p[:n])
 	if err != nil {
 		return n, fmt.Errorf("backupstore: write %s to %s: %w", w.s.TarballKey(w.name), w.s.label, w.s.classify(err))
 	}
@@ -126,7 +132,18 @@ func (w *BackupWriter) Commit(sibling func(io.Writer) error) error {
 		}
 		return nil
 	}
-	if err := w.s.writeObject(w.parent, w.s.SiblingKey(w.name), "application/gzip", sibling); err != nil {
+	// The sibling object carries what binds it to this upload (VerifySibling): the
+	// tarball's size and SHA-256 as uploaded, and the tarball object's ETag, which any
+	// later write of the tarball changes.
+	var meta map[string]string
+	if attrs, err := w.s.bucket.Attributes(w.parent, key); err == nil && attrs.ETag != "" && attrs.Size == w.bytes {
+		meta = map[string]string{
+			metaETag:   attrs.ETag,
+			metaSize:   strconv.FormatInt(w.bytes, 10),
+			metaSHA256: hex.EncodeToString(w.sum.Sum(nil)),
+		}
+	}
+	if err := w.s.writeObject(w.parent, w.s.SiblingKey(w.name), "application/gzip", meta, sibling); err != nil {
 		// Nor may an older sibling stay beside the new tarball (best effort: the restore
 		// refuses a sibling that does not match its tarball in any case).
 		_ = w.s.bucket.Delete(context.WithoutCancel(w.parent), w.s.SiblingKey(w.name))
@@ -147,10 +164,10 @@ func (w *BackupWriter) Abort() {
 }
 
 // writeObject writes key with what write writes; an error from write aborts the object.
-func (s *Store) writeObject(ctx context.Context, key, contentType string, write func(io.Writer) error) error {
+func (s *Store) writeObject(ctx context.Context, key, contentType string, meta map[string]string, write func(io.Writer) error) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ow, err := s.bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: contentType})
+	ow, err := s.bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: contentType, Metadata: meta})
 	if err != nil {
 		return fmt.Errorf("backupstore: write %s to %s: %w", key, s.label, s.classify(err))
 	}

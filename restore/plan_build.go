@@ -34,6 +34,7 @@ type planConfig struct {
 	priorities       ResourcePriorities
 	refs             map[types.UID]references // read from the objects by NewPlan
 	sibling          Source
+	verified         *archive.Sibling  // WithSibling
 	mapping          map[string]string // WithNamespaceMapping
 	filter           *Filter           // WithFilter; nil: everything
 }
@@ -88,6 +89,16 @@ func WithSiblingManifest(sibling Source) PlanOption {
 	return func(c *planConfig) { c.sibling = sibling }
 }
 
+// WithSibling plans from a sibling manifest the caller has read (archive.ReadSibling) and
+// verified against the backup's tarball (archive.Sibling.Verify or Bind;
+// backupstore.Store.VerifySibling binds one from object storage without reading the
+// tarball), as WithSiblingManifest does but without hashing the tarball again. An
+// unverified sibling is an error wrapping archive.ErrSiblingMismatch. It takes precedence
+// over WithSiblingManifest. Default: none.
+func WithSibling(sib *archive.Sibling) PlanOption {
+	return func(c *planConfig) { c.verified = sib }
+}
+
 // WithLimits sets the limits archive.Scan reads the backup with. Default: archive.DefaultLimits.
 func WithLimits(l archive.Limits) PlanOption {
 	return func(c *planConfig) { c.limits = l }
@@ -115,9 +126,12 @@ func NewPlan(ctx context.Context, src Source, target []metav1.APIGroup, opts ...
 	body := &bodyReader{refs: map[types.UID]references{}}
 	var idx *archive.Index
 	var err error
-	if cfg.sibling != nil {
+	switch {
+	case cfg.verified != nil:
+		idx, err = indexFromVerified(ctx, src, cfg, cfg.verified, body)
+	case cfg.sibling != nil:
 		idx, err = indexFromSibling(ctx, src, cfg, body)
-	} else {
+	default:
 		err = readOnce(ctx, src, func(r io.Reader) error {
 			var err error
 			idx, err = archive.Scan(ctx, r, archive.WithManifest(), archive.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
@@ -220,6 +234,12 @@ func indexFromSibling(ctx context.Context, src Source, cfg planConfig, body *bod
 	if err := readOnce(ctx, src, func(r io.Reader) error { return sib.Verify(ctx, r) }); err != nil {
 		return nil, err
 	}
+	return indexFromVerified(ctx, src, cfg, sib, body)
+}
+
+// indexFromVerified is the Index of a verified sibling, with the bodies the references
+// need read from the tarball when the backup holds any of their resources.
+func indexFromVerified(ctx context.Context, src Source, cfg planConfig, sib *archive.Sibling, body *bodyReader) (*archive.Index, error) {
 	idx, err := sib.Index()
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package restore
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -164,4 +165,17 @@ func TestNewPlanFromSiblingManifest(t *testing.T) {
 	require.ErrorIs(t, err, archive.ErrSiblingMismatch)
 	_, err = NewPlan(t.Context(), FromBytes(backup), target, WithSiblingManifest(FromBytes(sibling[:len(sibling)/2])))
 	require.ErrorIs(t, err, archive.ErrFormat)
+
+	// A sibling the caller read and verified: the same plan, the tarball read only for the
+	// bodies; unverified, refused.
+	sib, err := archive.ReadSibling(t.Context(), bytes.NewReader(sibling))
+	require.NoError(t, err)
+	_, err = NewPlan(t.Context(), FromBytes(backup), target, WithSibling(sib))
+	require.ErrorIs(t, err, archive.ErrSiblingMismatch)
+	require.NoError(t, sib.Bind(int64(len(backup)), sha256.Sum256(backup)))
+	verified, err := NewPlan(t.Context(), FromBytes(backup), target, WithSibling(sib), WithSiblingManifest(FromBytes(otherSibling)))
+	require.NoError(t, err, "WithSibling takes precedence")
+	c, err := json.Marshal(verified)
+	require.NoError(t, err)
+	require.JSONEq(t, string(a), string(c))
 }

@@ -147,8 +147,9 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 	src, opts := restore.FromBytes(sample.Backup), []restore.PlanOption{restore.WithLimits(f.limits)}
 	if backupstore.IsURL(f.backup) {
 		// A backup in object storage: the plan reads the sibling manifest object (when the
-		// backup has one), checked against the tarball's bytes as they stream by; the restore
-		// reads the tarball as a stream, a cut read resumed where it stopped. No local copy.
+		// backup has one), bound to the tarball object by what the upload recorded, or else
+		// checked against the tarball's bytes as they stream by; the restore reads the
+		// tarball as a stream, a cut read resumed where it stopped. No local copy.
 		store, name, err := backupstore.OpenBackupURL(ctx, f.backup)
 		if err != nil {
 			return err
@@ -163,7 +164,14 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 		}
 		src = store.Tarball(name)
 		if ok, err := store.Bucket().Exists(ctx, store.SiblingKey(name)); err == nil && ok {
-			opts = append(opts, restore.WithSiblingManifest(store.SiblingManifest(name)))
+			sib, err := store.ReadSibling(ctx, name, archive.WithLimits(f.limits))
+			if err == nil {
+				err = store.VerifySibling(ctx, name, sib)
+			}
+			if err != nil {
+				return err
+			}
+			opts = append(opts, restore.WithSibling(sib))
 		}
 	} else if f.backup != "" {
 		src = restore.FromFile(f.backup)

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -161,4 +163,43 @@ func TestLiveRestoreFromObjectStoreErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A backup in object storage with its sibling manifest is planned from the sibling object
+// alone: the upload's record binds it to the tarball object, and not one byte of the
+// tarball is downloaded.
+func TestLivePlanFromObjectStoreReadsNoTarball(t *testing.T) {
+	srv := s3server.ForTest(t, s3Bucket)
+	srv.SetEnv(t)
+	var mu sync.Mutex
+	gets := 0
+	count := s3server.NewCutProxy(t, srv.Endpoint, func(method string, _ int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		if method == http.MethodGet {
+			gets++
+		}
+		return -1
+	})
+	objs := configMaps("plan-only", 50)
+	uploadBackup(t, srv.BucketURL(s3Bucket, ""), "velero", "planned", objs)
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"--backup", withPath(srv.BucketURL(s3Bucket, count.URL), "/velero/planned"), "-o", "json"}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	var plan struct {
+		Items    int                 `json:"items"`
+		Waves    [][]json.RawMessage `json:"waves"`
+		Problems []string            `json:"problems"`
+	}
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &plan))
+	planned := 0
+	for _, w := range plan.Waves {
+		planned += len(w)
+	}
+	require.Equal(t, len(objs), plan.Items)
+	require.Equal(t, plan.Items, planned)
+	require.Empty(t, plan.Problems)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Zero(t, gets, "tarball downloads while planning")
 }
