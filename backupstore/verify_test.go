@@ -27,7 +27,9 @@ func commit(t *testing.T, s *backupstore.Store, name string, n int) (tarball, si
 	return tb.Bytes(), sb.Bytes()
 }
 
-type multi struct{ a, b interface{ Write([]byte) (int, error) } }
+type multi struct {
+	a, b interface{ Write([]byte) (int, error) }
+}
 
 func (m *multi) Write(p []byte) (int, error) {
 	if n, err := m.a.Write(p); err != nil {
