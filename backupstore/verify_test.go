@@ -3,6 +3,7 @@ package backupstore_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,21 +22,10 @@ func commit(t *testing.T, s *backupstore.Store, name string, n int) (tarball, si
 	w, err := s.NewBackupWriter(t.Context(), name, backupstore.WithOverwrite(true))
 	require.NoError(t, err)
 	defer w.Abort()
-	aw := writeBackup(t, &multi{w, &tb}, n)
+	aw := writeBackup(t, io.MultiWriter(w, &tb), n)
 	require.NoError(t, w.Commit(aw.WriteSibling))
 	require.NoError(t, aw.WriteSibling(&sb))
 	return tb.Bytes(), sb.Bytes()
-}
-
-type multi struct {
-	a, b interface{ Write([]byte) (int, error) }
-}
-
-func (m *multi) Write(p []byte) (int, error) {
-	if n, err := m.a.Write(p); err != nil {
-		return n, err
-	}
-	return m.b.Write(p)
 }
 
 // TestVerifySibling: a sibling Commit wrote verifies against its tarball; one that another
