@@ -7,7 +7,9 @@
 // # Inputs
 //
 // What a fork already has: the backup as a [Source] (a tarball on disk, in an fs.FS, in
-// memory; it is read twice, once to plan and once to restore, never extracted), the
+// memory, in object storage through backupstore; it is read twice, once to plan and once
+// to restore, never extracted; with its sibling manifest, [WithSiblingManifest] or
+// [WithSibling], the plan reads the manifest instead of every item), the
 // target's API groups (versionselect.TargetGroups), and for [Run] a dynamic client and a
 // RESTMapper ([Cluster]). No flags, no printing, no logging: everything the restore decides
 // is in the [Plan], the [Event]s and the [Summary].
