@@ -99,3 +99,39 @@ func FuzzReadReference(f *testing.F) {
 		require.Equal(t, b.String(), a.String())
 	})
 }
+
+// BenchmarkRead reads the manifest.json of about 100,000 items shaped like a cluster
+// (realistic), with Read ("stream") and with encoding/json reading the whole document
+// ("encoding-json", referenceRead): the decoder Read uses against the one it replaced.
+func BenchmarkRead(b *testing.B) {
+	m := manifest.New()
+	for _, it := range realistic(100_000) {
+		if _, err := m.Add(it); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var doc bytes.Buffer
+	if err := manifest.Write(&doc, m); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		read func([]byte) (*manifest.Manifest, error)
+	}{
+		{"stream", func(d []byte) (*manifest.Manifest, error) { return manifest.Read(bytes.NewReader(d)) }},
+		{"encoding-json", referenceRead},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(doc.Len()))
+			for b.Loop() {
+				got, err := tc.read(doc.Bytes())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got.Len() != m.Len() {
+					b.Fatalf("read %d items of %d", got.Len(), m.Len())
+				}
+			}
+		})
+	}
+}
