@@ -1,7 +1,6 @@
 package velerocompat_test
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -11,10 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sirupsen/logrus"
 	"github.com/stretchr/testify/require"
-	velero "github.com/vmware-tanzu/velero/pkg/archive"
-	"github.com/vmware-tanzu/velero/pkg/util/filesystem"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -77,15 +73,7 @@ func TestVeleroReadsExamplesBackupFromS3(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, rc.Close())
 
-	log := logrus.New()
-	log.Out = io.Discard
-	vfs := filesystem.NewFileSystem()
-	t.Setenv("TMPDIR", t.TempDir())
-	root, err := velero.NewExtractor(log, vfs).UnzipAndExtractBackup(bytes.NewReader(data))
-	require.NoError(t, err)
-	defer os.RemoveAll(root)
-	resources, err := velero.NewParser(log, vfs).Parse(root)
-	require.NoError(t, err)
+	resources := veleroParse(t, data)
 	cms, ok := resources["configmaps"]
 	require.True(t, ok, "configmaps listed")
 	names := 0

@@ -1,16 +1,13 @@
 package velerocompat_test
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/sirupsen/logrus"
 	"github.com/stretchr/testify/require"
 	velero "github.com/vmware-tanzu/velero/pkg/archive"
-	"github.com/vmware-tanzu/velero/pkg/util/filesystem"
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/backupstore"
@@ -55,14 +52,8 @@ func TestVeleroReadsObjectStoreBackup(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, rc.Close())
 
-			log := logrus.New()
-			log.Out = io.Discard
-			vfs := filesystem.NewFileSystem()
-			t.Setenv("TMPDIR", t.TempDir())
-			root, err := velero.NewExtractor(log, vfs).UnzipAndExtractBackup(bytes.NewReader(data))
-			require.NoError(t, err)
-			defer os.RemoveAll(root)
-			resources, err := velero.NewParser(log, vfs).Parse(root)
+			root, p := veleroExtract(t, data)
+			resources, err := p.Parse(root)
 			require.NoError(t, err)
 			want := 0
 			for _, it := range b.items {

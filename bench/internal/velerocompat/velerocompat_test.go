@@ -101,6 +101,29 @@ func (b backup) write(t *testing.T) []byte {
 
 // TestVeleroReadsWriterOutput: Velero's Extractor, Parser and ParseGroupVersions read what
 // Writer wrote, manifest included, and list exactly what was written.
+// veleroExtract extracts a backup tarball as Velero's restore does (its Extractor, into a
+// directory removed when t ends) and returns the directory and Velero's Parser.
+func veleroExtract(t *testing.T, data []byte) (string, *velero.Parser) {
+	t.Helper()
+	log := logrus.New()
+	log.Out = io.Discard
+	vfs := filesystem.NewFileSystem()
+	t.Setenv("TMPDIR", t.TempDir()) // the Extractor extracts under os.TempDir
+	root, err := velero.NewExtractor(log, vfs).UnzipAndExtractBackup(bytes.NewReader(data))
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(root) })
+	return root, velero.NewParser(log, vfs)
+}
+
+// veleroParse is what Velero's Parser lists of the backup tarball data.
+func veleroParse(t *testing.T, data []byte) map[string]*velero.ResourceItems {
+	t.Helper()
+	root, p := veleroExtract(t, data)
+	resources, err := p.Parse(root)
+	require.NoError(t, err)
+	return resources
+}
+
 func TestVeleroReadsWriterOutput(t *testing.T) {
 	cases := map[string]backup{
 		"empty": {preferred: map[string]string{}},
@@ -111,14 +134,7 @@ func TestVeleroReadsWriterOutput(t *testing.T) {
 	}
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
-			data := b.write(t)
-			log := logrus.New()
-			log.Out = io.Discard
-			vfs := filesystem.NewFileSystem()
-			t.Setenv("TMPDIR", t.TempDir()) // the Extractor extracts under os.TempDir
-			root, err := velero.NewExtractor(log, vfs).UnzipAndExtractBackup(bytes.NewReader(data))
-			require.NoError(t, err)
-			defer os.RemoveAll(root)
+			root, p := veleroExtract(t, b.write(t))
 
 			version, err := os.ReadFile(filepath.Join(root, "metadata", "version"))
 			require.NoError(t, err)
@@ -126,7 +142,6 @@ func TestVeleroReadsWriterOutput(t *testing.T) {
 			_, err = os.Stat(filepath.Join(root, filepath.FromSlash(archive.ManifestFile)))
 			require.NoError(t, err, "the manifest is extracted with the rest")
 
-			p := velero.NewParser(log, vfs)
 			resources, err := p.Parse(root)
 			if len(b.items) == 0 {
 				require.ErrorIs(t, err, velero.ErrNotExist, "an empty backup has no resources/ directory, for Velero as for Writer")
@@ -195,7 +210,7 @@ func TestVeleroReadsWriterOutput(t *testing.T) {
 				got, err := os.ReadFile(velero.GetVersionedItemFilePath(root, it.resource, it.namespace, it.name, dir))
 				require.NoError(t, err)
 				require.Equal(t, it.data, got)
-				u, err := velero.Unmarshal(vfs, velero.GetVersionedItemFilePath(root, it.resource, it.namespace, it.name, dir))
+				u, err := velero.Unmarshal(filesystem.NewFileSystem(), velero.GetVersionedItemFilePath(root, it.resource, it.namespace, it.name, dir))
 				require.NoError(t, err)
 				require.Equal(t, it.name, u.GetName())
 			}
