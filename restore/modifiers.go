@@ -141,14 +141,31 @@ func ResourceModifiersFromConfigMap(cm *corev1.ConfigMap) (*ResourceModifiers, e
 	if len(cm.Data) != 1 {
 		return nil, fmt.Errorf("%w: ConfigMap %s/%s has %d data entries, not 1", ErrInvalidModifiers, cm.Namespace, cm.Name, len(cm.Data))
 	}
-	for key, v := range cm.Data {
-		m, err := ParseResourceModifiers([]byte(v))
-		if err != nil {
-			return nil, fmt.Errorf("ConfigMap %s/%s, key %q: %w", cm.Namespace, cm.Name, key, err)
-		}
-		return m, nil
+	var key, v string
+	for k, val := range cm.Data { // the one entry
+		key, v = k, val
 	}
-	panic("unreachable")
+	m, err := ParseResourceModifiers([]byte(v))
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s, key %q: %w", cm.Namespace, cm.Name, key, err)
+	}
+	return m, nil
+}
+
+// ReadResourceModifiers reads what a user hands a restore as its resource modifiers: a
+// rules file (as ParseResourceModifiers), or a manifest (YAML or JSON) of the ConfigMap
+// Velero reads them from (apiVersion v1, kind ConfigMap; as
+// ResourceModifiersFromConfigMap). Every error wraps ErrInvalidModifiers.
+func ReadResourceModifiers(data []byte) (*ResourceModifiers, error) {
+	var head struct{ APIVersion, Kind string }
+	if yaml.Unmarshal(data, &head) != nil || head.APIVersion != "v1" || head.Kind != "ConfigMap" {
+		return ParseResourceModifiers(data)
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.UnmarshalStrict(data, &cm); err != nil {
+		return nil, fmt.Errorf("%w: ConfigMap: %w", ErrInvalidModifiers, err)
+	}
+	return ResourceModifiersFromConfigMap(&cm)
 }
 
 // NewResourceModifiers checks spec as ParseResourceModifiers does and compiles it.

@@ -625,3 +625,34 @@ func FuzzParseResourceModifiers(f *testing.F) {
 		}
 	})
 }
+
+// ReadResourceModifiers takes the rules file itself or the ConfigMap manifest holding it,
+// in YAML or JSON, and means the same by both.
+func TestReadResourceModifiers(t *testing.T) {
+	rules := "version: v1\nresourceModifierRules:\n- conditions:\n    groupResource: deployments.apps\n  patches:\n  - operation: replace\n    path: /spec/replicas\n    value: \"2\"\n"
+	cmYAML := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mods\n  namespace: velero\ndata:\n  rules.yaml: |\n" +
+		"    " + strings.ReplaceAll(strings.TrimSuffix(rules, "\n"), "\n", "\n    ") + "\n"
+	cmJSON, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "mods", "namespace": "velero"}, "data": map[string]any{"r": rules}})
+	require.NoError(t, err)
+	for name, data := range map[string]string{"rules file": rules, "ConfigMap YAML": cmYAML, "ConfigMap JSON": string(cmJSON)} {
+		t.Run(name, func(t *testing.T) {
+			m, err := restore.ReadResourceModifiers([]byte(data))
+			require.NoError(t, err)
+			require.Len(t, m.Spec().Rules, 1)
+			require.Equal(t, "deployments.apps", m.Spec().Rules[0].Conditions.GroupResource)
+		})
+	}
+	for name, tc := range map[string]struct{ data, msg string }{
+		"not YAML":               {"{", ""},
+		"ConfigMap with a typo":  {"apiVersion: v1\nkind: ConfigMap\ndta:\n  r: x\n", "ConfigMap"},
+		"ConfigMap of two rules": {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m, namespace: n}\ndata:\n  a: x\n  b: y\n", "2 data entries"},
+		"a bad rule inside":      {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m, namespace: n}\ndata:\n  r: \"version: v2\"\n", `key "r"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := restore.ReadResourceModifiers([]byte(tc.data))
+			require.ErrorIs(t, err, restore.ErrInvalidModifiers)
+			require.ErrorContains(t, err, tc.msg)
+		})
+	}
+}
