@@ -16,15 +16,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 
 	"github.com/backupkit/backupkit/archive/archivetest"
 	"github.com/backupkit/backupkit/internal/testcluster"
 	"github.com/backupkit/backupkit/restore"
-	"github.com/backupkit/backupkit/versionselect"
 )
 
 // dryRunKinds are the resources of the dry-run tests' backups, each backed up at v1.
@@ -47,16 +44,12 @@ func planLive(t *testing.T, c *testcluster.Cluster, crKind, crResource string, o
 		return dryRunKinds[kind]
 	}, objs...)
 	require.NoError(t, err)
-	d, err := discovery.NewDiscoveryClientForConfig(c.RESTConfig())
-	require.NoError(t, err)
-	target, err := versionselect.TargetGroups(t.Context(), d)
+	cluster, target, _, err := restore.Connect(t.Context(), c.RESTConfig())
 	require.NoError(t, err)
 	plan, err := restore.NewPlan(t.Context(), restore.FromBytes(buf.Bytes()), target)
 	require.NoError(t, err)
 	require.Equal(t, len(objs), plan.Restorable(), "%v", plan.Skipped)
-	dyn, err := dynamic.NewForConfig(c.RESTConfig())
-	require.NoError(t, err)
-	return plan, restore.Cluster{Dynamic: dyn, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d))}
+	return plan, cluster
 }
 
 func liveObject(apiVersion, kind, ns, name string, fields map[string]any) *unstructured.Unstructured {

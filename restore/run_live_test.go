@@ -13,15 +13,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/rest"
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/internal/testcluster"
 	"github.com/backupkit/backupkit/restore"
-	"github.com/backupkit/backupkit/versionselect"
 )
 
 var env testcluster.Env
@@ -44,16 +40,12 @@ func liveRestore(t *testing.T, c *testcluster.Cluster, ns string, n int) (*resto
 		require.NoError(t, w.Add("configmaps", "v1", ns, fmt.Sprintf("cm-%03d", k), b))
 	}
 	require.NoError(t, w.Close())
-	d, err := discovery.NewDiscoveryClientForConfig(c.RESTConfig())
-	require.NoError(t, err)
-	target, err := versionselect.TargetGroups(t.Context(), d)
+	cluster, target, _, err := restore.Connect(t.Context(), c.RESTConfig())
 	require.NoError(t, err)
 	plan, err := restore.NewPlan(t.Context(), restore.FromBytes(buf.Bytes()), target)
 	require.NoError(t, err)
 	require.Equal(t, n, plan.Restorable())
-	dyn, err := dynamic.NewForConfig(c.RESTConfig())
-	require.NoError(t, err)
-	return plan, restore.Cluster{Dynamic: dyn, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d))}
+	return plan, cluster
 }
 
 // events collects a run's events, checking that each planned item gets exactly one.
@@ -86,6 +78,30 @@ func (e *events) results() map[restore.Result]int {
 // A restore run again under the same name says what this run did: what an earlier run
 // made is reported existing (made by an earlier run), not created; also after the earlier
 // run was cancelled midway, and every object is in the cluster once.
+// Connect reads the target's groups and gives a Cluster a restore runs against; a
+// cluster it cannot reach is an error saying what it was reading.
+func TestLiveConnect(t *testing.T) {
+	c := env.Cluster(t)
+	cluster, target, served, err := restore.Connect(t.Context(), c.RESTConfig())
+	require.NoError(t, err)
+	require.NotNil(t, served)
+	require.NotNil(t, cluster.Dynamic)
+	require.NotNil(t, cluster.Mapper)
+	names := map[string]bool{}
+	for _, g := range target {
+		names[g.Name] = true
+	}
+	require.True(t, names[""] && names["apps"], "%v", names)
+	m, err := cluster.Mapper.RESTMapping(schema.GroupKind{Kind: "ConfigMap"}, "v1")
+	require.NoError(t, err)
+	require.Equal(t, configMapsGVR, m.Resource)
+
+	bad := rest.CopyConfig(c.RESTConfig())
+	bad.Host = "https://127.0.0.1:1"
+	_, _, _, err = restore.Connect(t.Context(), bad)
+	require.ErrorContains(t, err, "restore: the target's API groups")
+}
+
 func TestLiveRunAgainTellsTheTruth(t *testing.T) {
 	c := env.Cluster(t)
 	const n = 60

@@ -27,12 +27,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/backupkit/backupkit/archive"
@@ -240,33 +236,26 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 }
 
 // connect makes the clients of the cluster to restore into and reads what planning needs
-// from it: the groups it serves, its resources, and the version priorities ConfigMap.
-func connect(ctx context.Context, cfg *rest.Config, f *flags) (cluster restore.Cluster, target []metav1.APIGroup, opts []restore.PlanOption, err error) {
-	d, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err == nil {
-		cluster.Mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d))
-		cluster.Dynamic, err = dynamic.NewForConfig(cfg)
-	}
-	if err == nil && f.priorities == "" && f.prioritiesConfigMap != "" {
-		var core *corev1client.CoreV1Client
-		var p versionselect.Priorities
-		if core, err = corev1client.NewForConfig(cfg); err == nil {
-			ns, name, _ := strings.Cut(f.prioritiesConfigMap, "/")
-			p, err = versionselect.PrioritiesFromCluster(ctx, core, ns, name)
-			opts = append(opts, restore.WithVersionOptions(versionselect.WithPriorities(p)))
-		}
-	}
-	if err == nil {
-		target, err = versionselect.TargetGroups(ctx, d)
-	}
+// from it (restore.Connect), and the version priorities ConfigMap.
+func connect(ctx context.Context, cfg *rest.Config, f *flags) (restore.Cluster, []metav1.APIGroup, []restore.PlanOption, error) {
+	cluster, target, served, err := restore.Connect(ctx, cfg)
 	if err != nil {
 		return cluster, nil, nil, err
 	}
-	_, lists, err := d.ServerGroupsAndResources()
-	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
-		return cluster, nil, nil, fmt.Errorf("discovering served resources: %w", err)
+	opts := []restore.PlanOption{served}
+	if f.priorities == "" && f.prioritiesConfigMap != "" {
+		core, err := corev1client.NewForConfig(cfg)
+		if err != nil {
+			return cluster, nil, nil, err
+		}
+		ns, name, _ := strings.Cut(f.prioritiesConfigMap, "/")
+		p, err := versionselect.PrioritiesFromCluster(ctx, core, ns, name)
+		if err != nil {
+			return cluster, nil, nil, err
+		}
+		opts = append(opts, restore.WithVersionOptions(versionselect.WithPriorities(p)))
 	}
-	return cluster, target, append(opts, restore.WithVersionOptions(versionselect.WithServedResources(lists))), nil
+	return cluster, target, opts, nil
 }
 
 func targetFromFile(path string) ([]metav1.APIGroup, error) {
