@@ -239,3 +239,34 @@ func (s *Store) uploadDigest(ctx context.Context, name string) (sum [sha256.Size
 	copy(sum[:], b)
 	return sum, size, true
 }
+
+// Backup is what a restore needs of backup name: its tarball's opener (Tarball) and, when
+// the backup has a sibling manifest, that sibling read (ReadSibling, with opts) and
+// verified (VerifySibling), for restore.WithSibling; nil when it has none. A backup whose
+// tarball is not in the store is an error wrapping ErrNotFound; a sibling that cannot be
+// read or does not match the tarball is an error, never handed out.
+func (s *Store) Backup(ctx context.Context, name string, opts ...archive.Option) (tarball func(context.Context) (io.ReadCloser, error), sib *archive.Sibling, err error) {
+	if err := validName(name); err != nil {
+		return nil, nil, err
+	}
+	ok, err := s.bucket.Exists(ctx, s.TarballKey(name))
+	if err != nil {
+		return nil, nil, fmt.Errorf("backupstore: stat %s in %s: %w", s.TarballKey(name), s.label, s.classify(err))
+	}
+	if !ok {
+		return nil, nil, fmt.Errorf("backupstore: no backup %q in %s (%s): %w", name, s.label, s.TarballKey(name), ErrNotFound)
+	}
+	ok, err = s.bucket.Exists(ctx, s.SiblingKey(name))
+	if err != nil {
+		return nil, nil, fmt.Errorf("backupstore: stat %s in %s: %w", s.SiblingKey(name), s.label, s.classify(err))
+	}
+	if ok {
+		if sib, err = s.ReadSibling(ctx, name, opts...); err == nil {
+			err = s.VerifySibling(ctx, name, sib)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return s.Tarball(name), sib, nil
+}

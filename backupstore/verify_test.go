@@ -98,3 +98,41 @@ func TestVerifySiblingReadsNoTarball(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorIs(t, unread.Verify(context.Background(), bytes.NewReader(changed)), archive.ErrSiblingMismatch, "what reading would have found")
 }
+
+// Backup hands a restore the tarball's opener and the verified sibling when there is one.
+func TestBackup(t *testing.T) {
+	for kind, s := range stores(t) {
+		t.Run(kind, func(t *testing.T) {
+			ctx := t.Context()
+			tarball, _ := commit(t, s, "with", 7)
+			open, sib, err := s.Backup(ctx, "with")
+			require.NoError(t, err)
+			require.NotNil(t, sib)
+			_, err = sib.Index()
+			require.NoError(t, err, "verified")
+			rc, err := open(ctx)
+			require.NoError(t, err)
+			got, err := io.ReadAll(rc)
+			require.NoError(t, err)
+			require.NoError(t, rc.Close())
+			require.Equal(t, tarball, got)
+
+			w, err := s.NewBackupWriter(ctx, "without")
+			require.NoError(t, err)
+			writeBackup(t, w, 3)
+			require.NoError(t, w.Commit(nil))
+			_, sib, err = s.Backup(ctx, "without")
+			require.NoError(t, err)
+			require.Nil(t, sib)
+
+			_, _, err = s.Backup(ctx, "missing")
+			require.ErrorIs(t, err, backupstore.ErrNotFound)
+			require.ErrorContains(t, err, s.TarballKey("missing"))
+
+			other, _ := commit(t, s, "other", 9)
+			require.NoError(t, s.Bucket().WriteAll(ctx, s.TarballKey("with"), other, nil))
+			_, _, err = s.Backup(ctx, "with")
+			require.ErrorIs(t, err, archive.ErrSiblingMismatch)
+		})
+	}
+}

@@ -151,22 +151,11 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 			return err
 		}
 		defer store.Close()
-		ok, err := store.Bucket().Exists(ctx, store.TarballKey(name))
-		if err != nil {
-			return fmt.Errorf("%s: %w", store.URL(), err)
+		var sib *archive.Sibling
+		if src, sib, err = store.Backup(ctx, name, archive.WithLimits(f.limits)); err != nil {
+			return err
 		}
-		if !ok {
-			return fmt.Errorf("%s: no backup %q (%s): %w", store.URL(), name, store.TarballKey(name), backupstore.ErrNotFound)
-		}
-		src = store.Tarball(name)
-		if ok, err := store.Bucket().Exists(ctx, store.SiblingKey(name)); err == nil && ok {
-			sib, err := store.ReadSibling(ctx, name, archive.WithLimits(f.limits))
-			if err == nil {
-				err = store.VerifySibling(ctx, name, sib)
-			}
-			if err != nil {
-				return err
-			}
+		if sib != nil {
 			opts = append(opts, restore.WithSibling(sib))
 		}
 	} else if f.backup != "" {
