@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,7 +23,7 @@ type Converter interface {
 	Convert(ctx context.Context, in *unstructured.Unstructured, toVersion string) (*unstructured.Unstructured, error)
 }
 
-// PlanOption configures [NewPlan].
+// PlanOption configures [NewPlan]. A nil PlanOption is ignored.
 type PlanOption func(*planConfig)
 
 type planConfig struct {
@@ -87,6 +88,16 @@ func WithResourcePriorities(p ResourcePriorities) PlanOption {
 // those bodies. Default: none; the whole backup is read.
 func WithSiblingManifest(sibling Source) PlanOption {
 	return func(c *planConfig) { c.sibling = sibling }
+}
+
+// WithSiblingBeside is WithSiblingManifest of the file beside the tarball at path
+// (archive.SiblingManifestName(path)) when there is one, and nothing when there is none.
+func WithSiblingBeside(path string) PlanOption {
+	sib := archive.SiblingManifestName(path)
+	if _, err := os.Stat(sib); err != nil {
+		return nil // NewPlan ignores a nil option
+	}
+	return WithSiblingManifest(FromFile(sib))
 }
 
 // WithSibling plans from a sibling manifest the caller has read (archive.ReadSibling) and

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -178,4 +180,20 @@ func TestNewPlanFromSiblingManifest(t *testing.T) {
 	c, err := json.Marshal(verified)
 	require.NoError(t, err)
 	require.JSONEq(t, string(a), string(c))
+
+	// The sibling beside a tarball on disk: used when it is there, refused when it is
+	// another backup's, and nothing when there is none.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "b.tar.gz")
+	require.NoError(t, os.WriteFile(path, backup, 0o600))
+	require.Nil(t, WithSiblingBeside(path), "no sibling beside")
+	require.NoError(t, os.WriteFile(archive.SiblingManifestName(path), sibling, 0o600))
+	beside, err := NewPlan(t.Context(), FromFile(path), target, WithSiblingBeside(path))
+	require.NoError(t, err)
+	d, err := json.Marshal(beside)
+	require.NoError(t, err)
+	require.JSONEq(t, string(a), string(d))
+	require.NoError(t, os.WriteFile(archive.SiblingManifestName(path), otherSibling, 0o600))
+	_, err = NewPlan(t.Context(), FromFile(path), target, WithSiblingBeside(path))
+	require.ErrorIs(t, err, archive.ErrSiblingMismatch)
 }

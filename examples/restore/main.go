@@ -160,9 +160,7 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 		}
 	} else if f.backup != "" {
 		src = restore.FromFile(f.backup)
-		if sib := archive.SiblingManifestName(f.backup); func() bool { _, err := os.Stat(sib); return err == nil }() {
-			opts = append(opts, restore.WithSiblingManifest(restore.FromFile(sib)))
-		}
+		opts = append(opts, restore.WithSiblingBeside(f.backup))
 	}
 	// The conversions this program knows: the ExternalJob example kind, and with
 	// --builtin-conversions Kubernetes' own kinds from the API versions it removed.
