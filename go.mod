@@ -13,7 +13,7 @@ require (
 	// versions before February 2026 (Velero v1.18.3's module graph holds one from July 2025)
 	// honour only SkipFunc, which v1.27 removed. v1.27.0 is the oldest release with both.
 	// manifest.Read decodes manifest.json with it too (DefaultOptionsV1: encoding/json's
-	// meaning, about twice as fast on a million items).
+	// meaning, faster: manifest's BenchmarkRead, figures in bench/NOTES.md).
 	github.com/go-json-experiment/json v1.27.0
 	// v1.15.9 (and v1.10.3, also tried) read and write backups, but their gzip output at
 	// DefaultCompression differs, so the byte-for-byte check of the checked-in sample
