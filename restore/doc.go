@@ -11,7 +11,8 @@
 // to restore, never extracted; with its sibling manifest, [WithSiblingManifest] or
 // [WithSibling], the plan reads the manifest instead of every item), the
 // target's API groups (versionselect.TargetGroups), and for [Run] a dynamic client and a
-// RESTMapper ([Cluster]). No flags, no printing, no logging: everything the restore decides
+// RESTMapper ([Cluster]; [Connect] makes both from a rest.Config and reads the target's
+// groups). No flags, no printing, no logging: everything the restore decides
 // is in the [Plan], the [Event]s and the [Summary].
 //
 // # Planning
