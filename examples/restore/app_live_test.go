@@ -99,6 +99,33 @@ type appReport struct {
 // Fail) of those custom resources served through a Service of the namespace by a server the
 // test runs. Every item must be created once and the application must run again, the
 // webhook called; a second restore finds every item there.
+// buildBackupProgram builds examples/backup, the program the live tests back up with, and
+// returns its path. It may run on a goroutine of its own: a failed build is reported with
+// t.Error and the path is "".
+func buildBackupProgram(t *testing.T) string {
+	bin := filepath.Join(t.TempDir(), "backup")
+	if out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "../backup").CombinedOutput(); err != nil {
+		t.Errorf("building examples/backup: %v: %s", err, out)
+		return ""
+	}
+	return bin
+}
+
+// labelledNamespace creates a namespace named prefix and a random suffix, labelled
+// appLabel=value so that a backup's selector takes it, and waits for its default
+// ServiceAccount.
+func labelledNamespace(t *testing.T, c *testcluster.Cluster, client dynamic.Interface, prefix, value string) string {
+	t.Helper()
+	nsObj, err := client.Resource(gvrNamespaces).Create(t.Context(), &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"generateName": prefix, "labels": map[string]any{appLabel: value}},
+	}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	ns := nsObj.GetName()
+	c.WaitFor(t, gvrServiceAccounts, ns, "default", testcluster.DefaultWaitTimeout, "exists", appAnyObject)
+	return ns
+}
+
 func TestLiveRealApplication(t *testing.T) {
 	c := env.Cluster(t)
 	cfg := c.RESTConfig()
@@ -109,24 +136,11 @@ func TestLiveRealApplication(t *testing.T) {
 	phase := func(what string) { t.Logf("%6.1fs %s", time.Since(began).Seconds(), what) }
 
 	// Build examples/backup meanwhile: it is another program.
-	backupBin := filepath.Join(t.TempDir(), "backup")
-	built := make(chan error, 1)
-	go func() {
-		out, err := exec.CommandContext(t.Context(), "go", "build", "-o", backupBin, "../backup").CombinedOutput()
-		if err != nil {
-			err = fmt.Errorf("building examples/backup: %w: %s", err, out)
-		}
-		built <- err
-	}()
+	built := make(chan string, 1)
+	go func() { built <- buildBackupProgram(t) }()
 
 	// The namespace, labelled so that the backup's selector takes it.
-	nsObj, err := client.Resource(gvrNamespaces).Create(t.Context(), &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Namespace",
-		"metadata": map[string]any{"generateName": "app-", "labels": map[string]any{appLabel: appLabelValue}},
-	}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	ns := nsObj.GetName()
-	c.WaitFor(t, gvrServiceAccounts, ns, "default", testcluster.DefaultWaitTimeout, "exists", appAnyObject)
+	ns := labelledNamespace(t, c, client, "app-", appLabelValue)
 	require.NoError(t, c.InstallCRDs(t.Context(), widgetCRD()))
 	webhook := startWebhookServer(t, "webhook", ns)
 	phase("namespace, CRD and webhook server ready")
@@ -161,7 +175,8 @@ func TestLiveRealApplication(t *testing.T) {
 
 	// The backup: every object of the application, in the namespace and cluster-scoped,
 	// and what the controllers made of it, by its label.
-	require.NoError(t, <-built)
+	backupBin := <-built
+	require.NotEmpty(t, backupBin, "examples/backup built")
 	tarball := filepath.Join(t.TempDir(), "backup.tar.gz")
 	backup := exec.CommandContext(t.Context(), backupBin, "--kubeconfig", kubeconfig, "--output", tarball,
 		"--include-namespaces", "*", "--selector", appLabel+"="+appLabelValue)

@@ -32,17 +32,10 @@ func TestLiveRealApplicationMapped(t *testing.T) {
 	require.NoError(t, err)
 	kubeconfig := writeKubeconfig(t, cfg)
 
-	backupBin := filepath.Join(t.TempDir(), "backup")
-	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", backupBin, "../backup").CombinedOutput()
-	require.NoError(t, err, "building examples/backup: %s", out)
+	backupBin := buildBackupProgram(t)
+	require.NotEmpty(t, backupBin)
 
-	nsObj, err := client.Resource(gvrNamespaces).Create(t.Context(), &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Namespace",
-		"metadata": map[string]any{"generateName": "mapped-", "labels": map[string]any{appLabel: appLabelValue}},
-	}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	ns := nsObj.GetName()
-	c.WaitFor(t, gvrServiceAccounts, ns, "default", testcluster.DefaultWaitTimeout, "exists", appAnyObject)
+	ns := labelledNamespace(t, c, client, "mapped-", appLabelValue)
 	// The Widget CRD and the PriorityClass are cluster-wide: another test of the package may
 	// have made them already.
 	if _, err := client.Resource(testcluster.CRDResource).Get(t.Context(), widgetCRDName, metav1.GetOptions{}); apierrors.IsNotFound(err) {

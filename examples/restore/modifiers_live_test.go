@@ -31,20 +31,13 @@ func TestLiveResourceModifiersImage(t *testing.T) {
 	began := time.Now()
 	phase := func(what string) { t.Logf("%6.1fs %s", time.Since(began).Seconds(), what) }
 
-	backupBin := filepath.Join(t.TempDir(), "backup")
-	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", backupBin, "../backup").CombinedOutput()
-	require.NoError(t, err, "building examples/backup: %s", out)
+	backupBin := buildBackupProgram(t)
+	require.NotEmpty(t, backupBin)
 
 	// Only the namespace and the Deployment carry the backup's label: the Pods and the
 	// ReplicaSet the restored Deployment runs are all new.
 	const labelValue = "resource-modifiers"
-	nsObj, err := client.Resource(gvrNamespaces).Create(t.Context(), &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Namespace",
-		"metadata": map[string]any{"generateName": "mods-", "labels": map[string]any{appLabel: labelValue}},
-	}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	ns := nsObj.GetName()
-	c.WaitFor(t, gvrServiceAccounts, ns, "default", testcluster.DefaultWaitTimeout, "exists", appAnyObject)
+	ns := labelledNamespace(t, c, client, "mods-", labelValue)
 	deploy := yamlObjectLive(t, fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
 metadata:
