@@ -1,6 +1,8 @@
 package archive
 
 import (
+	"github.com/backupkit/backupkit/manifest"
+
 	"fmt"
 	"math"
 )
@@ -69,12 +71,13 @@ var DefaultLimits = Limits{
 type Option func(*options)
 
 type options struct {
-	visit    func(*Item) error
-	limits   Limits
-	metadata bool
-	manifest bool
-	stored   bool
-	noItems  bool
+	visit      func(*Item) error
+	projection manifest.Projection
+	limits     Limits
+	metadata   bool
+	manifest   bool
+	stored     bool
+	noItems    bool
 }
 
 // WithVisitor makes Scan call visit for every item, in archive order, as it meets it (see
@@ -106,6 +109,17 @@ func WithMetadata() Option {
 // disagrees is listed in Index.Problems. Default: off.
 func WithManifest() Option {
 	return func(o *options) { o.metadata, o.manifest = true, true }
+}
+
+// WithProjection makes the manifests Scan and ReadSibling return keep, of every item, only
+// the labels and annotations p accepts (see manifest.Projection): a caller that needs a
+// few known keys leaves the rest of a large backup's metadata out of memory. The
+// manifests are then projected (manifest.Manifest.Projected) and manifest.Write refuses
+// them. Scan with WithManifest compares the stored manifest with the one built under the
+// same projection: a label or annotation the projection leaves out is not compared.
+// Default: the zero Projection, everything kept.
+func WithProjection(p manifest.Projection) Option {
+	return func(o *options) { o.projection = p }
 }
 
 // WithStoredManifest makes Scan return, in Index.Manifest, the manifest the backup stores

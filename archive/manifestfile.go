@@ -22,17 +22,19 @@ import (
 // bytes are compared as the built manifest is written, against the stored one as it is
 // inflated: neither is held whole beside the other.
 func compareStored(raw []byte, built *manifest.Manifest, limit int64) (Problem, bool) {
-	if sameBytes(raw, built, limit) {
+	if !built.Projected() && sameBytes(raw, built, limit) {
 		return Problem{}, true
 	}
-	stored, err := manifest.Read(bytes.NewReader(raw), manifest.WithMaxBytes(limit))
-	if err != nil {
-		return Problem{ManifestFile, err.Error()}, false
-	}
-	if why, ok := sameManifest(stored, built); !ok {
+	// Item by item, under built's projection: nothing of the stored manifest is held.
+	err := manifest.Compare(bytes.NewReader(raw), built, manifest.WithMaxBytes(limit))
+	switch {
+	case err == nil:
+		return Problem{}, true
+	case errors.Is(err, manifest.ErrMismatch):
+		why := strings.TrimPrefix(err.Error(), manifest.ErrMismatch.Error()+": ")
 		return Problem{ManifestFile, "disagrees with the items: " + why}, false
 	}
-	return Problem{}, true
+	return Problem{ManifestFile, err.Error()}, false
 }
 
 // sameBytes reports whether raw, decompressed if it is gzip-compressed (a bad checksum is a
@@ -78,41 +80,6 @@ func (c *compareWriter) Write(p []byte) (int, error) {
 		done += n
 	}
 	return done, nil
-}
-
-// sameManifest reports whether two manifests hold the same items (identity, uid, versions,
-// labels, annotations, owners), comparing their manifest.json; if not, why names the first
-// item that differs.
-func sameManifest(stored, built *manifest.Manifest) (why string, ok bool) {
-	var a, b bytes.Buffer
-	if err := manifest.Write(&a, stored); err != nil {
-		return err.Error(), false
-	}
-	if err := manifest.Write(&b, built); err != nil {
-		return err.Error(), false
-	}
-	if bytes.Equal(a.Bytes(), b.Bytes()) {
-		return "", true
-	}
-	if stored.Len() != built.Len() {
-		return fmt.Sprintf("%d items stored, %d in the backup", stored.Len(), built.Len()), false
-	}
-	al, bl := strings.Split(a.String(), "\n"), strings.Split(b.String(), "\n")
-	for i := range al {
-		if al[i] != bl[i] {
-			return fmt.Sprintf("item %d: stored %s, in the backup %s", i, clip(al[i]), clip(bl[i])), false
-		}
-	}
-	return "differs", false
-}
-
-func clip(s string) string {
-	const n = 200
-	s = strings.TrimSuffix(s, ",")
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }
 
 // Manifest returns the manifest of the backup. When the backup stores one (ManifestFile, as
@@ -241,4 +208,13 @@ func (b *Backup) buildManifest(items map[string][]ItemRef) (*manifest.Manifest, 
 	}
 	link.finish(m)
 	return m, nil
+}
+
+func clip(s string) string {
+	const n = 200
+	s = strings.TrimSuffix(s, ",")
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }

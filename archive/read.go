@@ -143,7 +143,7 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	in := interner{}
 	var link *versionLinker
 	if o.manifest {
-		idx.Manifest = manifest.New()
+		idx.Manifest = manifest.New(manifest.WithProjection(o.projection))
 		link = newVersionLinker(in)
 	}
 	// What WithStoredManifest checks the stored manifest against: item files (16 bytes
@@ -275,7 +275,7 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	if o.stored && !o.manifest {
 		var stored *manifest.Manifest
 		if storedRaw != nil {
-			m, err := manifest.Read(bytes.NewReader(storedRaw), manifest.WithMaxBytes(limit))
+			m, err := manifest.Read(bytes.NewReader(storedRaw), manifest.WithMaxBytes(limit), manifest.WithReadProjection(o.projection))
 			if err != nil {
 				idx.Problems = append(idx.Problems, Problem{ManifestFile, err.Error()})
 			} else {

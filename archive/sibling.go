@@ -193,7 +193,7 @@ func ReadSibling(ctx context.Context, r io.Reader, opts ...Option) (*Sibling, er
 		return fail(err)
 	}
 	limit := min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes)
-	m, err := manifest.Read(br, manifest.WithMaxBytes(limit))
+	m, err := manifest.Read(br, manifest.WithMaxBytes(limit), manifest.WithReadProjection(o.projection))
 	if err != nil {
 		if src.err != nil {
 			return fail(src.err)

@@ -38,6 +38,14 @@ const (
 	// ErrFormat is wrapped by [Read] for input that is not a well-formed manifest.json.
 	ErrFormat = ManifestError("manifest: malformed manifest.json")
 
+	// ErrProjected is wrapped by [Write] for a manifest a [Projection] may have left
+	// labels or annotations out of ([Manifest.Projected]).
+	ErrProjected = ManifestError("manifest: projected manifest: labels or annotations left out")
+
+	// ErrMismatch is wrapped by [Compare] when a manifest.json does not hold the items of
+	// the manifest it is compared with; the error names the first difference.
+	ErrMismatch = ManifestError("manifest: manifest.json differs")
+
 	// ErrUnsupportedVersion is wrapped by [Read] for a manifest.json whose apiVersion,
 	// kind or formatVersion this version of the package does not know.
 	ErrUnsupportedVersion = ManifestError("manifest: unsupported manifest.json version")

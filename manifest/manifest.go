@@ -41,6 +41,9 @@ type Manifest struct {
 	strs      map[string]string // kinds and versions, one copy of each
 	shared    sharedMaps        // labels and annotations, one map for equal ones
 
+	projection Projection // what Add keeps of labels and annotations
+	projected  bool       // a Projection may have left labels or annotations out
+
 	versionOf  []int32        // by item index, its versions beyond Item.Version in versions; may be shorter than items (0: none)
 	versions   versionTable   // see versions.go
 	sources    []Itemer       // by item index, what AddItemer was given; may be shorter than items
@@ -105,9 +108,14 @@ type identKey struct {
 	name   string
 }
 
-// New returns an empty manifest.
-func New() *Manifest {
+// New returns an empty manifest, configured by opts.
+func New(opts ...Option) *Manifest {
 	m := &Manifest{}
+	for _, o := range opts {
+		if o != nil {
+			o(m)
+		}
+	}
 	m.initLocked()
 	return m
 }
@@ -144,7 +152,8 @@ func (m *Manifest) Grow(n int) {
 // string of the caller's alive (a path it was cut from); their values do not change. It
 // may point the item's Labels and Annotations at an equal map of an item added before,
 // shared between them, so that objects labelled alike keep one map: an added item's maps
-// are the manifest's, read but never changed.
+// are the manifest's, read but never changed. In a manifest made with [WithProjection],
+// it replaces them by the entries the projection keeps.
 // An item whose UID or identity (group, resource, namespace, name) is already in the
 // manifest is refused with (false, [ErrItemAlreadyExists]); an item that belongs to
 // another manifest with [ErrItemInManifest]; nil with [ErrInvalidItem]. Safe for
@@ -217,7 +226,8 @@ func (m *Manifest) addLocked(it *Item) error {
 		m.byUID.insert(uidHash, idx)
 	}
 	m.byIdent.insert(identHash, idx)
-	it.Labels, it.Annotations = m.shared.share(it.Labels), m.shared.share(it.Annotations)
+	it.Labels = m.shared.share(apply(it.Labels, m.projection.Labels))
+	it.Annotations = m.shared.share(apply(it.Annotations, m.projection.Annotations))
 	if v, ok := it.Annotations[DependsOnAnnotation]; ok {
 		m.dependsOn.add(dependsOnEntry{idx: idx, value: v})
 	}

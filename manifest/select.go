@@ -103,8 +103,10 @@ func (m *Manifest) closure(seeds []int32, deps bool) *Manifest {
 			picked = append(picked, m.copyLocked(idx))
 		}
 	}
+	projected := m.projected
 	m.mu.Unlock()
 	out := New()
+	out.projected = projected
 	out.Grow(len(picked))
 	for _, c := range picked {
 		// Items of one manifest cannot collide with each other.

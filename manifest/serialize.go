@@ -77,7 +77,18 @@ func WithGzip() WriteOption { return func(c *writeConfig) { c.gzip = true } }
 // ReadOption configures [Read].
 type ReadOption func(*readConfig)
 
-type readConfig struct{ maxBytes int64 }
+type readConfig struct {
+	maxBytes   int64
+	projection Projection
+}
+
+// WithReadProjection makes [Read] keep, of every item, only the labels and annotations p
+// accepts, as a manifest made with [WithProjection] does; the manifest read is projected
+// unless p is the zero Projection. [Compare] ignores it: it compares under the
+// projection of the manifest it is given.
+func WithReadProjection(p Projection) ReadOption {
+	return func(c *readConfig) { c.projection = p }
+}
 
 // WithMaxBytes limits the bytes [Read] accepts, counted after decompression. Default
 // (and for n <= 0): [DefaultMaxBytes].
@@ -93,13 +104,18 @@ func WithMaxBytes(n int64) ReadOption {
 // always gives the same bytes. An item with a string that is not valid UTF-8, which JSON
 // cannot carry exactly, is an error wrapping [ErrInvalidItem], and nothing is written. Safe
 // for concurrent use with other methods of m; the items are read under m's lock, w is
-// written after.
+// written after. A projected manifest ([Manifest.Projected]) is refused with an error
+// wrapping [ErrProjected]: its items may lack labels or annotations of the objects.
 func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 	var cfg writeConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
 	m.mu.Lock()
+	if m.projected {
+		m.mu.Unlock()
+		return fmt.Errorf("%w: not written", ErrProjected)
+	}
 	order := m.orderLocked()
 	items := make([]*Item, len(order))
 	extra := make([][]string, len(order))
@@ -209,22 +225,32 @@ func Read(r io.Reader, opts ...ReadOption) (*Manifest, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	m := New(WithProjection(cfg.projection))
+	if err := readDocument(r, cfg, func(d *jsontext.Decoder) error { return decodeItems(d, m) }); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// readDocument reads one manifest.json document from r, plain or gzip-compressed, within
+// cfg's limit, handing the decoder to items at the items array.
+func readDocument(r io.Reader, cfg readConfig, items func(*jsontext.Decoder) error) error {
 	br := bufio.NewReader(r)
 	var src io.Reader = br
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("%w: gzip: %v", ErrFormat, err)
+			return fmt.Errorf("%w: gzip: %v", ErrFormat, err)
 		}
 		defer zr.Close()
 		src = zr
 	}
 	lr := &limitedReader{r: src, left: cfg.maxBytes}
-	m, err := decode(lr)
+	err := decode(lr, items)
 	if lr.over {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, cfg.maxBytes)
+		return fmt.Errorf("%w: more than %d bytes", ErrTooLarge, cfg.maxBytes)
 	}
-	return m, err
+	return err
 }
 
 // limitedReader reads at most left bytes of r and notes whether r held more.
@@ -258,22 +284,22 @@ var readOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.RejectUnk
 // added one at a time, so reading a manifest holds neither the document nor a list of
 // its items beside the manifest. Write puts the header fields first; a document with
 // "items" before all of them has its items held undecoded until the header is checked.
-func decode(r io.Reader) (*Manifest, error) {
+func decode(r io.Reader, items func(*jsontext.Decoder) error) error {
 	d := jsontext.NewDecoder(r, readOptions)
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
 	}
 	if tok, err := d.ReadToken(); err != nil {
-		return nil, bad("%v", err)
+		return bad("%v", err)
 	} else if tok.Kind() != '{' {
-		return nil, bad("not a JSON object")
+		return bad("not a JSON object")
 	}
 	var h header
-	var m *Manifest
+	decoded := false
 	for d.PeekKind() != '}' {
 		tok, err := d.ReadToken()
 		if err != nil {
-			return nil, bad("%v", err)
+			return bad("%v", err)
 		}
 		key := tok.String()
 		switch strings.ToLower(key) {
@@ -284,8 +310,8 @@ func decode(r io.Reader) (*Manifest, error) {
 		case "formatversion":
 			err = jsonv2.UnmarshalDecode(d, &h.FormatVersion, readOptions)
 		case "items":
-			if m != nil || h.Items != nil {
-				return nil, bad("items given twice")
+			if decoded || h.Items != nil {
+				return bad("items given twice")
 			}
 			if h.APIVersion == "" || h.Kind == "" || h.FormatVersion == nil {
 				var v jsontext.Value
@@ -295,38 +321,32 @@ func decode(r io.Reader) (*Manifest, error) {
 				break
 			}
 			if err := h.check(); err != nil {
-				return nil, err
+				return err
 			}
-			m = New()
-			if err := decodeItems(d, m); err != nil {
-				return nil, err
+			decoded = true
+			if err := items(d); err != nil {
+				return err
 			}
 		default:
 			err = d.SkipValue() // unknown top-level fields are ignored
 		}
 		if err != nil {
-			return nil, bad("%s: %v", key, err)
+			return bad("%s: %v", key, err)
 		}
 	}
 	if _, err := d.ReadToken(); err != nil { // the closing brace
-		return nil, bad("%v", err)
+		return bad("%v", err)
 	}
 	if _, err := d.ReadToken(); !errors.Is(err, io.EOF) {
-		return nil, bad("trailing data after the document")
+		return bad("trailing data after the document")
 	}
 	if err := h.check(); err != nil { // again: a field may be repeated after the items
-		return nil, err
+		return err
 	}
-	if m != nil {
-		return m, nil
+	if !decoded && len(h.Items) > 0 {
+		return items(jsontext.NewDecoder(bytes.NewReader(h.Items), readOptions))
 	}
-	m = New()
-	if len(h.Items) > 0 {
-		if err := decodeItems(jsontext.NewDecoder(bytes.NewReader(h.Items), readOptions), m); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
+	return nil
 }
 
 // check refuses a header of another apiVersion, kind or format version.
@@ -345,6 +365,36 @@ func (h *header) check() error {
 // decodeItems decodes the items array (or null) at d's position into m, one item at a
 // time.
 func decodeItems(d *jsontext.Decoder, m *Manifest) error {
+	return eachItem(d, func(k int, j *itemJSON) error {
+		it := j.item()
+		if _, err := m.Add(it); err != nil {
+			return fmt.Errorf("%w: item %d: %w", ErrFormat, k, err)
+		}
+		for _, v := range j.OtherVersions {
+			added, err := m.AddVersion(it.UID, v)
+			switch {
+			case err != nil:
+				return fmt.Errorf("%w: item %d (%s): otherVersions %q: %w", ErrFormat, k, it, v, err)
+			case !added:
+				return fmt.Errorf("%w: item %d (%s): otherVersions: repeated or empty version %q", ErrFormat, k, it, v)
+			}
+		}
+		return nil
+	})
+}
+
+// item is the Item j describes.
+func (j *itemJSON) item() *Item {
+	return &Item{
+		Group: j.Group, Version: j.Version, Resource: j.Resource, Kind: j.Kind,
+		Namespace: j.Namespace, Name: j.Name, UID: j.UID,
+		Labels: j.Labels, Annotations: j.Annotations, OwnerReferences: j.OwnerReferences,
+	}
+}
+
+// eachItem decodes the items array (or null) at d's position, handing each item to fn
+// with its position.
+func eachItem(d *jsontext.Decoder, fn func(k int, j *itemJSON) error) error {
 	tok, err := d.ReadToken()
 	if err != nil {
 		return fmt.Errorf("%w: items: %v", ErrFormat, err)
@@ -361,22 +411,8 @@ func decodeItems(d *jsontext.Decoder, m *Manifest) error {
 		if err := jsonv2.UnmarshalDecode(d, &j, readOptions); err != nil {
 			return fmt.Errorf("%w: items: item %d: %v", ErrFormat, k, err)
 		}
-		it := &Item{
-			Group: j.Group, Version: j.Version, Resource: j.Resource, Kind: j.Kind,
-			Namespace: j.Namespace, Name: j.Name, UID: j.UID,
-			Labels: j.Labels, Annotations: j.Annotations, OwnerReferences: j.OwnerReferences,
-		}
-		if _, err := m.Add(it); err != nil {
-			return fmt.Errorf("%w: item %d: %w", ErrFormat, k, err)
-		}
-		for _, v := range j.OtherVersions {
-			added, err := m.AddVersion(it.UID, v)
-			switch {
-			case err != nil:
-				return fmt.Errorf("%w: item %d (%s): otherVersions %q: %w", ErrFormat, k, it, v, err)
-			case !added:
-				return fmt.Errorf("%w: item %d (%s): otherVersions: repeated or empty version %q", ErrFormat, k, it, v)
-			}
+		if err := fn(k, &j); err != nil {
+			return err
 		}
 	}
 	if _, err := d.ReadToken(); err != nil { // the closing bracket

@@ -66,7 +66,13 @@ func (m *Manifest) cloneWhere(out *Manifest, keep func(string) bool) (*Manifest,
 			picked = append(picked, m.copyLocked(idx))
 		}
 	}
+	projected := m.projected
 	m.mu.Unlock()
+	if projected {
+		out.mu.Lock()
+		out.projected = true
+		out.mu.Unlock()
+	}
 	for _, c := range picked {
 		if err := out.addCopy(c); err != nil {
 			return out, fmt.Errorf("%w: %s", err, describe(c.it))

@@ -1,0 +1,80 @@
+package archive_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/manifest"
+)
+
+// TestScanProjection: a projected scan keeps only the labels and annotations asked for,
+// and compares the stored manifest with the items under the same projection.
+func TestScanProjection(t *testing.T) {
+	const (
+		labelled = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"ns","uid":"u-web","labels":{"app":"web","tier":"front"},"annotations":{"checksum":"abc"}}}`
+		// the same object, stored with a label the projection leaves out changed
+		otherTier = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"ns","uid":"u-web","labels":{"app":"web","tier":"back"},"annotations":{"checksum":"abc"}}}`
+		otherApp  = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"ns","uid":"u-web","labels":{"app":"api","tier":"front"},"annotations":{"checksum":"abc"}}}`
+	)
+	p := manifest.Projection{Labels: manifest.Keys("app"), Annotations: manifest.Keys()}
+	for _, tc := range []struct {
+		name, stored string
+		problem      string
+	}{
+		{"agrees", labelled, ""},
+		{"differs where not kept", otherTier, ""},
+		{"differs where kept", otherApp, `disagrees with the items: item 0: stored {"version":"v1","resource":"configmaps","kind":"ConfigMap","namespace":"ns","name":"web","uid":"u-web","labels":{"app":"api"}}, in the manifest {"version":"v1","resource":"configmaps","kind":"ConfigMap","namespace":"ns","name":"web","uid":"u-web","labels":{"app":"web"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ents := []ent{
+				file(archive.VersionFile, archive.CurrentFormat),
+				file("resources/configmaps/namespaces/ns/web.json", labelled),
+				file("resources/configmaps/v1-preferredversion/namespaces/ns/web.json", labelled),
+				file(archive.ManifestFile, storedManifest(t, nil, [2]string{"configmaps", tc.stored})),
+			}
+			idx, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), archive.WithManifest(), archive.WithProjection(p))
+			require.NoError(t, err)
+			require.True(t, idx.Manifest.Projected())
+			items := idx.Manifest.Items()
+			require.Len(t, items, 1)
+			require.Equal(t, map[string]string{"app": "web"}, items[0].Labels)
+			require.Nil(t, items[0].Annotations)
+			var reasons []string
+			for _, p := range idx.Problems {
+				reasons = append(reasons, p.Reason)
+			}
+			if tc.problem == "" {
+				require.Empty(t, reasons)
+			} else {
+				require.Equal(t, []string{tc.problem}, reasons)
+			}
+
+			stored, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), archive.WithStoredManifest(), archive.WithProjection(p))
+			require.NoError(t, err)
+			require.True(t, stored.Manifest.Projected())
+			require.Nil(t, stored.Manifest.Items()[0].Annotations)
+		})
+	}
+}
+
+func TestSiblingProjection(t *testing.T) {
+	var tarball, sib bytes.Buffer
+	w := archive.NewWriter(&tarball)
+	require.NoError(t, w.SetPreferred("configmaps", "v1"))
+	require.NoError(t, w.Add("configmaps", "v1", "ns", "web", []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"ns","uid":"u-web","labels":{"app":"web","tier":"front"},"annotations":{"checksum":"abc"}}}`)))
+	require.NoError(t, w.Close())
+	require.NoError(t, w.WriteSibling(&sib))
+	s, err := archive.ReadSibling(context.Background(), bytes.NewReader(sib.Bytes()), archive.WithProjection(manifest.Projection{Labels: manifest.Keys("tier")}))
+	require.NoError(t, err)
+	require.NoError(t, s.Verify(context.Background(), bytes.NewReader(tarball.Bytes())))
+	idx, err := s.Index()
+	require.NoError(t, err)
+	require.True(t, idx.Manifest.Projected())
+	it := idx.Manifest.Items()[0]
+	require.Equal(t, map[string]string{"tier": "front"}, it.Labels)
+	require.Equal(t, map[string]string{"checksum": "abc"}, it.Annotations, "a nil Annotations function keeps every annotation")
+}

@@ -1,0 +1,103 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Compare reads a manifest.json from r, as [Read] does (opts apply but for
+// [WithReadProjection]), and reports whether it holds the items of m: the same
+// identities, each with the same version, other versions, UID, kind, labels, annotations
+// and ownerReferences, in any order. The items read are compared as m keeps them: under
+// the [Projection] m was made or read with. It reads the document item by item and keeps
+// none of them, so comparing a large manifest costs a bit per item of m beside it.
+//
+// The result is nil when they agree, an error wrapping [ErrMismatch] naming the first
+// difference (an item only one side holds, an item held twice, an item whose fields
+// differ, with both as manifest.json writes them) when they do not, and Read's errors
+// when r does not hold a manifest.json.
+func Compare(r io.Reader, m *Manifest, opts ...ReadOption) error {
+	cfg := readConfig{maxBytes: DefaultMaxBytes}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	m.mu.Lock()
+	p, n := m.projection, len(m.items)
+	m.mu.Unlock()
+	seen := make([]uint64, (n+63)/64)
+	stored := 0
+	err := readDocument(r, cfg, func(d *jsontext.Decoder) error {
+		return eachItem(d, func(k int, j *itemJSON) error {
+			stored++
+			j.Labels, j.Annotations = apply(j.Labels, p.Labels), apply(j.Annotations, p.Annotations)
+			got := j.item()
+			idx, want, ok := m.jsonOf(schema.GroupResource{Group: j.Group, Resource: j.Resource}, j.Namespace, j.Name)
+			switch {
+			case !ok:
+				return fmt.Errorf("%w: item %d (%s): not in the manifest", ErrMismatch, k, got)
+			case int(idx) >= n: // added to m since Compare began: not compared
+				stored--
+				return nil
+			case seen[idx/64]&(1<<(idx%64)) != 0:
+				return fmt.Errorf("%w: item %d (%s): stored twice", ErrMismatch, k, got)
+			}
+			seen[idx/64] |= 1 << (idx % 64)
+			j.OtherVersions = slices.Sorted(slices.Values(j.OtherVersions))
+			a, err := json.Marshal(j)
+			if err != nil {
+				return fmt.Errorf("%w: item %d (%s): %v", ErrFormat, k, got, err)
+			}
+			b, err := json.Marshal(want)
+			if err != nil {
+				return fmt.Errorf("manifest: encoding %s: %w", got, err)
+			}
+			if !bytes.Equal(a, b) {
+				return fmt.Errorf("%w: item %d: stored %s, in the manifest %s", ErrMismatch, k, clip(a), clip(b))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	if stored == n {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, idx := range m.orderLocked() {
+		if int(idx) < n && seen[idx/64]&(1<<(idx%64)) == 0 {
+			return fmt.Errorf("%w: %d items stored, %d in the manifest; %s is not stored", ErrMismatch, stored, n, m.items[idx])
+		}
+	}
+	return fmt.Errorf("%w: %d items stored, %d in the manifest", ErrMismatch, stored, n)
+}
+
+// jsonOf returns the index of the item with this identity and the item as manifest.json
+// holds it.
+func (m *Manifest) jsonOf(gr schema.GroupResource, namespace, name string) (int32, itemJSON, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	idx, ok := m.lookupLocked(gr, namespace, name)
+	if !ok {
+		return 0, itemJSON{}, false
+	}
+	return idx, itemJSONOf(m.items[idx], m.versionsLocked(idx)), true
+}
+
+// clip is an item's JSON shortened for an error message.
+func clip(b []byte) string {
+	const limit = 200
+	s := string(b)
+	if len(s) > limit {
+		return s[:limit] + "..."
+	}
+	return strings.TrimSpace(s)
+}

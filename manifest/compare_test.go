@@ -1,0 +1,91 @@
+package manifest_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/backupkit/backupkit/manifest"
+)
+
+func doc(t require.TestingT, items ...*manifest.Item) []byte {
+	m := manifest.New()
+	for _, it := range items {
+		_, err := m.Add(it)
+		require.NoError(t, err)
+	}
+	var buf bytes.Buffer
+	require.NoError(t, manifest.Write(&buf, m))
+	return buf.Bytes()
+}
+
+func TestCompare(t *testing.T) {
+	a := func() *manifest.Item { return labelled("a", map[string]string{"app": "x"}, nil) }
+	b := func() *manifest.Item { return labelled("b", nil, map[string]string{"note": "y"}) }
+	m := manifest.New()
+	for _, it := range []*manifest.Item{a(), b()} {
+		_, err := m.Add(it)
+		require.NoError(t, err)
+	}
+	same := doc(t, a(), b())
+	lines := strings.Split(string(same), "\n") // header, a, b, footer
+	require.Len(t, lines, 5)
+	changed := b()
+	changed.Annotations["note"] = "z"
+	otherUID := b()
+	otherUID.UID = "uid-other"
+	var gz bytes.Buffer
+	require.NoError(t, manifest.Write(&gz, m, manifest.WithGzip()))
+	for _, tc := range []struct {
+		name string
+		doc  []byte
+		err  error
+		msg  string
+	}{
+		{"same", same, nil, ""},
+		{"gzip", gz.Bytes(), nil, ""},
+		{"other order", []byte(lines[0] + "\n" + lines[2] + ",\n" + strings.TrimSuffix(lines[1], ",") + "\n" + lines[3] + "\n" + lines[4]), nil, ""},
+		{"annotation differs", doc(t, a(), changed), manifest.ErrMismatch, `item 1: stored {"version":"v1","resource":"configmaps","kind":"ConfigMap","namespace":"ns","name":"b","uid":"uid-configmaps--ns-b","annotations":{"note":"z"}}, in the manifest {`},
+		{"uid differs", doc(t, a(), otherUID), manifest.ErrMismatch, `uid-other`},
+		{"item missing", doc(t, a()), manifest.ErrMismatch, "1 items stored, 2 in the manifest; resources/configmaps/namespaces/ns/b.json is not stored"},
+		{"item extra", doc(t, a(), b(), labelled("c", nil, nil)), manifest.ErrMismatch, "item 2 (resources/configmaps/namespaces/ns/c.json): not in the manifest"},
+		{"item twice", []byte(lines[0] + "\n" + lines[1] + "\n" + lines[1] + "\n" + lines[2] + "\n" + lines[3]), manifest.ErrMismatch, "item 1 (resources/configmaps/namespaces/ns/a.json): stored twice"},
+		{"malformed", []byte(`{"apiVersion":`), manifest.ErrFormat, ""},
+		{"unsupported", []byte(`{"apiVersion":"x/v9","kind":"Manifest","formatVersion":1,"items":[]}`), manifest.ErrUnsupportedVersion, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := manifest.Compare(bytes.NewReader(tc.doc), m)
+			if tc.err == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, tc.err)
+			require.Contains(t, err.Error(), tc.msg)
+		})
+	}
+	require.ErrorIs(t, manifest.Compare(bytes.NewReader(same), m, manifest.WithMaxBytes(10)), manifest.ErrTooLarge)
+}
+
+// TestPropertyCompare: Compare agrees exactly when the two manifests write the same
+// manifest.json.
+func TestPropertyCompare(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := build(t, genItems(t, 6))
+		other := build(t, genItems(t, 6))
+		if rapid.Bool().Draw(t, "itself") {
+			other = m
+		}
+		var a, b bytes.Buffer
+		require.NoError(t, manifest.Write(&a, m))
+		require.NoError(t, manifest.Write(&b, other))
+		err := manifest.Compare(bytes.NewReader(b.Bytes()), m)
+		if bytes.Equal(a.Bytes(), b.Bytes()) {
+			require.NoError(t, err)
+		} else {
+			require.ErrorIs(t, err, manifest.ErrMismatch)
+		}
+	})
+}
