@@ -105,7 +105,10 @@ func WithSiblingBeside(path string) PlanOption {
 // backupstore.Store.VerifySibling binds one from object storage without reading the
 // tarball), as WithSiblingManifest does but without hashing the tarball again. An
 // unverified sibling is an error wrapping archive.ErrSiblingMismatch. It takes precedence
-// over WithSiblingManifest. Default: none.
+// over WithSiblingManifest. Read the sibling with archive.WithProjection(PlanProjection(opts...)),
+// the plan's other options, to keep only what the plan reads of its labels and
+// annotations; a sibling read with a projection that leaves out any of those plans as if
+// the objects lacked them. Default: none.
 func WithSibling(sib *archive.Sibling) PlanOption {
 	return func(c *planConfig) { c.verified = sib }
 }
@@ -114,6 +117,44 @@ func WithSibling(sib *archive.Sibling) PlanOption {
 func WithLimits(l archive.Limits) PlanOption {
 	return func(c *planConfig) { c.limits = l }
 }
+
+// PlanProjection is what a plan made with opts reads of the backup's labels and
+// annotations (see manifest.Projection): the labels by which the plan recognises objects
+// the API server or a controller makes, an EndpointSlice's Service label, a Deployment's
+// and a ReplicaSet's revision annotation, the depends-on annotation, and every label when
+// a Filter selects by labels. NewPlan reads the backup with it, whatever the source, so
+// that the manifest it keeps holds no other label or annotation of any object.
+func PlanProjection(opts ...PlanOption) manifest.Projection {
+	cfg := defaultPlanConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return cfg.projection()
+}
+
+// projection is PlanProjection of cfg.
+func (cfg *planConfig) projection() manifest.Projection {
+	p := manifest.Projection{Labels: planLabels, Annotations: planAnnotations}
+	if cfg.filter != nil && cfg.filter.LabelSelector != nil {
+		p.Labels = nil // every label
+	}
+	return p
+}
+
+// planLabels and planAnnotations are the keys the plan decides by (leftToControllers,
+// remade, references.index, manifest's depends-on edges).
+var (
+	planLabels = func() func(string) bool {
+		keys := []string{serviceNameLabel}
+		for _, mb := range managedBy {
+			keys = append(keys, mb.label)
+		}
+		return manifest.Keys(keys...)
+	}()
+	planAnnotations = manifest.Keys(deploymentRevision, manifest.DependsOnAnnotation)
+)
 
 // NewPlan reads the backup src once and plans its restore into a cluster serving target
 // (versionselect.TargetGroups reads it from a live cluster): per resource the version to
@@ -145,7 +186,7 @@ func NewPlan(ctx context.Context, src Source, target []metav1.APIGroup, opts ...
 	default:
 		err = readOnce(ctx, src, func(r io.Reader) error {
 			var err error
-			idx, err = archive.Scan(ctx, r, archive.WithManifest(), archive.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
+			idx, err = archive.Scan(ctx, r, archive.WithManifest(), archive.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit), archive.WithProjection(cfg.projection()))
 			return err
 		})
 	}
@@ -237,7 +278,7 @@ func indexFromSibling(ctx context.Context, src Source, cfg planConfig, body *bod
 	var sib *archive.Sibling
 	if err := readOnce(ctx, cfg.sibling, func(r io.Reader) error {
 		var err error
-		sib, err = archive.ReadSibling(ctx, r, archive.WithLimits(cfg.limits))
+		sib, err = archive.ReadSibling(ctx, r, archive.WithLimits(cfg.limits), archive.WithProjection(cfg.projection()))
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("sibling manifest: %w", err)

@@ -152,7 +152,8 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 		}
 		defer store.Close()
 		var sib *archive.Sibling
-		if src, sib, err = store.Backup(ctx, name, archive.WithLimits(f.limits)); err != nil {
+		keep := restore.PlanProjection(f.filterOpts...) // only the labels and annotations the plan reads
+		if src, sib, err = store.Backup(ctx, name, archive.WithLimits(f.limits), archive.WithProjection(keep)); err != nil {
 			return err
 		}
 		if sib != nil {
