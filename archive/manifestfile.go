@@ -1,86 +1,16 @@
 package archive
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"strings"
 
-	"github.com/klauspost/compress/gzip"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
-
-// compareStored compares a stored manifest, raw as stored (gzip-compressed or plain), with
-// the one built from the items: as bytes first, manifest.Write being deterministic, and if
-// they differ decoded, so that a manifest written otherwise but holding the same items
-// agrees. If they disagree, or the stored one cannot be read, the Problem says why. The
-// bytes are compared as the built manifest is written, against the stored one as it is
-// inflated: neither is held whole beside the other.
-func compareStored(raw []byte, built *manifest.Manifest, limit int64) (Problem, bool) {
-	if !built.Projected() && sameBytes(raw, built, limit) {
-		return Problem{}, true
-	}
-	// Item by item, under built's projection: nothing of the stored manifest is held.
-	err := manifest.Compare(bytes.NewReader(raw), built, manifest.WithMaxBytes(limit))
-	switch {
-	case err == nil:
-		return Problem{}, true
-	case errors.Is(err, manifest.ErrMismatch):
-		why := strings.TrimPrefix(err.Error(), manifest.ErrMismatch.Error()+": ")
-		return Problem{ManifestFile, "disagrees with the items: " + why}, false
-	}
-	return Problem{ManifestFile, err.Error()}, false
-}
-
-// sameBytes reports whether raw, decompressed if it is gzip-compressed (a bad checksum is a
-// difference), holds exactly the bytes manifest.Write writes of m, within limit.
-func sameBytes(raw []byte, m *manifest.Manifest, limit int64) bool {
-	var src io.Reader = bytes.NewReader(raw)
-	if len(raw) >= 2 && raw[0] == 0x1f && raw[1] == 0x8b {
-		zr, err := gzip.NewReader(src)
-		if err != nil {
-			return false
-		}
-		defer zr.Close()
-		src = io.LimitReader(zr, limit)
-	}
-	cw := &compareWriter{r: src}
-	if err := manifest.Write(cw, m); err != nil {
-		return false
-	}
-	var one [1]byte
-	_, err := io.ReadFull(src, one[:])
-	return err == io.EOF // nothing more, and a good checksum
-}
-
-// errDiffer stops manifest.Write at the first byte that differs.
-var errDiffer = errors.New("differs")
-
-// compareWriter compares what is written to it with what r reads.
-type compareWriter struct {
-	r   io.Reader
-	buf []byte
-}
-
-func (c *compareWriter) Write(p []byte) (int, error) {
-	if c.buf == nil {
-		c.buf = make([]byte, 64<<10)
-	}
-	done := 0
-	for done < len(p) {
-		n := min(len(p)-done, len(c.buf))
-		if _, err := io.ReadFull(c.r, c.buf[:n]); err != nil || !bytes.Equal(c.buf[:n], p[done:done+n]) {
-			return done, errDiffer
-		}
-		done += n
-	}
-	return done, nil
-}
 
 // Manifest returns the manifest of the backup. When the backup stores one (ManifestFile, as
 // Writer does), it is read back instead of rebuilt, and checked against the layout without

@@ -3,6 +3,7 @@ package archive_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -77,4 +78,44 @@ func TestSiblingProjection(t *testing.T) {
 	it := idx.Manifest.Items()[0]
 	require.Equal(t, map[string]string{"tier": "front"}, it.Labels)
 	require.Equal(t, map[string]string{"checksum": "abc"}, it.Annotations, "a nil Annotations function keeps every annotation")
+}
+
+// TestStoredManifestNotLast: Scan compares the stored manifest as its entry streams by,
+// with the items before it; items after it void the comparison, which Scan says, and a
+// stored manifest read alone (WithStoredManifest) is still checked against every item.
+func TestStoredManifestNotLast(t *testing.T) {
+	stored := storedManifest(t, map[string][]string{"u-w": {"v1"}}, [2]string{"configmaps", cmWeb}, [2]string{"configmaps", cmDB}, [2]string{"widgets", widgetV2})
+	files := layoutFiles()
+	ents := append([]ent{files[0], file(archive.ManifestFile, stored)}, files[1:]...)
+	idx, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), archive.WithManifest())
+	require.NoError(t, err)
+	require.Equal(t, []archive.Problem{{Path: archive.ManifestFile, Reason: fmt.Sprintf("not the last entry of the backup (%d items after it): not compared with the items", len(files)-1)}}, idx.Problems)
+	require.Equal(t, 3, idx.Manifest.Len())
+
+	fast, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), archive.WithStoredManifest())
+	require.NoError(t, err)
+	require.Empty(t, fast.Problems)
+	require.Equal(t, 3, fast.Manifest.Len())
+
+	last, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, append(files, file(archive.ManifestFile, stored))...)), archive.WithManifest())
+	require.NoError(t, err)
+	require.Empty(t, last.Problems)
+}
+
+// TestStoredManifestCut: a backup cut inside its stored manifest fails the scan as a cut
+// backup, not as a stored manifest that disagrees.
+func TestStoredManifestCut(t *testing.T) {
+	stored := storedManifest(t, map[string][]string{"u-w": {"v1"}}, [2]string{"configmaps", cmWeb}, [2]string{"configmaps", cmDB}, [2]string{"widgets", widgetV2})
+	raw := rawTar(t, append(layoutFiles(), file(archive.ManifestFile, stored))...)
+	at := bytes.Index(raw, []byte(stored))
+	require.Positive(t, at)
+	whole, err := archive.Scan(context.Background(), bytes.NewReader(gz(t, raw)), archive.WithManifest())
+	require.NoError(t, err)
+	require.Empty(t, whole.Problems)
+	cut := raw[:at+len(stored)/2] // inside the manifest's data
+	for _, opt := range []archive.Option{archive.WithManifest(), archive.WithStoredManifest()} {
+		_, err := archive.Scan(context.Background(), bytes.NewReader(gz(t, cut)), opt)
+		require.ErrorIs(t, err, archive.ErrFormat)
+		require.ErrorContains(t, err, "unexpected EOF")
+	}
 }

@@ -155,9 +155,10 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	}
 	dirs := map[string]map[string]bool{}
 	legacy := legacyVersions{}
-	versionDirs := false // the format version read so far requires version directories
-	var scratch []byte   // item bytes read for metadata only, reused
-	var storedRaw []byte // ManifestFile as stored
+	versionDirs := false      // the format version read so far requires version directories
+	var scratch []byte        // item bytes read for metadata only, reused
+	var stored storedManifest // ManifestFile, read as its entry streams by
+	limit := min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes)
 	hasVersion, hasResources := false, false
 	err = walk(ctx, r, o.limits, "scan", func(e *entry) error {
 		if (e.name == ResourcesDir && e.kind == kindDir) || strings.HasPrefix(e.name, ResourcesDir+"/") {
@@ -168,15 +169,7 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 			return nil
 		}
 		if e.name == ManifestFile {
-			if !o.manifest && !o.stored {
-				return nil
-			}
-			b, err := e.readInto(nil)
-			if err != nil {
-				return err
-			}
-			storedRaw = b
-			return nil
+			return stored.read(e, &o, idx.Manifest, link, limit)
 		}
 		if e.name == VersionFile {
 			hasVersion = true
@@ -194,6 +187,9 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 			return nil
 		}
 		ref.Size = e.hdr.Size
+		if stored.met {
+			stored.itemsAfter++
+		}
 		if files != nil {
 			files.add(ref.Path)
 			if ref.VersionDir == "" {
@@ -263,32 +259,66 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 		return nil, &Error{Op: "scan", Err: notBackup}
 	}
 	idx.Items = items.slice()
-	limit := min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes)
 	if idx.Manifest != nil {
 		link.finish(idx.Manifest)
-		if storedRaw != nil {
-			if p, ok := compareStored(storedRaw, idx.Manifest, limit); !ok {
-				idx.Problems = append(idx.Problems, p)
-			}
+		switch {
+		case stored.met && stored.itemsAfter > 0:
+			idx.Problems = append(idx.Problems, Problem{ManifestFile, fmt.Sprintf("not the last entry of the backup (%d items after it): not compared with the items", stored.itemsAfter)})
+		case stored.problem != nil:
+			idx.Problems = append(idx.Problems, *stored.problem)
 		}
 	}
 	if o.stored && !o.manifest {
-		var stored *manifest.Manifest
-		if storedRaw != nil {
-			m, err := manifest.Read(bytes.NewReader(storedRaw), manifest.WithMaxBytes(limit), manifest.WithReadProjection(o.projection))
-			if err != nil {
-				idx.Problems = append(idx.Problems, Problem{ManifestFile, err.Error()})
-			} else {
-				stored = m
-			}
+		if stored.problem != nil {
+			idx.Problems = append(idx.Problems, *stored.problem)
 		}
-		idx.Manifest, idx.Problems = storedOnly(stored, files.has, legacyItems, idx.Problems)
+		idx.Manifest, idx.Problems = storedOnly(stored.m, files.has, legacyItems, idx.Problems)
 	}
 	gvs, problems := groupVersions(dirs, legacy, versionDirs)
 	idx.GroupVersions = gvs
 	idx.Problems = append(idx.Problems, problems...)
 	sortProblems(idx.Problems)
 	return idx, nil
+}
+
+// storedManifest is what Scan made of ManifestFile, read as its entry streamed by: the
+// stored manifest is never held as bytes.
+type storedManifest struct {
+	met        bool               // the entry was read
+	m          *manifest.Manifest // WithStoredManifest: the manifest read; nil if it could not be
+	problem    *Problem           // what reading it, or comparing it with the items, found
+	itemsAfter int                // item entries after it: a comparison made before them is void
+}
+
+// read reads ManifestFile from e: with WithManifest it compares it, item by item, with
+// built, the manifest of the items read so far (archive.Writer writes it after every item,
+// so they are all of them; Scan voids the comparison when items follow); with
+// WithStoredManifest alone it reads it. A read error of the backup is returned; what is
+// wrong with the stored manifest itself is kept as a problem.
+func (st *storedManifest) read(e *entry, o *options, built *manifest.Manifest, link *versionLinker, limit int64) error {
+	st.met = true
+	r := e.reader()
+	var err error
+	switch {
+	case o.manifest:
+		link.finish(built)
+		if err = manifest.Compare(r, built, manifest.WithMaxBytes(limit)); errors.Is(err, manifest.ErrMismatch) {
+			why := strings.TrimPrefix(err.Error(), manifest.ErrMismatch.Error()+": ")
+			st.problem = &Problem{ManifestFile, "disagrees with the items: " + why}
+			return nil
+		}
+	case o.stored:
+		st.m, err = manifest.Read(r, manifest.WithMaxBytes(limit), manifest.WithReadProjection(o.projection))
+	default:
+		return nil
+	}
+	if r.err != nil {
+		return r.err
+	}
+	if err != nil {
+		st.m, st.problem = nil, &Problem{ManifestFile, err.Error()}
+	}
+	return nil
 }
 
 // noteDirs records the resource and version directories that the entry name is or implies,

@@ -46,6 +46,26 @@ func (e *entry) readInto(buf []byte) ([]byte, error) {
 	return buf, nil
 }
 
+// reader reads the entry as a stream; the first read error is kept in its err, classified.
+func (e *entry) reader() *entryReader { return &entryReader{e: e} }
+
+// entryReader is an entry as an io.Reader. Its err is the read error that stopped it (not
+// io.EOF): the caller tells a cut or failing source from what the reader's reader made of
+// the bytes.
+type entryReader struct {
+	e   *entry
+	err error
+}
+
+func (r *entryReader) Read(p []byte) (int, error) {
+	n, err := r.e.s.tr.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = r.e.s.classify(err)
+		return n, r.err
+	}
+	return n, err
+}
+
 // copyTo copies the entry to w, never more than its header size.
 func (e *entry) copyTo(w io.Writer) error {
 	if e.s.buf == nil {
