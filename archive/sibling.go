@@ -132,7 +132,7 @@ func (w *Writer) WriteSibling(out io.Writer) error {
 	if _, err := zw.Write(b); err != nil {
 		return fmt.Errorf("archive: write sibling: %w", err)
 	}
-	if err := manifest.Write(zw, w.m); err != nil {
+	if err := w.writeManifest(zw); err != nil {
 		return fmt.Errorf("archive: write sibling: %w", err)
 	}
 	if err := zw.Close(); err != nil {

@@ -2,7 +2,6 @@ package archive
 
 import (
 	"archive/tar"
-	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -34,9 +33,9 @@ var entryTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // keeps until Close is what the layout and the manifest need: the preferred version of each
 // resource and the versions it has items at, a 128-bit hash of the coordinates of every
 // item added (to refuse duplicates; seeded at random, see Add), and the manifest.Manifest
-// being built (each item's metadata: identity, uid, labels, annotations,
-// owners). Its memory grows with the number of items and their metadata, not with their
-// bytes.
+// being built (each item's identity, uid and owners), with its labels and annotations
+// packed beside it in one string per item. Its memory grows with the number of items and
+// their metadata, not with their bytes.
 //
 // # Determinism
 //
@@ -65,7 +64,9 @@ type Writer struct {
 	seen      *nameSet // every item file added: resource, version, namespace and name
 	in        interner
 	link      *versionLinker
-	m         *manifest.Manifest
+	m         *manifest.Manifest // projected: the labels and annotations are in meta
+	meta      packedMeta
+	whole     *manifest.Manifest // Manifest's answer, built on its first call
 	problems  []Problem
 	err       error // sticky: the first error writing to w
 	closed    bool
@@ -98,8 +99,9 @@ func (h *hashWriter) Write(p []byte) (int, error) {
 // NewWriter returns a Writer that writes the compressed backup to w as items are added.
 func NewWriter(w io.Writer) *Writer {
 	in := interner{}
+	m := manifest.New(manifest.WithProjection(writerProjection))
 	return &Writer{w: &hashWriter{w: w, h: sha256.New()}, resources: map[string]*writerResource{}, seen: newNameSet(),
-		in: in, link: newVersionLinker(in), m: manifest.New()}
+		in: in, link: newVersionLinker(in), m: m, meta: packedMeta{m: m}}
 }
 
 // SetPreferred sets the preferred version of a resource ("deployments.apps", "pods"). It must
@@ -210,7 +212,9 @@ func (w *Writer) record(resource, version, namespace, name string, preferred boo
 	}
 	if err := addToManifest(w.m, w.in.intern(res), md); err != nil {
 		w.problems = append(w.problems, Problem{p, "manifest: " + err.Error()})
+		return
 	}
+	w.meta.add(md.Labels, md.Annotations)
 }
 
 // start writes metadata/version, once.
@@ -287,12 +291,18 @@ func (w *Writer) Close() error {
 		return err
 	}
 	w.link.finish(w.m)
-	var buf bytes.Buffer
-	if err := manifest.Write(&buf, w.m, manifest.WithGzip()); err != nil {
+	// The manifest is written twice, the same bytes each time: once to learn its size for
+	// the entry's header, then into the entry. The compressed document is never held.
+	var size countWriter
+	if err := w.writeManifest(&size, manifest.WithGzip()); err != nil {
 		return w.fail(fmt.Errorf("archive: write %q: %w", ManifestFile, err))
 	}
-	if err := w.entry(ManifestFile, buf.Bytes()); err != nil {
-		return err
+	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: ManifestFile, Size: int64(size), Mode: 0o644, ModTime: entryTime}
+	if err := w.tw.WriteHeader(hdr); err != nil {
+		return w.fail(fmt.Errorf("archive: write %q: %w", ManifestFile, err))
+	}
+	if err := w.writeManifest(w.tw, manifest.WithGzip()); err != nil {
+		return w.fail(fmt.Errorf("archive: write %q: %w", ManifestFile, err))
 	}
 	if err := w.tw.Close(); err != nil {
 		return w.fail(fmt.Errorf("archive: write: %w", err))
@@ -304,14 +314,44 @@ func (w *Writer) Close() error {
 	return nil
 }
 
+// writeManifest writes the manifest, its items' labels and annotations unpacked.
+func (w *Writer) writeManifest(out io.Writer, opts ...manifest.WriteOption) error {
+	if err := manifest.Write(out, w.m, append(opts, manifest.WithMetadataOf(w.meta.of))...); err != nil {
+		return err
+	}
+	return w.meta.err
+}
+
+// countWriter counts the bytes written to it.
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
+}
+
 // Manifest returns the manifest of what was written, the one stored at ManifestFile: nil
 // before Close has succeeded. It is the Writer's own: the caller may keep it, and should not
-// Add to it.
+// Add to it. Until it is called, the Writer keeps its items' labels and annotations packed
+// apart from the manifest (a Go map costs hundreds of bytes); the first call builds the
+// manifest with them. ManifestItems counts its items without building it.
 func (w *Writer) Manifest() *manifest.Manifest {
 	if !w.done {
 		return nil
 	}
-	return w.m
+	if w.whole == nil {
+		w.whole = w.meta.whole()
+	}
+	return w.whole
+}
+
+// ManifestItems returns the number of items of the manifest Manifest returns (0 before
+// Close has succeeded), without building it.
+func (w *Writer) ManifestItems() int {
+	if !w.done {
+		return 0
+	}
+	return w.m.Len()
 }
 
 // Problems lists the items written but left out of the manifest, in the order they were

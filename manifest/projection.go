@@ -80,3 +80,14 @@ func (m *Manifest) Projected() bool {
 	defer m.mu.Unlock()
 	return m.projected
 }
+
+// Position returns the number of items added to m before it: positions run from 0 to
+// Len()-1 in the order of [Manifest.Add] and never change, so a caller can keep state of
+// its own per item in a slice instead of a map. It is false for an item of another
+// manifest, or of none.
+func (m *Manifest) Position(it *Item) (int, bool) {
+	if it == nil || it.m != m {
+		return 0, false
+	}
+	return int(it.idx), true
+}

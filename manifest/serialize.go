@@ -69,7 +69,19 @@ type itemJSON struct {
 // WriteOption configures [Write].
 type WriteOption func(*writeConfig)
 
-type writeConfig struct{ gzip bool }
+type writeConfig struct {
+	gzip   bool
+	metaOf func(*Item) (labels, annotations map[string]string)
+}
+
+// WithMetadataOf makes [Write] take each item's labels and annotations from metaOf
+// instead of the item's fields, and write a projected manifest ([Manifest.Projected]):
+// for a writer that keeps them apart from the manifest (packed, on disk) and made the
+// manifest with a [Projection] that leaves them out. metaOf is called for every item,
+// under no lock, and must answer for all of them.
+func WithMetadataOf(metaOf func(it *Item) (labels, annotations map[string]string)) WriteOption {
+	return func(c *writeConfig) { c.metaOf = metaOf }
+}
 
 // WithGzip compresses the output with gzip. Default: plain JSON.
 func WithGzip() WriteOption { return func(c *writeConfig) { c.gzip = true } }
@@ -112,7 +124,7 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 		o(&cfg)
 	}
 	m.mu.Lock()
-	if m.projected {
+	if m.projected && cfg.metaOf == nil {
 		m.mu.Unlock()
 		return fmt.Errorf("%w: not written", ErrProjected)
 	}
@@ -124,8 +136,15 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 		extra[k] = m.versionsLocked(idx) // sorted, and never modified once made
 	}
 	m.mu.Unlock()
+	jsonOf := func(k int) itemJSON {
+		j := itemJSONOf(items[k], extra[k])
+		if cfg.metaOf != nil {
+			j.Labels, j.Annotations = cfg.metaOf(items[k])
+		}
+		return j
+	}
 	for k, it := range items {
-		j := itemJSONOf(it, extra[k])
+		j := jsonOf(k)
 		if field, ok := validUTF8(&j); !ok {
 			// encoding/json would write U+FFFD: read back, the item would differ (or
 			// collide with another). Checked before anything is written.
@@ -147,7 +166,7 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 			bw.WriteByte(',')
 		}
 		bw.WriteByte('\n')
-		b, err := json.Marshal(itemJSONOf(it, extra[k]))
+		b, err := json.Marshal(jsonOf(k))
 		if err != nil {
 			return fmt.Errorf("manifest: encoding %s: %w", it, err)
 		}

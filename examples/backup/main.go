@@ -249,7 +249,7 @@ func backup(ctx context.Context, cfg *rest.Config, f *flags, stdout, stderr io.W
 		return nil, err
 	}
 	res := &result{plans: plans, sibling: f.manifestOutput, skipped: skipped, counts: b.counts, versions: b.versFor, unread: b.unread,
-		problems: b.w.Problems(), bytes: cw.n, elapsed: time.Since(start), output: f.output, manifestItems: b.w.Manifest().Len()}
+		problems: b.w.Problems(), bytes: cw.n, elapsed: time.Since(start), output: f.output, manifestItems: b.w.ManifestItems()}
 	res.write(summaryTo)
 	return res, nil
 }

@@ -1,0 +1,78 @@
+package archive
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/backupkit/backupkit/manifest"
+)
+
+// TestPropertyPackMeta: unpackMeta gives back what packMeta packed, nil and empty maps
+// told apart, whatever the bytes of keys and values.
+func TestPropertyPackMeta(t *testing.T) {
+	genMap := func(t *rapid.T, label string) map[string]string {
+		switch rapid.IntRange(0, 4).Draw(t, label+"Kind") {
+		case 0:
+			return nil
+		case 1:
+			return map[string]string{}
+		}
+		return rapid.MapOf(rapid.String(), rapid.StringN(0, 300, -1)).Draw(t, label)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		labels, annotations := genMap(t, "labels"), genMap(t, "annotations")
+		gotL, gotA, err := unpackMeta(packMeta(labels, annotations))
+		require.NoError(t, err)
+		require.Equal(t, labels, gotL)
+		require.Equal(t, labels == nil, gotL == nil)
+		require.Equal(t, annotations, gotA)
+		require.Equal(t, annotations == nil, gotA == nil)
+	})
+}
+
+func TestUnpackMetaMalformed(t *testing.T) {
+	good := packMeta(map[string]string{"app": "web"}, map[string]string{"note": "x"})
+	for _, bad := range []string{"", "\x00", good[:len(good)-1], good + "x", "\x02\x05ab", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", "\x7f\x00"} {
+		_, _, err := unpackMeta(bad)
+		require.ErrorIs(t, err, errPacked, "%q", bad)
+	}
+}
+
+// TestWriterPacksMetadata: the Writer's own manifest keeps no label and no annotation but
+// the depends-on one; what it stores, and what Manifest returns, has them all.
+func TestWriterPacksMetadata(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	require.NoError(t, w.SetPreferred("configmaps", "v1"))
+	obj := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"ns","uid":"u-web","labels":{"app":"web"},"annotations":{"checksum":"abc","` + manifest.DependsOnAnnotation + `":"/namespaces/ns/ConfigMap/db"}}}`
+	require.NoError(t, w.Add("configmaps", "v1", "ns", "web", []byte(obj)))
+	require.NoError(t, w.Add("configmaps", "v1", "ns", "db", []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"db","namespace":"ns","uid":"u-db"}}`)))
+	require.NoError(t, w.Close())
+	require.Equal(t, 2, w.ManifestItems())
+	require.True(t, w.m.Projected())
+	own, ok := w.m.Get("u-web")
+	require.True(t, ok)
+	require.Nil(t, own.Labels)
+	require.Equal(t, map[string]string{manifest.DependsOnAnnotation: "/namespaces/ns/ConfigMap/db"}, own.Annotations)
+
+	whole := w.Manifest()
+	require.False(t, whole.Projected())
+	it, ok := whole.Get("u-web")
+	require.True(t, ok)
+	require.Equal(t, map[string]string{"app": "web"}, it.Labels)
+	require.Equal(t, "abc", it.Annotations["checksum"])
+	waves, err := whole.Waves()
+	require.NoError(t, err)
+	require.Len(t, waves, 2, "the depends-on edge")
+
+	idx, err := Scan(t.Context(), bytes.NewReader(buf.Bytes()), WithManifest())
+	require.NoError(t, err)
+	require.Empty(t, idx.Problems, "the stored manifest agrees with the items")
+	var a, b bytes.Buffer
+	require.NoError(t, manifest.Write(&a, whole))
+	require.NoError(t, manifest.Write(&b, idx.Manifest))
+	require.Equal(t, a.String(), b.String())
+}
