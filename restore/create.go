@@ -264,7 +264,7 @@ func (r *restorer) wouldCreate(gr schema.GroupResource, namespace, name string) 
 // wouldCreateItem reports whether the dry run decided the planned item mi (nil: none) to
 // be created (ResultWouldCreate).
 func (r *restorer) wouldCreateItem(mi *manifest.Item) bool {
-	i, ok := r.index[mi]
+	i, ok := r.number(mi)
 	return ok && r.states[i].decided.Load() && results[r.states[i].result] == ResultWouldCreate
 }
 
@@ -339,7 +339,7 @@ func (r *restorer) additionalItems(ctx context.Context, it PlanItem, out *Output
 		if !ok {
 			continue // not in the backup
 		}
-		i, planned := r.index[mi]
+		i, planned := r.number(mi)
 		if !planned || mi.UID == it.UID() || inChain(ctx, mi.UID) {
 			continue // not restored by the plan, or already being restored up the chain
 		}
@@ -423,7 +423,7 @@ func (r *restorer) unbindFromSkippedVolume(gr schema.GroupResource, u *unstructu
 	if !ok {
 		return
 	}
-	if i, planned := r.index[pv]; planned && r.states[i].decided.Load() && results[r.states[i].result] == ResultExcluded {
+	if i, planned := r.number(pv); planned && r.states[i].decided.Load() && results[r.states[i].result] == ResultExcluded {
 		unstructured.RemoveNestedField(u.Object, "spec", "volumeName")
 	}
 }

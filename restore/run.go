@@ -278,7 +278,7 @@ type restorer struct {
 	runID string
 
 	waveStart []int                    // the number of each wave's first item
-	index     map[*manifest.Item]int32 // the planned items' numbers
+	index     []int32                  // by manifest position, the planned item's number plus one (0: not planned)
 	dirs      map[string]string        // the directory each restored resource is read from
 	states    []itemState              // by number
 	items     *itemStream
@@ -321,7 +321,7 @@ func resultCode(res Result) uint8 {
 func newRestorer(plan *Plan, c Cluster, cfg *runConfig) *restorer {
 	n := plan.restorable()
 	r := &restorer{plan: plan, c: c, cfg: cfg, runID: randomHex(8), owners: newOwners(),
-		index: make(map[*manifest.Item]int32, n), dirs: map[string]string{}, states: make([]itemState, n),
+		index: make([]int32, plan.manifest.Len()), dirs: map[string]string{}, states: make([]itemState, n),
 		errs: map[int32]error{}, counts: map[Result]int{}}
 	for _, rp := range plan.Resources {
 		if rp.Unrestorable == "" {
@@ -332,7 +332,9 @@ func newRestorer(plan *Plan, c Cluster, cfg *runConfig) *restorer {
 	for _, wave := range plan.Waves {
 		r.waveStart = append(r.waveStart, int(i))
 		for _, it := range wave {
-			r.index[it.it] = i
+			if pos, ok := plan.manifest.Position(it.it); ok {
+				r.index[pos] = i + 1
+			}
 			i++
 		}
 	}
@@ -355,6 +357,16 @@ func newRestorer(plan *Plan, c Cluster, cfg *runConfig) *restorer {
 	return r
 }
 
+// number returns the number of the planned item mi, false when the plan does not restore
+// it (or mi is nil).
+func (r *restorer) number(mi *manifest.Item) (int32, bool) {
+	pos, ok := r.plan.manifest.Position(mi)
+	if !ok || pos >= len(r.index) || r.index[pos] == 0 {
+		return 0, false
+	}
+	return r.index[pos] - 1, true
+}
+
 // item returns the planned item numbered i.
 func (r *restorer) item(i int32) PlanItem {
 	w := sort.Search(len(r.waveStart), func(k int) bool { return r.waveStart[k] > int(i) }) - 1
@@ -367,7 +379,7 @@ func (r *restorer) planned(uid types.UID) (int32, bool) {
 	if !ok {
 		return 0, false
 	}
-	i, ok := r.index[mi]
+	i, ok := r.number(mi)
 	return i, ok
 }
 
@@ -381,7 +393,7 @@ func (r *restorer) locate(ref archive.ItemRef) (int32, bool) {
 	if !ok {
 		return 0, false
 	}
-	i, ok := r.index[mi]
+	i, ok := r.number(mi)
 	return i, ok
 }
 
@@ -390,7 +402,7 @@ func (r *restorer) locate(ref archive.ItemRef) (int32, bool) {
 // item, and returns nil at once for an item the plan does not restore, so that what
 // depends on it runs as if it were absent.
 func (r *restorer) restoreWalked(ctx context.Context, mi *manifest.Item) error {
-	i, ok := r.index[mi]
+	i, ok := r.number(mi)
 	if !ok {
 		return nil
 	}
@@ -518,7 +530,7 @@ func (r *restorer) finish(walked []manifest.WalkResult) (*Summary, error) {
 		Unrestorable: len(r.plan.Skipped), LeftToControllers: len(r.plan.LeftToControllers)}
 	var werr manifest.WalkError
 	for _, res := range walked {
-		i, ok := r.index[res.Item]
+		i, ok := r.number(res.Item)
 		if !ok {
 			continue
 		}
