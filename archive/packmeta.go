@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/backupkit/backupkit/manifest"
 )
@@ -15,14 +16,17 @@ import (
 var writerProjection = manifest.Projection{Labels: manifest.Keys(), Annotations: manifest.Keys(manifest.DependsOnAnnotation)}
 
 // packMeta encodes an item's labels and annotations in one string: for each map, its
-// length plus one (0 for a nil map), then its entries in key order, each key and value
-// as its length and bytes (lengths as uvarints). Two Go maps of a few entries cost about
-// 600 bytes; their packed form, their bytes and a few more.
-func packMeta(labels, annotations map[string]string) string {
+// length plus one (0 for a nil map), then its entries in key order, each key then value.
+// A key is the uvarint of its number in keys plus one when keys has it (the keys objects
+// share: "app.kubernetes.io/name", "checksum/config"), else 0 and the key as a string; a
+// value, and a string, is its length as a uvarint and its bytes. Two Go maps of a few
+// entries cost about 600 bytes; their packed form, their values' bytes and a few more.
+// keys may be nil.
+func packMeta(keys *keyTable, labels, annotations map[string]string) string {
 	size := 2
 	for _, m := range [2]map[string]string{labels, annotations} {
 		for k, v := range m {
-			size += len(k) + len(v) + 2*binary.MaxVarintLen32
+			size += len(k) + len(v) + 3*binary.MaxVarintLen32
 		}
 	}
 	b := make([]byte, 0, size)
@@ -32,14 +36,19 @@ func packMeta(labels, annotations map[string]string) string {
 			continue
 		}
 		b = binary.AppendUvarint(b, uint64(len(m))+1)
-		keys := make([]string, 0, len(m))
+		sorted := make([]string, 0, len(m))
 		for k := range m {
-			keys = append(keys, k)
+			sorted = append(sorted, k)
 		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			b = binary.AppendUvarint(b, uint64(len(k)))
-			b = append(b, k...)
+		slices.Sort(sorted)
+		for _, k := range sorted {
+			if n, ok := keys.number(k); ok {
+				b = binary.AppendUvarint(b, uint64(n)+1)
+			} else {
+				b = binary.AppendUvarint(b, 0)
+				b = binary.AppendUvarint(b, uint64(len(k)))
+				b = append(b, k...)
+			}
 			b = binary.AppendUvarint(b, uint64(len(m[k])))
 			b = append(b, m[k]...)
 		}
@@ -47,10 +56,40 @@ func packMeta(labels, annotations map[string]string) string {
 	return string(b)
 }
 
+// maxKeys bounds a keyTable: objects share a few dozen label and annotation keys, and a
+// backup whose keys all differ should not keep a table entry per key for nothing.
+const maxKeys = 1 << 12
+
+// keyTable numbers the label and annotation keys packMeta meets first, up to maxKeys.
+type keyTable struct {
+	keys []string
+	nums map[string]int
+}
+
+// number returns k's number, adding it while there is room; false when k has none.
+func (t *keyTable) number(k string) (int, bool) {
+	if t == nil {
+		return 0, false
+	}
+	if n, ok := t.nums[k]; ok {
+		return n, true
+	}
+	if len(t.keys) >= maxKeys {
+		return 0, false
+	}
+	if t.nums == nil {
+		t.nums = map[string]int{}
+	}
+	k = strings.Clone(k)
+	t.nums[k] = len(t.keys)
+	t.keys = append(t.keys, k)
+	return len(t.keys) - 1, true
+}
+
 var errPacked = errors.New("archive: packed metadata: malformed")
 
-// unpackMeta decodes what packMeta encoded. The strings of the maps share s's bytes.
-func unpackMeta(s string) (labels, annotations map[string]string, err error) {
+// unpackMeta decodes what packMeta encoded with keys. The values share s's bytes.
+func unpackMeta(keys *keyTable, s string) (labels, annotations map[string]string, err error) {
 	var out [2]map[string]string
 	for i := range out {
 		n, rest, ok := uvarint(s)
@@ -67,8 +106,19 @@ func unpackMeta(s string) (labels, annotations map[string]string, err error) {
 		}
 		m := make(map[string]string, n)
 		for range n {
+			var ref uint64
+			if ref, s, ok = uvarint(s); !ok {
+				return nil, nil, errPacked
+			}
 			var k, v string
-			if k, s, ok = lenPrefixed(s); !ok {
+			switch {
+			case ref == 0:
+				if k, s, ok = lenPrefixed(s); !ok {
+					return nil, nil, errPacked
+				}
+			case keys != nil && ref <= uint64(len(keys.keys)):
+				k = keys.keys[ref-1]
+			default:
 				return nil, nil, errPacked
 			}
 			if v, s, ok = lenPrefixed(s); !ok {
@@ -108,13 +158,14 @@ func lenPrefixed(s string) (string, string, bool) {
 // manifest position.
 type packedMeta struct {
 	m      *manifest.Manifest
+	keys   keyTable
 	packed []string
 	err    error // the first entry of(it) could not decode
 }
 
 // add records the metadata of the item the manifest has just added.
 func (p *packedMeta) add(labels, annotations map[string]string) {
-	p.packed = append(p.packed, packMeta(labels, annotations))
+	p.packed = append(p.packed, packMeta(&p.keys, labels, annotations))
 }
 
 // of returns an item's labels and annotations, for manifest.WithMetadataOf.
@@ -123,7 +174,7 @@ func (p *packedMeta) of(it *manifest.Item) (labels, annotations map[string]strin
 	if !ok || pos >= len(p.packed) {
 		return it.Labels, it.Annotations
 	}
-	labels, annotations, err := unpackMeta(p.packed[pos])
+	labels, annotations, err := unpackMeta(&p.keys, p.packed[pos])
 	if err != nil && p.err == nil { // packMeta's own output: not expected
 		p.err = fmt.Errorf("%w: item %s", err, it)
 	}

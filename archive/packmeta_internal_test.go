@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,8 +24,20 @@ func TestPropertyPackMeta(t *testing.T) {
 		return rapid.MapOf(rapid.String(), rapid.StringN(0, 300, -1)).Draw(t, label)
 	}
 	rapid.Check(t, func(t *rapid.T) {
+		var keys *keyTable
+		if rapid.Bool().Draw(t, "keyTable") {
+			keys = &keyTable{}
+			for range rapid.IntRange(0, 3).Draw(t, "before") { // keys numbered by earlier items
+				packMeta(keys, genMap(t, "earlier"), nil)
+			}
+			if rapid.Bool().Draw(t, "full") {
+				for len(keys.keys) < maxKeys {
+					keys.number(fmt.Sprint("filler-", len(keys.keys)))
+				}
+			}
+		}
 		labels, annotations := genMap(t, "labels"), genMap(t, "annotations")
-		gotL, gotA, err := unpackMeta(packMeta(labels, annotations))
+		gotL, gotA, err := unpackMeta(keys, packMeta(keys, labels, annotations))
 		require.NoError(t, err)
 		require.Equal(t, labels, gotL)
 		require.Equal(t, labels == nil, gotL == nil)
@@ -34,9 +47,13 @@ func TestPropertyPackMeta(t *testing.T) {
 }
 
 func TestUnpackMetaMalformed(t *testing.T) {
-	good := packMeta(map[string]string{"app": "web"}, map[string]string{"note": "x"})
-	for _, bad := range []string{"", "\x00", good[:len(good)-1], good + "x", "\x02\x05ab", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", "\x7f\x00"} {
-		_, _, err := unpackMeta(bad)
+	keys := &keyTable{}
+	good := packMeta(keys, map[string]string{"app": "web"}, map[string]string{"note": "x"})
+	require.Len(t, keys.keys, 2)
+	for _, bad := range []string{"", "\x00", good[:len(good)-1], good + "x", "\x02\x05ab", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", "\x7f\x00",
+		"\x02\x03\x01x\x00", // key number 3 of 2
+	} {
+		_, _, err := unpackMeta(keys, bad)
 		require.ErrorIs(t, err, errPacked, "%q", bad)
 	}
 }
