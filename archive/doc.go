@@ -91,9 +91,11 @@
 // backup; a stored manifest that fails is a Problem for Scan and an ErrFormat error for
 // Backup.Manifest. Scan with WithManifest decodes every item's metadata, builds the manifest,
 // and compares the stored one with it in full (identity, uid, versions, labels, annotations,
-// owners): one that disagrees is listed in Index.Problems. The path check cannot see an
-// item left out of the manifest or a uid that differs from its file; the full comparison
-// does.
+// owners; with WithProjection, the labels and annotations it keeps), item by item as the
+// stored manifest's entry streams by, after every item (Writer writes it last; one that
+// items follow is not compared, and Scan says so): one that disagrees is listed in
+// Index.Problems. The path check cannot see an item left out of the manifest or a uid that
+// differs from its file; the full comparison does.
 //
 // # The sibling manifest
 //

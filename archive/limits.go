@@ -105,8 +105,9 @@ func WithMetadata() Option {
 // uid under a version directory) are recorded with Manifest.AddVersion, so Item.Versions
 // lists them. It implies WithMetadata. An item the manifest refuses (no uid, name or kind; a
 // repeated uid or identity) is listed in Index.Problems. A manifest the backup stores
-// (ManifestFile, as Writer writes it) is compared with the one built, in full; one that
-// disagrees is listed in Index.Problems. Default: off.
+// (ManifestFile, as Writer writes it, last) is compared with the one built, in full, as
+// its entry streams by; one that disagrees, or that items follow, is listed in
+// Index.Problems. Default: off.
 func WithManifest() Option {
 	return func(o *options) { o.metadata, o.manifest = true, true }
 }

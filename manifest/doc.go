@@ -101,7 +101,18 @@
 // [Write] and [Read] store a manifest as a self-describing, versioned manifest.json
 // (apiVersion [APIVersion], kind [Kind], [FormatVersion]), optionally gzip-compressed,
 // that round-trips exactly; [Read] refuses other versions with [ErrUnsupportedVersion].
-// [Manifest.WriteDOT] renders the graph for Graphviz.
+// Both stream, item by item. [Compare] tells whether a manifest.json holds a manifest's
+// items, reading it item by item and keeping none. [Manifest.WriteDOT] renders the graph
+// for Graphviz.
+//
+// # Projections
+//
+// On a large backup, labels and annotations are most of a manifest's memory, and a tool
+// often needs a few known keys of them. A [Projection] ([WithProjection] for [New],
+// [WithReadProjection] for [Read]) keeps only the keys it accepts; such a manifest is
+// [Manifest.Projected], and [Write] refuses it unless [WithMetadataOf] supplies every
+// item's labels and annotations from where the caller keeps them (archive's Writer keeps
+// them packed, by [Manifest.Position]).
 //
 // # Concurrency
 //

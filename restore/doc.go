@@ -44,6 +44,10 @@
 //   - which items must be ready, not only created, before what depends on them starts
 //     ([PlanItem.Ready]).
 //
+// Of the backup's labels and annotations the plan keeps only those it decides by
+// ([PlanProjection]): on a backup of a million objects, the others would be most of its
+// memory.
+//
 // # Restoring
 //
 // [Run] walks the plan: each item starts as soon as everything it depends on is done, up
