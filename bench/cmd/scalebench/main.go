@@ -117,16 +117,31 @@ func run(ctx context.Context, c config) error {
 		fmt.Fprintf(os.Stderr, "scalebench: "+format+"\n", args...)
 	}
 
+	target := filepath.Join(work, "target.json")
+	if err := restorejobs.WriteCoreTarget(target); err != nil {
+		return err
+	}
+	if len(c.live) > 0 || len(c.plan) > 0 {
+		if rep.siblings, rep.siblingWhy, err = restorejobs.SiblingSupport(ctx, bins.Restore, target, work); err != nil {
+			return err
+		}
+	}
 	for _, n := range c.live {
 		path := backupPath(n)
-		info, err := workload.EnsureRestore(path, workload.ConfigMapsWorkload, n, seed, "")
+		stash := ""
+		if rep.siblings {
+			stash = path + ".sibling"
+		}
+		info, err := workload.EnsureRestore(path, workload.ConfigMapsWorkload, n, seed, stash)
 		if err != nil {
 			return err
 		}
 		lr := liveResult{n: n, objects: info.Objects, runs: map[string]restorejobs.Result{}}
 		for _, tool := range liveTools {
-			r, err := restorejobs.Run(ctx, restorejobs.Spec{Tool: tool, Backup: path, RestoreBin: bins.Restore, JobBin: bins.Job,
-				ClusterBinDir: binDir, WorkDir: work, Timeout: c.timeout})
+			if tool == toolBackupkitSibling && !rep.siblings {
+				continue
+			}
+			r, err := runLive(ctx, tool, path, stash, bins, binDir, work, c.timeout)
 			if err != nil {
 				return fmt.Errorf("restore %d ConfigMaps with %s: %w", n, tool, err)
 			}
@@ -140,13 +155,6 @@ func run(ctx context.Context, c config) error {
 	}
 
 	if len(c.plan) > 0 {
-		target := filepath.Join(work, "target.json")
-		if err := restorejobs.WriteCoreTarget(target); err != nil {
-			return err
-		}
-		if rep.siblings, rep.siblingWhy, err = restorejobs.SiblingSupport(ctx, bins.Restore, target, work); err != nil {
-			return err
-		}
 		for _, n := range c.plan {
 			pr, err := measurePlan(ctx, backupPath(n), n, bins.Restore, target, work, rep.siblings, c.timeout)
 			if err != nil {
@@ -180,8 +188,31 @@ func run(ctx context.Context, c config) error {
 	return rep.flush()
 }
 
-// liveTools are the tools of the live restores.
-var liveTools = []string{restorejobs.ToolBackupkit, restorejobs.ToolCeiling}
+// liveTools are the tools of the live restores: examples/restore reading the backup
+// alone, then with its sibling manifest beside it (when it reads one), and the ceiling.
+var liveTools = []string{restorejobs.ToolBackupkit, toolBackupkitSibling, restorejobs.ToolCeiling}
+
+// toolBackupkitSibling is examples/restore with the backup's sibling manifest beside it.
+const toolBackupkitSibling = "backupkit-sibling"
+
+// runLive restores the backup at path live with tool; for toolBackupkitSibling, the
+// sibling kept at stash is put beside the backup for that run alone.
+func runLive(ctx context.Context, tool, path, stash string, bins restorejobs.Binaries, binDir, work string, timeout time.Duration) (restorejobs.Result, error) {
+	sibling := restorejobs.SiblingManifest(path)
+	if err := os.Remove(sibling); err != nil && !os.IsNotExist(err) {
+		return restorejobs.Result{}, err
+	}
+	run := tool
+	if tool == toolBackupkitSibling {
+		if err := os.Link(stash, sibling); err != nil {
+			return restorejobs.Result{}, err
+		}
+		defer os.Remove(sibling)
+		run = restorejobs.ToolBackupkit
+	}
+	return restorejobs.Run(ctx, restorejobs.Spec{Tool: run, Backup: path, RestoreBin: bins.Restore, JobBin: bins.Job,
+		ClusterBinDir: binDir, WorkDir: work, Timeout: timeout})
+}
 
 // measurePlan plans the backup of n ConfigMaps at path without the manifest beside it and,
 // when examples/restore reads one (siblings), with it: the sibling archive.Writer wrote with

@@ -36,6 +36,8 @@ func TestSmokeScale(t *testing.T) {
 	require.NotContains(t, out, "**failed**")
 	for _, row := range []string{
 		"| 1001 | examples/restore (defaults) | yes | ",
+		"| 1001 | examples/restore, manifest beside | yes | ",
+		"| live restore, 1001 items, manifest beside | examples/restore ≤ 1 KB peak RSS per item, every item restored | ",
 		"| 1001 | ceiling: 32 workers | yes | ",
 		"| 2001 | no | yes | ",
 		"| 1001 | yes | ",

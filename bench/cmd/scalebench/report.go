@@ -95,6 +95,7 @@ func secs(nanos int64) string { return fmt.Sprintf("%.2f s", float64(nanos)/1e9)
 
 var toolText = map[string]string{
 	restorejobs.ToolBackupkit: "examples/restore (defaults)",
+	toolBackupkitSibling:      "examples/restore, manifest beside",
 	restorejobs.ToolCeiling:   "ceiling: 32 workers",
 }
 
@@ -225,6 +226,14 @@ func (r *report) goals() []measure.Goal {
 			measured = "no verified ceiling run"
 		}
 		gs = append(gs, measure.NewGoal(work, "≥ 0.8× the ceiling's objects/s", measured, ce > 0 && ops >= 0.8*ce))
+		if sib, ok := lr.runs[toolBackupkitSibling]; ok {
+			per := perItem(sib.MaxRSSKB, lr.objects)
+			state := "every item restored and verified"
+			if sib.Failure != "" {
+				state = "did not verify"
+			}
+			gs = append(gs, measure.NewGoal(work+", manifest beside", "examples/restore ≤ 1 KB peak RSS per item, every item restored", fmt.Sprintf("%s (%s); %s", kb(per), mb(sib.MaxRSSKB), state), sib.Failure == "" && per <= goalBytesPerItem))
+		}
 	}
 	for _, pr := range r.plan {
 		work := fmt.Sprintf("plan, %d items", pr.objects)
