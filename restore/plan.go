@@ -260,7 +260,7 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts, fil
 	// or left to their own restored controller.
 	restored := sets.New[types.UID]()
 	for _, wave := range waves {
-		var out []PlanItem
+		out := make([]PlanItem, 0, len(wave)) // of its exact size when nothing is left out
 		for _, it := range wave {
 			placed++
 			if why, out := filtered[it]; out {
@@ -294,6 +294,9 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts, fil
 			}
 		}
 		if len(out) > 0 {
+			if len(out) < cap(out)/2 {
+				out = slices.Clone(out) // most of the wave left out: no room kept for it
+			}
 			p.Waves = append(p.Waves, slices.Clip(out))
 		}
 	}
