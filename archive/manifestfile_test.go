@@ -114,7 +114,7 @@ func TestStoredManifest(t *testing.T) {
 		{
 			name:     "version-not-stored",
 			manifest: storedManifest(t, map[string][]string{"u-w": {"v1", "v3"}}, [2]string{"configmaps", cmWeb}, [2]string{"configmaps", cmDB}, [2]string{"widgets", widgetV2}),
-			scan:     `disagrees with the items: item 2: stored {"group":"example.com","version":"v2","otherVersions":["v1","v3"],"resource":"widgets","kind":"Widget","name":"w","uid":"u-w"}, in the manifest {"group":"example.com","version":"v2","otherVersions":["v1"],"resource":"widgets","kind":"Widget","name":"w","uid":"u-w"}`,
+			scan:     `disagrees with the items: item 2: stored {"group":"example.com","version":"v2","otherVersions":["v3","v1"],"resource":"widgets","kind":"Widget","name":"w","uid":"u-w"}, in the manifest {"group":"example.com","version":"v2","otherVersions":["v1"],"resource":"widgets","kind":"Widget","name":"w","uid":"u-w"}`,
 			open:     `archive: open "metadata/manifest.json.gz": bad format: item resources/widgets.example.com/cluster/w.json: version v3: neither resources/widgets.example.com/v3/cluster/w.json nor resources/widgets.example.com/v3-preferredversion/cluster/w.json is in the backup`,
 			stored:   "item resources/widgets.example.com/cluster/w.json: version v3: neither resources/widgets.example.com/v3/cluster/w.json nor resources/widgets.example.com/v3-preferredversion/cluster/w.json is in the backup",
 		},

@@ -49,7 +49,8 @@ func Compare(r io.Reader, m *Manifest, opts ...ReadOption) error {
 				return fmt.Errorf("%w: item %d (%s): stored twice", ErrMismatch, k, got)
 			}
 			seen[idx/64] |= 1 << (idx % 64)
-			j.OtherVersions = slices.Sorted(slices.Values(j.OtherVersions))
+			j.OtherVersions = slices.Clone(j.OtherVersions)
+			sortVersions(j.OtherVersions) // Write's order
 			a, err := json.Marshal(j)
 			if err != nil {
 				return fmt.Errorf("%w: item %d (%s): %v", ErrFormat, k, got, err)

@@ -89,3 +89,22 @@ func TestPropertyCompare(t *testing.T) {
 		}
 	})
 }
+
+// TestCompareVersionOrder: other versions are compared in Write's order (Kubernetes
+// version priority), whatever order the document lists them in.
+func TestCompareVersionOrder(t *testing.T) {
+	m := manifest.New()
+	it := item("RockBand", "rockbands", "music.example.io", "default", "web")
+	_, err := m.Add(it)
+	require.NoError(t, err)
+	for _, v := range []string{"v1alpha1", "v2beta1"} {
+		_, err := m.AddVersion(it.UID, v)
+		require.NoError(t, err)
+	}
+	var buf bytes.Buffer
+	require.NoError(t, manifest.Write(&buf, m))
+	require.Contains(t, buf.String(), `"otherVersions":["v2beta1","v1alpha1"]`)
+	require.NoError(t, manifest.Compare(bytes.NewReader(buf.Bytes()), m))
+	swapped := strings.Replace(buf.String(), `["v2beta1","v1alpha1"]`, `["v1alpha1","v2beta1"]`, 1)
+	require.NoError(t, manifest.Compare(strings.NewReader(swapped), m))
+}

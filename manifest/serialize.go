@@ -130,14 +130,23 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 	}
 	order := m.orderLocked()
 	items := make([]*Item, len(order))
-	extra := make([][]string, len(order))
+	var extra [][]string // made at the first item with versions: most have none
 	for k, idx := range order {
 		items[k] = m.items[idx]
-		extra[k] = m.versionsLocked(idx) // sorted, and never modified once made
+		if vs := m.versionsLocked(idx); len(vs) > 0 { // sorted, and never modified once made
+			if extra == nil {
+				extra = make([][]string, len(order))
+			}
+			extra[k] = vs
+		}
 	}
 	m.mu.Unlock()
 	jsonOf := func(k int) itemJSON {
-		j := itemJSONOf(items[k], extra[k])
+		var vs []string
+		if extra != nil {
+			vs = extra[k]
+		}
+		j := itemJSONOf(items[k], vs)
 		if cfg.metaOf != nil {
 			j.Labels, j.Annotations = cfg.metaOf(items[k])
 		}
