@@ -108,3 +108,26 @@ func TestCompareVersionOrder(t *testing.T) {
 	swapped := strings.Replace(buf.String(), `["v2beta1","v1alpha1"]`, `["v1alpha1","v2beta1"]`, 1)
 	require.NoError(t, manifest.Compare(strings.NewReader(swapped), m))
 }
+
+// FuzzCompare: Compare never panics, and a document Read accepts compares equal with the
+// manifest Read made of it, whole and under a projection.
+func FuzzCompare(f *testing.F) {
+	var buf bytes.Buffer
+	if err := manifest.Write(&buf, sample(f)); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte(sampleJSON))
+	f.Add([]byte(`{"apiVersion":"manifest.backupkit.io/v1","kind":"Manifest","formatVersion":1,"items":[{"version":"v1","otherVersions":["v1alpha1","v2"],"resource":"r","kind":"K","name":"a","uid":"u","labels":{"app":"x","tier":"y"}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := manifest.Read(bytes.NewReader(data), manifest.WithMaxBytes(1<<20))
+		if err != nil {
+			_ = manifest.Compare(bytes.NewReader(data), manifest.New(), manifest.WithMaxBytes(1<<20))
+			return
+		}
+		require.NoError(t, manifest.Compare(bytes.NewReader(data), m, manifest.WithMaxBytes(1<<20)))
+		p, err := manifest.Read(bytes.NewReader(data), manifest.WithMaxBytes(1<<20), manifest.WithReadProjection(manifest.Projection{Labels: manifest.Keys("app"), Annotations: manifest.Keys()}))
+		require.NoError(t, err)
+		require.NoError(t, manifest.Compare(bytes.NewReader(data), p, manifest.WithMaxBytes(1<<20)))
+	})
+}
