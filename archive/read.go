@@ -3,12 +3,16 @@ package archive
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+	"sync"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -372,43 +376,57 @@ func decodeMetadata(b []byte) (*Metadata, error) { return decodeMeta(b, true, ni
 // decodeMeta is decodeMetadata; with full false only apiVersion, kind and the uid are
 // decoded (labels, annotations and owners are skipped without being built). apiVersion and
 // kind are interned in in when it is not nil.
+//
+// It decodes as encoding/json does (metaOptions), with go-json-experiment's decoder: one
+// of a pool, reset for each item, skipping what it does not keep (a ConfigMap's data comes
+// before its kind and metadata) without copying it. FuzzDecodeMeta holds it to the
+// encoding/json decoder it replaced.
 func decodeMeta(b []byte, full bool, in interner) (*Metadata, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	tok, err := dec.Token()
+	md := metaDecoders.Get().(*metaDecoder)
+	defer metaDecoders.Put(md)
+	md.r.Reset(b)
+	md.d.Reset(&md.r, metaOptions)
+	d := md.d
+	tok, err := d.ReadToken()
 	if err != nil {
 		return nil, err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	if tok.Kind() != '{' {
 		return nil, errors.New("not a JSON object")
 	}
 	var m Metadata
 	var haveAPIVersion, haveKind, haveMetadata bool
-	for dec.More() && !(haveAPIVersion && haveKind && haveMetadata) {
-		tok, err := dec.Token()
+	// more is encoding/json's Decoder.More: false at the end of the input or before a
+	// closing bracket or brace, where the loop ends without reading further.
+	more := func() bool {
+		rest := bytes.TrimLeft(b[d.InputOffset():], " \t\r\n")
+		return len(rest) > 0 && rest[0] != ']' && rest[0] != '}'
+	}
+	for more() && !(haveAPIVersion && haveKind && haveMetadata) {
+		tok, err := d.ReadToken()
 		if err != nil {
 			return nil, err
 		}
-		key, _ := tok.(string)
+		key := tok.String()
 		switch key {
 		case "apiVersion":
-			haveAPIVersion, err = true, dec.Decode(&m.APIVersion)
+			haveAPIVersion, err = true, jsonv2.UnmarshalDecode(d, &m.APIVersion, metaOptions)
 		case "kind":
-			haveKind, err = true, dec.Decode(&m.Kind)
+			haveKind, err = true, jsonv2.UnmarshalDecode(d, &m.Kind, metaOptions)
 		case "metadata":
 			haveMetadata = true
 			if full {
 				var f metadataFields
-				err = dec.Decode(&f)
+				err = jsonv2.UnmarshalDecode(d, &f, metaOptions)
 				m.Name, m.Namespace, m.UID = f.Name, f.Namespace, f.UID
 				m.Labels, m.Annotations, m.OwnerReferences = f.Labels, f.Annotations, f.OwnerReferences
 			} else {
 				var f uidOnly
-				err = dec.Decode(&f)
+				err = jsonv2.UnmarshalDecode(d, &f, metaOptions)
 				m.UID = f.UID
 			}
 		default:
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
+			err = d.SkipValue()
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", key, err)
@@ -422,6 +440,22 @@ func decodeMeta(b []byte, full bool, in interner) (*Metadata, error) {
 	}
 	return &m, nil
 }
+
+// metaOptions decode as encoding/json does: names matched without regard to case,
+// repeated names (the last wins), invalid UTF-8 replaced, unknown fields ignored.
+var metaOptions = jsonv1.DefaultOptionsV1()
+
+// metaDecoder is a decoder decodeMeta resets for each item.
+type metaDecoder struct {
+	r bytes.Reader
+	d *jsontext.Decoder
+}
+
+var metaDecoders = sync.Pool{New: func() any {
+	md := &metaDecoder{}
+	md.d = jsontext.NewDecoder(&md.r, metaOptions)
+	return md
+}}
 
 // addToManifest adds to m the item of resource (the plural, "deployments") whose metadata
 // is md.
