@@ -259,6 +259,7 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts, fil
 	// The controllers that make others again (remakers) and will be in the target: restored,
 	// or left to their own restored controller.
 	restored := sets.New[types.UID]()
+	shared := map[*ResourcePlan]*placedResource{}
 	for _, wave := range waves {
 		out := make([]PlanItem, 0, len(wave)) // of its exact size when nothing is left out
 		for _, it := range wave {
@@ -274,7 +275,13 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts, fil
 				}
 				continue
 			}
-			pi, why := planItem(it, byKey[it.GroupResource().String()], facts)
+			rp := byKey[it.GroupResource().String()]
+			pr := shared[rp]
+			if pr == nil {
+				pr = &placedResource{ResourcePlan: rp, mapping: p.NamespaceMapping}
+				shared[rp] = pr // one per resource, shared by its items
+			}
+			pi, why := planItem(it, pr, facts)
 			if why == "" && pi.SourceGroup() != "" {
 				// Velero may have backed the object up in both groups: the copy in the
 				// group it moved to is restored, this one not.
@@ -287,7 +294,6 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts, fil
 				p.Skipped = append(p.Skipped, Skipped{it.String(), why})
 				continue
 			}
-			pi.mapping = p.NamespaceMapping
 			out = append(out, pi)
 			if remakers.Has(schema.GroupKind{Group: it.Group, Kind: it.Kind}) {
 				restored.Insert(it.UID)
@@ -421,9 +427,10 @@ func (p *Plan) restorable() int {
 	return n
 }
 
-// planItem is the item to create under the decision rp for its resource, or why it
+// planItem is the item to create under the decision pr for its resource, or why it
 // cannot be created.
-func planItem(it *manifest.Item, rp *ResourcePlan, facts backupFacts) (PlanItem, string) {
+func planItem(it *manifest.Item, pr *placedResource, facts backupFacts) (PlanItem, string) {
+	rp := pr.ResourcePlan
 	if why, never := NeverRestoredReason(it.GroupResource()); never {
 		return PlanItem{}, why
 	}
@@ -439,7 +446,7 @@ func planItem(it *manifest.Item, rp *ResourcePlan, facts backupFacts) (PlanItem,
 	// What is made in a Namespace needs it Active; a custom resource needs its
 	// CustomResourceDefinition Established.
 	ready := (it.Group == "" && it.Kind == "Namespace") || (it.Group == "apiextensions.k8s.io" && it.Kind == "CustomResourceDefinition")
-	return PlanItem{it: it, rp: rp, ready: ready}, ""
+	return PlanItem{it: it, rp: pr, ready: ready}, ""
 }
 
 // Restorable counts the items the plan creates.

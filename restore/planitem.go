@@ -19,10 +19,17 @@ import (
 // and name), name, version, sourceVersion, readPath and ready (omitted when false); a
 // PlanItem read back from that JSON answers the same, though no restore can run it.
 type PlanItem struct {
-	it      *manifest.Item
-	rp      *ResourcePlan     // its resource's decision: Group, Version, SourceVersion, Dir
-	mapping map[string]string // the plan's namespace mapping
-	ready   bool
+	it    *manifest.Item
+	rp    *placedResource // its resource's decision and the plan's namespace mapping
+	ready bool
+}
+
+// placedResource is what the plan's items of one resource point at: its decision (Group,
+// Version, SourceVersion, Dir) and the plan's namespace mapping, one of each per resource
+// rather than a copy of the mapping in every item.
+type placedResource struct {
+	*ResourcePlan
+	mapping map[string]string
 }
 
 // Item is its legacy path in the backup, manifest.Item.String.
@@ -55,13 +62,13 @@ func (p PlanItem) Kind() string { return p.it.Kind }
 
 // Namespace is the namespace it is created in, its backed-up namespace as the plan's
 // namespace mapping maps it; "" for a cluster-scoped object.
-func (p PlanItem) Namespace() string { return targetNamespace(p.mapping, p.it.Namespace) }
+func (p PlanItem) Namespace() string { return targetNamespace(p.rp.mapping, p.it.Namespace) }
 
 // Name is the name it is created under: its backed-up name, but for a Namespace, whose
 // name the plan's namespace mapping maps.
 func (p PlanItem) Name() string {
 	if p.isNamespace() {
-		return targetNamespace(p.mapping, p.it.Name)
+		return targetNamespace(p.rp.mapping, p.it.Name)
 	}
 	return p.it.Name
 }
@@ -164,6 +171,6 @@ func (p *PlanItem) UnmarshalJSON(data []byte) error {
 			mapping = map[string]string{j.BackupName: j.Name}
 		}
 	}
-	*p = PlanItem{it: it, rp: rp, mapping: mapping, ready: j.Ready}
+	*p = PlanItem{it: it, rp: &placedResource{ResourcePlan: rp, mapping: mapping}, ready: j.Ready}
 	return nil
 }
