@@ -277,10 +277,10 @@ type restorer struct {
 	cfg   *runConfig
 	runID string
 
-	waveStart []int                    // the number of each wave's first item
-	index     []int32                  // by manifest position, the planned item's number plus one (0: not planned)
-	dirs      map[string]string        // the directory each restored resource is read from
-	states    []itemState              // by number
+	waveStart []int             // the number of each wave's first item
+	index     []int32           // by manifest position, the planned item's number plus one (0: not planned)
+	dirs      map[string]string // the directory each restored resource is read from
+	states    []itemState       // by number
 	items     *itemStream
 	owners    *owners
 
