@@ -9,7 +9,7 @@ package manifest
 // unread: on a manifest of a million items, labels and annotations are most of its
 // memory. A manifest that a Projection may have left short is projected
 // ([Manifest.Projected]): [Write] refuses it, so that it is never passed off as the
-// backup's whole manifest.
+// backup's whole manifest, unless [WithMetadataOf] gives it what was left out.
 type Projection struct {
 	Labels      func(key string) bool
 	Annotations func(key string) bool

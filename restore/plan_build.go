@@ -122,8 +122,9 @@ func WithLimits(l archive.Limits) PlanOption {
 // annotations (see manifest.Projection): the labels by which the plan recognises objects
 // the API server or a controller makes, an EndpointSlice's Service label, a Deployment's
 // and a ReplicaSet's revision annotation, the depends-on annotation, and every label when
-// a Filter selects by labels. NewPlan reads the backup with it, whatever the source, so
-// that the manifest it keeps holds no other label or annotation of any object.
+// a Filter selects by labels. NewPlan reads the backup with it (the items, or the sibling
+// manifest it reads itself), so that the manifest it keeps holds no other label or
+// annotation of any object; a sibling the caller read (WithSibling) is used as it was read.
 func PlanProjection(opts ...PlanOption) manifest.Projection {
 	cfg := defaultPlanConfig()
 	for _, o := range opts {
