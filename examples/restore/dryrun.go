@@ -20,31 +20,31 @@ import (
 // excluded by an item action, and 1 when the target would refuse an item or one fails or
 // is skipped (the report names them).
 
-// newReporter returns the report's writer: for a dry run, once the plan is written before it.
-func newReporter(w io.Writer, plan *restore.Plan, f *flags) (*reporter, error) {
-	rep := &reporter{w: w, json: f.output == "json", dryRun: f.dryRun}
-	if !f.dryRun {
-		return rep, nil
-	}
-	if !rep.json {
+// newReporter returns the report's writer: for a dry run, once the plan is written before
+// it (as JSON, the report nested in the plan's object).
+func newReporter(w io.Writer, plan *restore.Plan, f *flags) (*restore.ReportWriter, error) {
+	asJSON := f.output == "json"
+	switch {
+	case !f.dryRun:
+		return restore.NewReportWriter(w, asJSON, ""), nil
+	case !asJSON:
 		if err := writeText(w, plan); err != nil {
 			return nil, err
 		}
 		_, err := fmt.Fprint(w, "\nDry run against the target:\n")
-		return rep, err
+		return restore.NewReportWriter(w, false, ""), err
 	}
 	b, err := json.MarshalIndent(plan, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	rep.indent = "  "
 	_, err = fmt.Fprintf(w, "%s,\n  \"report\": ", bytes.TrimSuffix(b, []byte("\n}")))
-	return rep, err
+	return restore.NewReportWriter(w, true, "  "), err
 }
 
 // endReport closes what newReporter opened, after the report's summary.
-func endReport(w io.Writer, rep *reporter) error {
-	if !rep.dryRun || !rep.json {
+func endReport(w io.Writer, f *flags) error {
+	if !f.dryRun || f.output != "json" {
 		return nil
 	}
 	_, err := fmt.Fprint(w, "}\n")

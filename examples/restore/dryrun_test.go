@@ -36,13 +36,14 @@ func TestDryRunReport(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			rep, err := newReporter(&buf, plan, &flags{dryRun: true, output: "json"})
+			f := &flags{dryRun: true, output: "json"}
+			rep, err := newReporter(&buf, plan, f)
 			require.NoError(t, err)
 			for _, ev := range tt.events {
-				rep.add(ev)
+				rep.Add(ev)
 			}
-			require.NoError(t, rep.finish(sum))
-			require.NoError(t, endReport(&buf, rep))
+			require.NoError(t, rep.Finish(sum))
+			require.NoError(t, endReport(&buf, f))
 			var out dryRunOutput
 			require.NoError(t, json.Unmarshal(buf.Bytes(), &out), buf.String())
 			require.Equal(t, plan.Items, out.Items)
@@ -56,13 +57,14 @@ func TestDryRunReport(t *testing.T) {
 	}
 
 	var buf bytes.Buffer
-	rep, err := newReporter(&buf, plan, &flags{dryRun: true, output: "text"})
+	f := &flags{dryRun: true, output: "text"}
+	rep, err := newReporter(&buf, plan, f)
 	require.NoError(t, err)
 	for _, ev := range events {
-		rep.add(ev)
+		rep.Add(ev)
 	}
-	require.NoError(t, rep.finish(sum))
-	require.NoError(t, endReport(&buf, rep))
+	require.NoError(t, rep.Finish(sum))
+	require.NoError(t, endReport(&buf, f))
 	var planText bytes.Buffer
 	require.NoError(t, writeText(&planText, plan))
 	require.Equal(t, planText.String()+"\nDry run against the target:\n"+

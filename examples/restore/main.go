@@ -278,11 +278,11 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 		restore.WithResourceModifiers(f.modifiers),
 		restore.WithEvents(func(ev restore.Event) {
 			prog.add(ev.Err != nil)
-			rep.add(ev)
+			rep.Add(ev)
 		}))
 	prog.stop()
 	if sum != nil {
-		err = errors.Join(err, rep.finish(sum), endReport(stdout, rep))
+		err = errors.Join(err, rep.Finish(sum), endReport(stdout, f))
 	}
 	return err
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -90,78 +87,6 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// reporter writes the report as the restore decides the items, holding nothing per item:
-// a line per item (text) or an element of "items" (JSON), then the summary.
-type reporter struct {
-	w    io.Writer
-	json bool
-	n    int
-
-	// A dry run's (see dryrun.go): the JSON report is nested (indent), the summary
-	// speaks of what would be done and counts the items the target could not check yet.
-	dryRun    bool
-	indent    string
-	unchecked int
-}
-
-// printf writes a line of the JSON report, indented when nested.
-func (r *reporter) printf(format string, args ...any) {
-	fmt.Fprintf(r.w, strings.ReplaceAll(format, "\n", "\n"+r.indent), args...)
-}
-
-// reportItem is one planned item's line of the report.
-type reportItem struct {
-	Item    string `json:"item"`
-	Version string `json:"version"`
-	Result  string `json:"result"`
-	Detail  string `json:"detail,omitempty"`
-	UID     string `json:"uid,omitempty"`   // in the target
-	Order   int64  `json:"order,omitempty"` // see restore.Event
-}
-
-func (r *reporter) add(ev restore.Event) {
-	it := reportItem{Item: ev.Item.Item(), Version: ev.Item.Version(), Result: string(ev.Result), Detail: ev.Detail, UID: string(ev.UID), Order: ev.Order}
-	if it.Detail == "" && ev.Err != nil {
-		it.Detail = ev.Err.Error()
-	}
-	if ev.Detail == restore.DetailNamespaceNotYet || ev.Detail == restore.DetailCRDNotYet {
-		r.unchecked++
-	}
-	switch b, _ := json.Marshal(it); {
-	case r.json && r.n == 0:
-		r.printf("{\n  \"items\": [\n    %s", b)
-	case r.json:
-		r.printf(",\n    %s", b)
-	default:
-		fmt.Fprintf(r.w, "%s  %s  %s  %s\n", it.Item, it.Version, it.Result, it.Detail)
-	}
-	r.n++
-}
-
-// finish writes the summary, ending the report.
-func (r *reporter) finish(sum *restore.Summary) error {
-	if r.json {
-		b, err := json.MarshalIndent(sum, "  "+r.indent, "  ")
-		if r.n == 0 {
-			r.printf("{\n  \"items\": [")
-		}
-		r.printf("\n  ],\n  ")
-		_, werr := fmt.Fprintf(r.w, "%s\n", bytes.TrimPrefix(b, []byte("{\n  "+r.indent)))
-		return errors.Join(err, werr)
-	}
-	c := sum.Counts
-	if r.dryRun {
-		_, err := fmt.Fprintf(r.w, "\nDry run, nothing changed: of %d items, %d would be created (%d of them not checked: the restore creates their namespace or CustomResourceDefinition first), %d already there, %d would be updated; %d excluded by item actions; %d refused by the target, %d failed, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
-			sum.Total, c[restore.ResultWouldCreate], r.unchecked, c[restore.ResultExists], c[restore.ResultWouldUpdate], c[restore.ResultExcluded],
-			c[restore.ResultRefused], c[restore.ResultFailed], c[restore.ResultSkipped], c[restore.ResultNotRun], sum.LeftToControllers, sum.Unrestorable)
-		return err
-	}
-	_, err := fmt.Fprintf(r.w, "\nRestored %d of %d items (%d created, %d already there, %d updated); %d excluded by item actions; %d failed, %d not ready, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
-		sum.Restored, sum.Total, c[restore.ResultCreated], c[restore.ResultExists], c[restore.ResultUpdated], c[restore.ResultExcluded],
-		c[restore.ResultFailed], c[restore.ResultNotReady], c[restore.ResultSkipped], c[restore.ResultNotRun], sum.LeftToControllers, sum.Unrestorable)
-	return err
 }
 
 // list writes a titled list of lines, or none ("": no section at all).

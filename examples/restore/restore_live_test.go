@@ -327,8 +327,18 @@ func findRef(refs []archive.ItemRef, path string) (archive.ItemRef, bool) {
 	return archive.ItemRef{}, false
 }
 
-// report is the JSON report the program writes.
+// report is the JSON report the program writes (restore.ReportWriter's).
 type report struct {
 	restore.Summary
 	Items []reportItem `json:"items"`
+}
+
+// reportItem is one item of the JSON report.
+type reportItem struct {
+	Item    string `json:"item"`
+	Version string `json:"version"`
+	Result  string `json:"result"`
+	Detail  string `json:"detail,omitempty"`
+	UID     string `json:"uid,omitempty"`
+	Order   int64  `json:"order,omitempty"`
 }

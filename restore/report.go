@@ -1,0 +1,98 @@
+package restore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ReportWriter writes a restore's report as Run decides the items, holding nothing per
+// item: pass its Add to WithEvents (which calls it one event at a time) and the Summary Run
+// returns to Finish. As text, a line per item ("<item>  <version>  <result>  <detail>")
+// and a sentence of counts; as JSON, one object: "items", an array of objects with the
+// fields item, version, result, detail, uid (in the target) and order (see Event), each
+// omitted when empty but the first three, then the Summary's fields.
+type ReportWriter struct {
+	w         io.Writer
+	json      bool
+	indent    string
+	n         int   // items written
+	unchecked int   // items a dry run could not check (DetailNamespaceNotYet, DetailCRDNotYet)
+	err       error // the first write error
+}
+
+// NewReportWriter returns a ReportWriter to w, of text or, with asJSON, of JSON whose lines
+// after the first start with indent (a report nested in a larger document; "" for none).
+func NewReportWriter(w io.Writer, asJSON bool, indent string) *ReportWriter {
+	return &ReportWriter{w: w, json: asJSON, indent: indent}
+}
+
+// printf writes a line of the JSON report, indented when nested.
+func (r *ReportWriter) printf(format string, args ...any) {
+	r.write(strings.ReplaceAll(format, "\n", "\n"+r.indent), args...)
+}
+
+func (r *ReportWriter) write(format string, args ...any) {
+	if _, err := fmt.Fprintf(r.w, format, args...); err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+// reportItem is one planned item's entry in the report.
+type reportItem struct {
+	Item    string `json:"item"`
+	Version string `json:"version"`
+	Result  string `json:"result"`
+	Detail  string `json:"detail,omitempty"`
+	UID     string `json:"uid,omitempty"`   // in the target
+	Order   int64  `json:"order,omitempty"` // see Event
+}
+
+// Add writes the item ev decided; its detail is ev's Detail, or else its error.
+func (r *ReportWriter) Add(ev Event) {
+	it := reportItem{Item: ev.Item.Item(), Version: ev.Item.Version(), Result: string(ev.Result), Detail: ev.Detail, UID: string(ev.UID), Order: ev.Order}
+	if it.Detail == "" && ev.Err != nil {
+		it.Detail = ev.Err.Error()
+	}
+	if ev.Detail == DetailNamespaceNotYet || ev.Detail == DetailCRDNotYet {
+		r.unchecked++
+	}
+	switch b, _ := json.Marshal(it); {
+	case r.json && r.n == 0:
+		r.printf("{\n  \"items\": [\n    %s", b)
+	case r.json:
+		r.printf(",\n    %s", b)
+	default:
+		r.write("%s  %s  %s  %s\n", it.Item, it.Version, it.Result, it.Detail)
+	}
+	r.n++
+}
+
+// Finish writes the summary, ending the report, and returns the first error writing it.
+// A dry run's summary (Summary.DryRun) says what would be done, and how many items the
+// target could not check yet.
+func (r *ReportWriter) Finish(sum *Summary) error {
+	if r.json {
+		b, err := json.MarshalIndent(sum, "  "+r.indent, "  ")
+		if r.n == 0 {
+			r.printf("{\n  \"items\": [")
+		}
+		r.printf("\n  ],\n  ")
+		r.write("%s\n", bytes.TrimPrefix(b, []byte("{\n  "+r.indent)))
+		return errors.Join(err, r.err)
+	}
+	c := sum.Counts
+	if sum.DryRun {
+		r.write("\nDry run, nothing changed: of %d items, %d would be created (%d of them not checked: the restore creates their namespace or CustomResourceDefinition first), %d already there, %d would be updated; %d excluded by item actions; %d refused by the target, %d failed, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
+			sum.Total, c[ResultWouldCreate], r.unchecked, c[ResultExists], c[ResultWouldUpdate], c[ResultExcluded],
+			c[ResultRefused], c[ResultFailed], c[ResultSkipped], c[ResultNotRun], sum.LeftToControllers, sum.Unrestorable)
+		return r.err
+	}
+	r.write("\nRestored %d of %d items (%d created, %d already there, %d updated); %d excluded by item actions; %d failed, %d not ready, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
+		sum.Restored, sum.Total, c[ResultCreated], c[ResultExists], c[ResultUpdated], c[ResultExcluded],
+		c[ResultFailed], c[ResultNotReady], c[ResultSkipped], c[ResultNotRun], sum.LeftToControllers, sum.Unrestorable)
+	return r.err
+}
