@@ -93,7 +93,7 @@ func (s *nameSet) add(name string) {
 			t.n++
 			return
 		}
-		s.split(t)
+		s.split(t, k)
 	}
 }
 
@@ -103,9 +103,9 @@ func (s *nameSet) has(name string) bool {
 	return ok
 }
 
-// split replaces t by two tables of one more bit, doubling the directory first when t's
-// depth is the directory's.
-func (s *nameSet) split(t *nameTable) {
+// split replaces t, the table of k, by two tables of one more bit, doubling the directory
+// first when t's depth is the directory's.
+func (s *nameSet) split(t *nameTable, k [2]uint64) {
 	if t.depth == s.depth {
 		dir := make([]*nameTable, 2*len(s.dir))
 		for i, x := range s.dir {
@@ -127,16 +127,10 @@ func (s *nameSet) split(t *nameTable) {
 		h.slots[i] = k
 		h.n++
 	}
-	// The directory entries of t: a run of 1<<(depth-t.depth), the upper half of it the
-	// entries whose next bit is 1.
+	// The directory entries of t: the run of 1<<(depth-t.depth) that starts where k's
+	// prefix of t.depth bits does, the upper half of it the entries whose next bit is 1.
 	span := 1 << (s.depth - t.depth)
-	first := 0
-	for i, x := range s.dir {
-		if x == t {
-			first = i
-			break
-		}
-	}
+	first := int(k[0]>>(64-s.depth)) &^ (span - 1)
 	for i := range span {
 		s.dir[first+i] = halves[i*2/span]
 	}

@@ -171,8 +171,11 @@ func (p *packedMeta) add(labels, annotations map[string]string) {
 // of returns an item's labels and annotations, for manifest.WithMetadataOf.
 func (p *packedMeta) of(it *manifest.Item) (labels, annotations map[string]string) {
 	pos, ok := p.m.Position(it)
-	if !ok || pos >= len(p.packed) {
-		return it.Labels, it.Annotations
+	if !ok || pos >= len(p.packed) { // not an item the Writer added: not expected
+		if p.err == nil {
+			p.err = fmt.Errorf("%w: no labels and annotations kept for item %s", errPacked, it)
+		}
+		return nil, nil
 	}
 	labels, annotations, err := unpackMeta(&p.keys, p.packed[pos])
 	if err != nil && p.err == nil { // packMeta's own output: not expected
