@@ -45,24 +45,7 @@ func TestWriteReadList(t *testing.T) {
 	for kind, s := range stores(t) {
 		t.Run(kind, func(t *testing.T) {
 			ctx := t.Context()
-			var want bytes.Buffer
-			w, err := s.NewBackupWriter(ctx, "b1", backupstore.WithBufferSize(5<<20), backupstore.WithUploadConcurrency(1))
-			require.NoError(t, err)
-			defer w.Abort()
-			aw := writeBackup(t, io.MultiWriter(w, &want), 50)
-			require.NoError(t, w.Commit(aw.WriteSibling))
-			require.Equal(t, int64(want.Len()), w.Written())
-
-			rc, err := s.Tarball("b1")(ctx)
-			require.NoError(t, err)
-			got, err := io.ReadAll(rc)
-			require.NoError(t, err)
-			require.NoError(t, rc.Close())
-			require.Equal(t, want.Bytes(), got)
-
-			sib, err := s.ReadSibling(ctx, "b1")
-			require.NoError(t, err)
-			require.NoError(t, sib.Verify(ctx, bytes.NewReader(got)))
+			_, sib := writeReadBack(t, s, "b1", 50, backupstore.WithBufferSize(5<<20), backupstore.WithUploadConcurrency(1))
 			require.Contains(t, sib.GroupVersions, "configmaps")
 
 			names, err := s.List(ctx)

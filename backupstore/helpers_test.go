@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -15,6 +16,8 @@ import (
 	"gocloud.dev/gcerrors"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/backupstore"
+	"github.com/backupkit/backupkit/internal/s3server"
 )
 
 // writeBackup writes a backup of n ConfigMaps to w and returns its archive.Writer, closed.
@@ -121,4 +124,42 @@ func (r *flakyReader) As(any) bool                          { return false }
 func (r *flakyReader) Download(w io.Writer) error {
 	_, err := io.Copy(w, r)
 	return err
+}
+
+// writeReadBack writes a backup of n ConfigMaps named name into s (with opts), commits it
+// with its sibling, and reads it back: the tarball must be the bytes written, and the
+// sibling must verify against them. It returns both.
+func writeReadBack(t *testing.T, s *backupstore.Store, name string, n int, opts ...backupstore.WriteOption) ([]byte, *archive.Sibling) {
+	t.Helper()
+	ctx := t.Context()
+	var want bytes.Buffer
+	w, err := s.NewBackupWriter(ctx, name, opts...)
+	require.NoError(t, err)
+	defer w.Abort()
+	aw := writeBackup(t, io.MultiWriter(w, &want), n)
+	require.NoError(t, w.Commit(aw.WriteSibling))
+	require.Equal(t, int64(want.Len()), w.Written())
+	rc, err := s.Tarball(name)(ctx)
+	require.NoError(t, err)
+	got, err := io.ReadAll(rc)
+	require.NoError(t, err)
+	require.NoError(t, rc.Close())
+	require.Equal(t, want.Bytes(), got)
+	sib, err := s.ReadSibling(ctx, name)
+	require.NoError(t, err)
+	require.NoError(t, sib.Verify(ctx, bytes.NewReader(got)))
+	return got, sib
+}
+
+// s3WithBackup starts an S3 server whose bucket holds the backup "b" of n ConfigMaps, with
+// its sibling, and returns it with the tarball's bytes.
+func s3WithBackup(t *testing.T, n int) (*s3server.Server, []byte) {
+	t.Helper()
+	srv := s3server.ForTest(t, bucket)
+	srv.SetEnv(t)
+	direct, err := backupstore.Open(t.Context(), srv.BucketURL(bucket, ""))
+	require.NoError(t, err)
+	defer direct.Close()
+	tarball, _ := writeReadBack(t, direct, "b", n)
+	return srv, tarball
 }

@@ -25,22 +25,7 @@ func TestS3RoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 
-	var want bytes.Buffer
-	w, err := s.NewBackupWriter(ctx, "b1")
-	require.NoError(t, err)
-	defer w.Abort()
-	aw := writeBackup(t, io.MultiWriter(w, &want), 300)
-	require.NoError(t, w.Commit(aw.WriteSibling))
-
-	rc, err := s.Tarball("b1")(ctx)
-	require.NoError(t, err)
-	got, err := io.ReadAll(rc)
-	require.NoError(t, err)
-	require.NoError(t, rc.Close())
-	require.Equal(t, want.Bytes(), got)
-	sib, err := s.ReadSibling(ctx, "b1")
-	require.NoError(t, err)
-	require.NoError(t, sib.Verify(ctx, bytes.NewReader(got)))
+	writeReadBack(t, s, "b1", 300)
 	names, err := s.List(ctx)
 	require.NoError(t, err)
 	require.Equal(t, []string{"b1"}, names)
@@ -82,18 +67,9 @@ func TestS3OpenErrors(t *testing.T) {
 // A download cut mid-way, again and again, resumes with ranged reads and delivers the
 // tarball whole.
 func TestS3ResumeOnCut(t *testing.T) {
-	srv := s3server.ForTest(t, bucket)
-	srv.SetEnv(t)
+	srv, want := s3WithBackup(t, 4000)
 	ctx := t.Context()
-	direct, err := backupstore.Open(ctx, srv.BucketURL(bucket, ""))
-	require.NoError(t, err)
-	defer direct.Close()
-	var want bytes.Buffer
-	w, err := direct.NewBackupWriter(ctx, "b")
-	require.NoError(t, err)
-	aw := writeBackup(t, io.MultiWriter(w, &want), 4000)
-	require.NoError(t, w.Commit(aw.WriteSibling))
-	require.Greater(t, want.Len(), 100_000)
+	require.Greater(t, len(want), 100_000)
 
 	// Every GET of the tarball is cut after 30000 bytes.
 	p := s3server.NewCutProxy(t, srv.Endpoint, func(method string, _ int) int {
@@ -110,24 +86,16 @@ func TestS3ResumeOnCut(t *testing.T) {
 	got, err := io.ReadAll(rc)
 	require.NoError(t, err)
 	require.NoError(t, rc.Close())
-	require.Equal(t, want.Bytes(), got)
-	require.GreaterOrEqual(t, p.Cuts(), int64(want.Len()/30000))
+	require.Equal(t, want, got)
+	require.GreaterOrEqual(t, p.Cuts(), int64(len(want)/30000))
 	_, err = archive.Scan(ctx, bytes.NewReader(got))
 	require.NoError(t, err)
 }
 
 // Cuts that deliver nothing exhaust the retries, with an error that says so.
 func TestS3ResumeRetriesExhausted(t *testing.T) {
-	srv := s3server.ForTest(t, bucket)
-	srv.SetEnv(t)
+	srv, _ := s3WithBackup(t, 500)
 	ctx := t.Context()
-	direct, err := backupstore.Open(ctx, srv.BucketURL(bucket, ""))
-	require.NoError(t, err)
-	defer direct.Close()
-	w, err := direct.NewBackupWriter(ctx, "b")
-	require.NoError(t, err)
-	aw := writeBackup(t, w, 500)
-	require.NoError(t, w.Commit(aw.WriteSibling))
 
 	// The first GET delivers 1000 bytes, every later one none.
 	p := s3server.NewCutProxy(t, srv.Endpoint, func(method string, n int) int {
