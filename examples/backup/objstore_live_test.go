@@ -24,10 +24,10 @@ func withPath(u, p string) string {
 	return base + p + "?" + query
 }
 
-// --output with a URL uploads the backup while it is written, to a real S3 server
-// (versitygw) and to a directory through file://: the tarball in Velero's layout, its
-// sibling beside it, bound to it.
-func TestBackupToObjectStore(t *testing.T) {
+// objstoreSetup starts an S3 server (its credentials in the environment) and fills a new
+// namespace of the test cluster; it returns them with a client and a kubeconfig file.
+func objstoreSetup(t *testing.T) (*s3server.Server, dynamic.Interface, string, string) {
+	t.Helper()
 	c := env.Cluster(t)
 	srv := s3server.ForTest(t, s3Bucket)
 	srv.SetEnv(t)
@@ -35,8 +35,15 @@ func TestBackupToObjectStore(t *testing.T) {
 	require.NoError(t, err)
 	ns := c.Namespace(t)
 	populate(t, client, ns)
+	return srv, client, ns, writeKubeconfig(t, c.RESTConfig())
+}
+
+// --output with a URL uploads the backup while it is written, to a real S3 server
+// (versitygw) and to a directory through file://: the tarball in Velero's layout, its
+// sibling beside it, bound to it.
+func TestBackupToObjectStore(t *testing.T) {
+	srv, client, ns, kubeconfig := objstoreSetup(t)
 	objs := listNamespace(t, client, ns)
-	kubeconfig := writeKubeconfig(t, c.RESTConfig())
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, bucketURL, prefix, backupURL string }{
 		{"s3", srv.BucketURL(s3Bucket, ""), "velero", withPath(srv.BucketURL(s3Bucket, ""), "/velero/nightly")},
@@ -73,14 +80,7 @@ func TestBackupToObjectStore(t *testing.T) {
 // An upload cut mid-way, wrong credentials, a missing bucket: a non-zero exit, an error
 // naming the URL and never the secret, and nothing in the store that looks like a backup.
 func TestBackupToObjectStoreErrors(t *testing.T) {
-	c := env.Cluster(t)
-	srv := s3server.ForTest(t, s3Bucket)
-	srv.SetEnv(t)
-	client, err := dynamic.NewForConfig(c.RESTConfig())
-	require.NoError(t, err)
-	ns := c.Namespace(t)
-	populate(t, client, ns)
-	kubeconfig := writeKubeconfig(t, c.RESTConfig())
+	srv, _, ns, kubeconfig := objstoreSetup(t)
 	cut := s3server.NewCutProxy(t, srv.Endpoint, func(method string, _ int) int {
 		if method == http.MethodPut || method == http.MethodPost {
 			return 500
