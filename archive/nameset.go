@@ -12,15 +12,14 @@ import (
 // that was never added.
 //
 // A backup of a million objects has two million file names, and a Go map of 16-byte keys
-// costs 37 to 55 bytes an entry at that size (it doubles all its tables at about the same
-// time, the hashes being uniform). The set is instead an extendible hash table: a
+// grows all its tables at about the same time (the hashes are uniform), so that at some
+// sizes most of its room is empty. The set is instead an extendible hash table: a
 // directory indexed by the top bits of the first hash word points at small tables of
 // linear probing on the second, each split in two by one more bit when it is full. A
-// table is full at a load drawn at random between 65% and 90%: uniform hashes would fill
-// equal thresholds at the same time and split every table at once, as the map does. The
-// memory grows a table at a time and stays between 28 and 34 bytes an entry
-// (TestNameSetMemory;
-// TestPropertyNameSet checks the answers against a map).
+// table is full at a load drawn at random between 65% and 90%, so that the tables do not
+// all split at once and the memory grows a table at a time. TestNameSetMemory bounds its
+// bytes per name, BenchmarkNameSet compares it with the map (figures in bench/NOTES.md,
+// "Session 9"), and TestPropertyNameSet checks its answers against a map.
 type nameSet struct {
 	s1, s2 maphash.Seed
 	dir    []*nameTable // 1<<depth entries; a table of local depth d is in 1<<(depth-d) of them

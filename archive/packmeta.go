@@ -19,9 +19,8 @@ var writerProjection = manifest.Projection{Labels: manifest.Keys(), Annotations:
 // length plus one (0 for a nil map), then its entries in key order, each key then value.
 // A key is the uvarint of its number in keys plus one when keys has it (the keys objects
 // share: "app.kubernetes.io/name", "checksum/config"), else 0 and the key as a string; a
-// value, and a string, is its length as a uvarint and its bytes. Two Go maps of a few
-// entries cost about 600 bytes; their packed form, their values' bytes and a few more.
-// keys may be nil.
+// value, and a string, is its length as a uvarint and its bytes: one allocation of about
+// the values' size, where two Go maps allocate tables of their own. keys may be nil.
 func packMeta(keys *keyTable, labels, annotations map[string]string) string {
 	size := 2
 	for _, m := range [2]map[string]string{labels, annotations} {

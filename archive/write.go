@@ -333,7 +333,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // Manifest returns the manifest of what was written, the one stored at ManifestFile: nil
 // before Close has succeeded. It is the Writer's own: the caller may keep it, and should not
 // Add to it. Until it is called, the Writer keeps its items' labels and annotations packed
-// apart from the manifest (a Go map costs hundreds of bytes); the first call builds the
+// apart from the manifest, one string per item instead of two maps; the first call builds the
 // manifest with them. ManifestItems counts its items without building it.
 func (w *Writer) Manifest() *manifest.Manifest {
 	if !w.done {
