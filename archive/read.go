@@ -306,9 +306,9 @@ func (st *storedManifest) read(e *entry, o *options, built *manifest.Manifest, l
 	switch {
 	case o.manifest:
 		link.finish(built)
-		if err = manifest.Compare(r, built, manifest.WithMaxBytes(limit)); errors.Is(err, manifest.ErrMismatch) {
-			why := strings.TrimPrefix(err.Error(), manifest.ErrMismatch.Error()+": ")
-			st.problem = &Problem{ManifestFile, "disagrees with the items: " + why}
+		err = manifest.Compare(r, built, manifest.WithMaxBytes(limit))
+		if mm := (*manifest.MismatchError)(nil); errors.As(err, &mm) {
+			st.problem = &Problem{ManifestFile, "disagrees with the items: " + mm.Why}
 			return nil
 		}
 	case o.stored:

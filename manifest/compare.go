@@ -20,7 +20,7 @@ import (
 // the [Projection] m was made or read with. It reads the document item by item and keeps
 // none of them, so comparing a large manifest costs a bit per item of m beside it.
 //
-// The result is nil when they agree, an error wrapping [ErrMismatch] naming the first
+// The result is nil when they agree, a *[MismatchError] (errors.Is: [ErrMismatch]) naming the first
 // difference (an item only one side holds, an item held twice, an item whose fields
 // differ, with both as manifest.json writes them) when they do not, and Read's errors
 // when r does not hold a manifest.json.
@@ -42,12 +42,12 @@ func Compare(r io.Reader, m *Manifest, opts ...ReadOption) error {
 			idx, want, ok := m.jsonOf(schema.GroupResource{Group: j.Group, Resource: j.Resource}, j.Namespace, j.Name)
 			switch {
 			case !ok:
-				return fmt.Errorf("%w: item %d (%s): not in the manifest", ErrMismatch, k, got)
+				return mismatch("item %d (%s): not in the manifest", k, got)
 			case int(idx) >= n: // added to m since Compare began: not compared
 				stored--
 				return nil
 			case seen[idx/64]&(1<<(idx%64)) != 0:
-				return fmt.Errorf("%w: item %d (%s): stored twice", ErrMismatch, k, got)
+				return mismatch("item %d (%s): stored twice", k, got)
 			}
 			seen[idx/64] |= 1 << (idx % 64)
 			j.OtherVersions = slices.Clone(j.OtherVersions)
@@ -57,7 +57,7 @@ func Compare(r io.Reader, m *Manifest, opts ...ReadOption) error {
 			}
 			a, _ := json.Marshal(j)
 			b, _ := json.Marshal(want)
-			return fmt.Errorf("%w: item %d: stored %s, in the manifest %s", ErrMismatch, k, clip(a), clip(b))
+			return mismatch("item %d: stored %s, in the manifest %s", k, clip(a), clip(b))
 		})
 	})
 	if err != nil {
@@ -70,10 +70,25 @@ func Compare(r io.Reader, m *Manifest, opts ...ReadOption) error {
 	defer m.mu.Unlock()
 	for _, idx := range m.orderLocked() {
 		if int(idx) < n && seen[idx/64]&(1<<(idx%64)) == 0 {
-			return fmt.Errorf("%w: %d items stored, %d in the manifest; %s is not stored", ErrMismatch, stored, n, m.items[idx])
+			return mismatch("%d items stored, %d in the manifest; %s is not stored", stored, n, m.items[idx])
 		}
 	}
-	return fmt.Errorf("%w: %d items stored, %d in the manifest", ErrMismatch, stored, n)
+	return mismatch("%d items stored, %d in the manifest", stored, n)
+}
+
+// MismatchError is [Compare]'s answer when a manifest.json does not hold the items of the
+// manifest: Why names the first difference. errors.Is(err, [ErrMismatch]) is true of it.
+type MismatchError struct {
+	Why string
+}
+
+func (e *MismatchError) Error() string { return ErrMismatch.Error() + ": " + e.Why }
+
+// Is makes errors.Is(err, ErrMismatch) true.
+func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
+
+func mismatch(format string, args ...any) error {
+	return &MismatchError{Why: fmt.Sprintf(format, args...)}
 }
 
 // sameJSON reports whether Write writes a and b alike, field by field without encoding

@@ -2,6 +2,7 @@ package manifest_test
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -64,6 +65,11 @@ func TestCompare(t *testing.T) {
 			}
 			require.ErrorIs(t, err, tc.err)
 			require.Contains(t, err.Error(), tc.msg)
+			var mm *manifest.MismatchError
+			require.Equal(t, tc.err == manifest.ErrMismatch, errors.As(err, &mm))
+			if mm != nil {
+				require.Contains(t, mm.Why, tc.msg)
+			}
 		})
 	}
 	require.ErrorIs(t, manifest.Compare(bytes.NewReader(same), m, manifest.WithMaxBytes(10)), manifest.ErrTooLarge)
