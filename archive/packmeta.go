@@ -3,32 +3,17 @@ package archive
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/backupkit/backupkit/manifest"
 )
 
-// writerProjection is what Writer's manifest keeps of labels and annotations itself: the
-// depends-on annotation, which makes the manifest's edges. The rest of them is packed
-// (packMeta) beside the manifest, and written whole into manifest.json.
-var writerProjection = manifest.Projection{Labels: manifest.Keys(), Annotations: manifest.Keys(manifest.DependsOnAnnotation)}
-
-// packMeta encodes an item's labels and annotations in one string: for each map, its
+// appendMeta appends an item's labels and annotations to b, packed: for each map, its
 // length plus one (0 for a nil map), then its entries in key order, each key then value.
 // A key is the uvarint of its number in keys plus one when keys has it (the keys objects
 // share: "app.kubernetes.io/name", "checksum/config"), else 0 and the key as a string; a
-// value, and a string, is its length as a uvarint and its bytes: one allocation of about
-// the values' size, where two Go maps allocate tables of their own. keys may be nil.
-func packMeta(keys *keyTable, labels, annotations map[string]string) string {
-	size := 2
-	for _, m := range [2]map[string]string{labels, annotations} {
-		for k, v := range m {
-			size += len(k) + len(v) + 3*binary.MaxVarintLen32
-		}
-	}
-	b := make([]byte, 0, size)
+// value, and a string, is its length as a uvarint and its bytes: about the values' size,
+// where two Go maps allocate tables of their own. keys may be nil.
+func appendMeta(b []byte, keys *keyTable, labels, annotations map[string]string) []byte {
 	for _, m := range [2]map[string]string{labels, annotations} {
 		if m == nil {
 			b = binary.AppendUvarint(b, 0)
@@ -52,7 +37,7 @@ func packMeta(keys *keyTable, labels, annotations map[string]string) string {
 			b = append(b, m[k]...)
 		}
 	}
-	return string(b)
+	return b
 }
 
 // maxKeys bounds a keyTable: objects share a few dozen label and annotation keys, and a
@@ -87,7 +72,7 @@ func (t *keyTable) number(k string) (int, bool) {
 
 var errPacked = errors.New("archive: packed metadata: malformed")
 
-// unpackMeta decodes what packMeta encoded with keys. The values share s's bytes.
+// unpackMeta decodes what appendMeta appended with keys. The values share s's bytes.
 func unpackMeta(keys *keyTable, s string) (labels, annotations map[string]string, err error) {
 	var out [2]map[string]string
 	for i := range out {
@@ -151,52 +136,4 @@ func lenPrefixed(s string) (string, string, bool) {
 		return "", s, false
 	}
 	return rest[:n], rest[n:], true
-}
-
-// packedMeta is Writer's store of its manifest items' labels and annotations, by
-// manifest position.
-type packedMeta struct {
-	m      *manifest.Manifest
-	keys   keyTable
-	packed []string
-	err    error // the first entry of(it) could not decode
-}
-
-// add records the metadata of the item the manifest has just added.
-func (p *packedMeta) add(labels, annotations map[string]string) {
-	p.packed = append(p.packed, packMeta(&p.keys, labels, annotations))
-}
-
-// of returns an item's labels and annotations, for manifest.WithMetadataOf.
-func (p *packedMeta) of(it *manifest.Item) (labels, annotations map[string]string) {
-	pos, ok := p.m.Position(it)
-	if !ok || pos >= len(p.packed) { // not an item the Writer added: not expected
-		if p.err == nil {
-			p.err = fmt.Errorf("%w: no labels and annotations kept for item %s", errPacked, it)
-		}
-		return nil, nil
-	}
-	labels, annotations, err := unpackMeta(&p.keys, p.packed[pos])
-	if err != nil && p.err == nil { // packMeta's own output: not expected
-		p.err = fmt.Errorf("%w: item %s", err, it)
-	}
-	return labels, annotations
-}
-
-// whole returns a manifest holding the items of p.m with their labels and annotations,
-// and the versions they were recorded in.
-func (p *packedMeta) whole() *manifest.Manifest {
-	out := manifest.New()
-	out.Grow(p.m.Len())
-	for _, it := range p.m.Items() {
-		c := it.Clone()
-		c.Labels, c.Annotations = p.of(it)
-		_, _ = out.Add(c) // the items of one manifest cannot collide
-		for _, v := range it.Versions() {
-			if v != it.Version {
-				_, _ = out.AddVersion(c.UID, v)
-			}
-		}
-	}
-	return out
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/backupkit/backupkit/manifest"
 )
 
-// TestPropertyPackMeta: unpackMeta gives back what packMeta packed, nil and empty maps
+// TestPropertyPackMeta: unpackMeta gives back what appendMeta packed, nil and empty maps
 // told apart, whatever the bytes of keys and values.
 func TestPropertyPackMeta(t *testing.T) {
 	genMap := func(t *rapid.T, label string) map[string]string {
@@ -28,7 +28,7 @@ func TestPropertyPackMeta(t *testing.T) {
 		if rapid.Bool().Draw(t, "keyTable") {
 			keys = &keyTable{}
 			for range rapid.IntRange(0, 3).Draw(t, "before") { // keys numbered by earlier items
-				packMeta(keys, genMap(t, "earlier"), nil)
+				appendMeta(nil, keys, genMap(t, "earlier"), nil)
 			}
 			if rapid.Bool().Draw(t, "full") {
 				for len(keys.keys) < maxKeys {
@@ -37,7 +37,7 @@ func TestPropertyPackMeta(t *testing.T) {
 			}
 		}
 		labels, annotations := genMap(t, "labels"), genMap(t, "annotations")
-		gotL, gotA, err := unpackMeta(keys, packMeta(keys, labels, annotations))
+		gotL, gotA, err := unpackMeta(keys, string(appendMeta(nil, keys, labels, annotations)))
 		require.NoError(t, err)
 		require.Equal(t, labels, gotL)
 		require.Equal(t, labels == nil, gotL == nil)
@@ -48,7 +48,7 @@ func TestPropertyPackMeta(t *testing.T) {
 
 func TestUnpackMetaMalformed(t *testing.T) {
 	keys := &keyTable{}
-	good := packMeta(keys, map[string]string{"app": "web"}, map[string]string{"note": "x"})
+	good := string(appendMeta(nil, keys, map[string]string{"app": "web"}, map[string]string{"note": "x"}))
 	require.Len(t, keys.keys, 2)
 	for _, bad := range []string{"", "\x00", good[:len(good)-1], good + "x", "\x02\x05ab", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", "\x7f\x00",
 		"\x02\x03\x01x\x00", // key number 3 of 2
@@ -58,8 +58,8 @@ func TestUnpackMetaMalformed(t *testing.T) {
 	}
 }
 
-// TestWriterPacksMetadata: the Writer's own manifest keeps no label and no annotation but
-// the depends-on one; what it stores, and what Manifest returns, has them all.
+// TestWriterPacksMetadata: the Writer keeps its items packed, labels and annotations
+// included; what it stores, and what Manifest returns, has them all.
 func TestWriterPacksMetadata(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -69,11 +69,10 @@ func TestWriterPacksMetadata(t *testing.T) {
 	require.NoError(t, w.Add("configmaps", "v1", "ns", "db", []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"db","namespace":"ns","uid":"u-db"}}`)))
 	require.NoError(t, w.Close())
 	require.Equal(t, 2, w.ManifestItems())
-	require.True(t, w.m.Projected())
-	own, ok := w.m.Get("u-web")
-	require.True(t, ok)
-	require.Nil(t, own.Labels)
-	require.Equal(t, map[string]string{manifest.DependsOnAnnotation: "/namespaces/ns/ConfigMap/db"}, own.Annotations)
+	own, err := w.items.item(0)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"app": "web"}, own.Labels)
+	require.Equal(t, map[string]string{"checksum": "abc", manifest.DependsOnAnnotation: "/namespaces/ns/ConfigMap/db"}, own.Annotations)
 
 	whole := w.Manifest()
 	require.False(t, whole.Projected())

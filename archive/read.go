@@ -460,19 +460,23 @@ var metaDecoders = sync.Pool{New: func() any {
 // addToManifest adds to m the item of resource (the plural, "deployments") whose metadata
 // is md.
 func addToManifest(m *manifest.Manifest, resource string, md *Metadata) error {
-	p := &metav1.PartialObjectMetadata{
+	it, err := manifest.NewItemFromMetadata(md.partial(), resource)
+	if err != nil {
+		return err
+	}
+	_, err = m.Add(it)
+	return err
+}
+
+// partial is md as the metadata of an object.
+func (md *Metadata) partial() *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{
 		TypeMeta: metav1.TypeMeta{APIVersion: md.APIVersion, Kind: md.Kind},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: md.Name, Namespace: md.Namespace, UID: md.UID,
 			Labels: md.Labels, Annotations: md.Annotations, OwnerReferences: md.OwnerReferences,
 		},
 	}
-	it, err := manifest.NewItemFromMetadata(p, resource)
-	if err != nil {
-		return err
-	}
-	_, err = m.Add(it)
-	return err
 }
 
 // refList collects the ItemRefs of a scan in blocks of refBlock. A backup lists hundreds of

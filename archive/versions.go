@@ -69,6 +69,12 @@ func (l *versionLinker) note(m *manifest.Manifest, gr schema.GroupResource, ns, 
 		_, _ = m.AddVersion(uid, l.in.intern(version)) // the item is in m: cannot fail
 		return
 	}
+	l.pend(gr, ns, name, uid, version)
+}
+
+// pend records that the object of identity (gr, ns, name) and uid was captured in version
+// too, to be matched by finish or finishEach.
+func (l *versionLinker) pend(gr schema.GroupResource, ns, name string, uid types.UID, version string) {
 	v, ok := l.vidx[version]
 	if !ok {
 		v = uint32(len(l.versions))
@@ -83,6 +89,22 @@ func (l *versionLinker) note(m *manifest.Manifest, gr schema.GroupResource, ns, 
 // finish records the pending versions whose object is in m; the others (no item of that
 // identity and uid) are dropped.
 func (l *versionLinker) finish(m *manifest.Manifest) {
+	if len(l.pending) == 0 {
+		return
+	}
+	items := m.Items()
+	l.finishEach(len(items), func(i int) (schema.GroupResource, string, string, types.UID) {
+		it := items[i]
+		return it.GroupResource(), it.Namespace, it.Name, it.UID
+	}, func(i int, version string) {
+		_, _ = m.AddVersion(items[i].UID, version)
+	})
+}
+
+// finishEach matches the pending versions with n items, item i of identity and uid given by
+// identity(i), calling add for each version of each item; the versions that match no item
+// are dropped.
+func (l *versionLinker) finishEach(n int, identity func(i int) (gr schema.GroupResource, ns, name string, uid types.UID), add func(i int, version string)) {
 	if len(l.pending) == 0 {
 		return
 	}
@@ -102,11 +124,11 @@ func (l *versionLinker) finish(m *manifest.Manifest) {
 		return 0
 	}
 	slices.SortFunc(l.pending, cmp)
-	for _, it := range m.Items() {
-		h1, h2 := l.hash(it.GroupResource(), it.Namespace, it.Name, it.UID)
-		i, found := slices.BinarySearchFunc(l.pending, pendingVersion{h1: h1, h2: h2}, cmp)
-		for ; found && i < len(l.pending) && l.pending[i].h1 == h1 && l.pending[i].h2 == h2; i++ {
-			_, _ = m.AddVersion(it.UID, l.versions[l.pending[i].version])
+	for i := range n {
+		h1, h2 := l.hash(identity(i))
+		k, found := slices.BinarySearchFunc(l.pending, pendingVersion{h1: h1, h2: h2}, cmp)
+		for ; found && k < len(l.pending) && l.pending[k].h1 == h1 && l.pending[k].h2 == h2; k++ {
+			add(i, l.versions[l.pending[k].version])
 		}
 	}
 	l.pending = nil

@@ -64,8 +64,8 @@ type Writer struct {
 	seen      *nameSet // every item file added: resource, version, namespace and name
 	in        interner
 	link      *versionLinker
-	m         *manifest.Manifest // projected: the labels and annotations are in meta
-	meta      packedMeta
+	items     *writerItems       // the manifest's items, packed
+	versions  map[int32][]string // by item: the other versions it was recorded in; set by Close
 	whole     *manifest.Manifest // Manifest's answer, built on its first call
 	problems  []Problem
 	err       error // sticky: the first error writing to w
@@ -99,9 +99,8 @@ func (h *hashWriter) Write(p []byte) (int, error) {
 // NewWriter returns a Writer that writes the compressed backup to w as items are added.
 func NewWriter(w io.Writer) *Writer {
 	in := interner{}
-	m := manifest.New(manifest.WithProjection(writerProjection))
 	return &Writer{w: &hashWriter{w: w, h: sha256.New()}, resources: map[string]*writerResource{}, seen: newNameSet(),
-		in: in, link: newVersionLinker(in), m: m, meta: packedMeta{m: m}}
+		in: in, link: newVersionLinker(in), items: newWriterItems()}
 }
 
 // SetPreferred sets the preferred version of a resource ("deployments.apps", "pods"). It must
@@ -207,14 +206,16 @@ func (w *Writer) record(resource, version, namespace, name string, preferred boo
 	}
 	res, group, _ := strings.Cut(resource, ".")
 	if !preferred {
-		w.link.note(w.m, schema.GroupResource{Group: group, Resource: res}, namespace, name, md.UID, version)
+		w.link.pend(schema.GroupResource{Group: group, Resource: res}, namespace, name, md.UID, version)
 		return
 	}
-	if err := addToManifest(w.m, w.in.intern(res), md); err != nil {
+	it, err := manifest.NewItemFromMetadata(md.partial(), res)
+	if err == nil {
+		err = w.items.add(it)
+	}
+	if err != nil {
 		w.problems = append(w.problems, Problem{p, "manifest: " + err.Error()})
-		return
 	}
-	w.meta.add(md.Labels, md.Annotations)
 }
 
 // start writes metadata/version, once.
@@ -290,7 +291,10 @@ func (w *Writer) Close() error {
 	if err := w.start(); err != nil {
 		return err
 	}
-	w.link.finish(w.m)
+	w.versions = map[int32][]string{}
+	w.link.finishEach(w.items.len(), w.items.identity, func(i int, v string) {
+		w.versions[int32(i)] = append(w.versions[int32(i)], v)
+	})
 	// The manifest is written twice, the same bytes each time: once to learn its size for
 	// the entry's header, then into the entry. The compressed document is never held.
 	var size countWriter
@@ -314,12 +318,20 @@ func (w *Writer) Close() error {
 	return nil
 }
 
-// writeManifest writes the manifest, its items' labels and annotations unpacked.
+// writeManifest writes the manifest of the items recorded, in the manifest's order, each
+// unpacked into a manifest.Item of its own and let go once encoded.
 func (w *Writer) writeManifest(out io.Writer, opts ...manifest.WriteOption) error {
-	if err := manifest.Write(out, w.m, append(opts, manifest.WithMetadataOf(w.meta.of))...); err != nil {
-		return err
+	e := manifest.NewEncoder(out, opts...)
+	for _, i := range w.items.order() {
+		it, err := w.items.item(int(i))
+		if err != nil {
+			return err
+		}
+		if err := e.Encode(it, w.versions[i]...); err != nil {
+			return err
+		}
 	}
-	return w.meta.err
+	return e.Close()
 }
 
 // countWriter counts the bytes written to it.
@@ -340,7 +352,7 @@ func (w *Writer) Manifest() *manifest.Manifest {
 		return nil
 	}
 	if w.whole == nil {
-		w.whole = w.meta.whole()
+		w.whole = w.buildManifest()
 	}
 	return w.whole
 }
@@ -351,7 +363,27 @@ func (w *Writer) ManifestItems() int {
 	if !w.done {
 		return 0
 	}
-	return w.m.Len()
+	return w.items.len()
+}
+
+// buildManifest returns a manifest of the items recorded, in the order they were added, with
+// the versions they were recorded in.
+func (w *Writer) buildManifest() *manifest.Manifest {
+	m := manifest.New()
+	m.Grow(w.items.len())
+	for i := range w.items.len() {
+		it, err := w.items.item(i)
+		if err != nil { // Close unpacked every item to write the manifest: cannot fail now
+			continue
+		}
+		if _, err := m.Add(it); err != nil { // items.add refused what Add refuses: cannot fail
+			continue
+		}
+		for _, v := range w.versions[int32(i)] {
+			_, _ = m.AddVersion(it.UID, v)
+		}
+	}
+	return m
 }
 
 // Problems lists the items written but left out of the manifest, in the order they were

@@ -160,40 +160,17 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 			return invalidItem(field+" is not valid UTF-8", it)
 		}
 	}
-	out := w
-	var zw *gzip.Writer
-	if cfg.gzip {
-		zw = gzip.NewWriter(w)
-		out = zw
-	}
-	// The items are encoded one at a time into a buffer of fixed size: writing a
-	// manifest holds no copy of the whole document.
-	bw := bufio.NewWriterSize(out, 64<<10)
-	fmt.Fprintf(bw, `{"apiVersion":%q,"kind":%q,"formatVersion":%d,"items":[`, APIVersion, Kind, FormatVersion)
+	e := NewEncoder(w, opts...)
 	for k, it := range items {
-		if k > 0 {
-			bw.WriteByte(',')
+		var vs []string
+		if extra != nil {
+			vs = extra[k]
 		}
-		bw.WriteByte('\n')
-		b, err := json.Marshal(jsonOf(k))
-		if err != nil {
-			return fmt.Errorf("manifest: encoding %s: %w", it, err)
-		}
-		bw.Write(b)
-	}
-	if len(items) > 0 {
-		bw.WriteByte('\n')
-	}
-	bw.WriteString("]}\n")
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("manifest: writing manifest.json: %w", err)
-	}
-	if zw != nil {
-		if err := zw.Close(); err != nil {
-			return fmt.Errorf("manifest: writing manifest.json: %w", err)
+		if err := e.Encode(it, vs...); err != nil {
+			return err
 		}
 	}
-	return nil
+	return e.Close()
 }
 
 // itemJSONOf is it as manifest.json holds it, with its other versions.

@@ -1,0 +1,304 @@
+package archive
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/backupkit/backupkit/internal/layout"
+	"github.com/backupkit/backupkit/manifest"
+)
+
+// writerItems is what Writer keeps, until Close, of each item of the manifest it builds.
+// Not a manifest.Item (seven strings, two maps and a slice of its own, and a manifest's two
+// indexes of it) but a record of 16 bytes: the item's type (group, version, resource, kind)
+// and directory (group, resource, namespace) by number, and where its name, uid, owner
+// references, labels and annotations are, packed one after the other in an arena of large
+// byte chunks. The uids and identities taken are kept as 128-bit hashes (a nameSet), so that
+// an item the manifest would refuse as a repeat is refused the same way.
+type writerItems struct {
+	types   []itemType
+	typeNum map[itemType]uint32
+	dirs    []itemDir
+	dirNum  map[itemDirKey]uint32
+	recs    []itemRecord
+	arena   arena
+	keys    keyTable // label and annotation keys, numbered
+	taken   *nameSet // "u" and the uid, "i" and the identity, of every item recorded
+	scratch []byte
+}
+
+type itemType struct{ group, version, resource, kind string }
+
+// itemDir is an item's directory in the legacy layout, path its String without the name
+// and ".json".
+type itemDir struct {
+	group, resource, namespace string
+	path                       []byte
+}
+
+type itemDirKey struct{ group, resource, namespace string }
+
+type itemRecord struct {
+	typ, dir uint32
+	at       uint64 // its packed name, uid, owners, labels and annotations in the arena
+}
+
+func newWriterItems() *writerItems {
+	return &writerItems{typeNum: map[itemType]uint32{}, dirNum: map[itemDirKey]uint32{}, taken: newNameSet()}
+}
+
+// errManifestFull is what a manifest says of an item past its capacity.
+var errManifestFull = fmt.Errorf("%w: manifest full", manifest.ErrInvalidItem)
+
+// add records it, or returns manifest.ErrItemAlreadyExists for an item whose uid or identity
+// is recorded already, as manifest.Manifest.Add would.
+func (w *writerItems) add(it *manifest.Item) error {
+	uidKey := "u\x00" + string(it.UID)
+	identKey := "i\x00" + it.Group + "\x00" + it.Resource + "\x00" + it.Namespace + "\x00" + it.Name
+	if it.UID != "" && w.taken.has(uidKey) || w.taken.has(identKey) {
+		return manifest.ErrItemAlreadyExists
+	}
+	if len(w.recs) >= 1<<31-1 {
+		return errManifestFull
+	}
+	if it.UID != "" {
+		w.taken.add(uidKey)
+	}
+	w.taken.add(identKey)
+	t := itemType{it.Group, it.Version, it.Resource, it.Kind}
+	typ, ok := w.typeNum[t]
+	if !ok {
+		t = itemType{strings.Clone(t.group), strings.Clone(t.version), strings.Clone(t.resource), strings.Clone(t.kind)}
+		typ = uint32(len(w.types))
+		w.types = append(w.types, t)
+		w.typeNum[t] = typ
+	}
+	dk := itemDirKey{it.Group, it.Resource, it.Namespace}
+	dir, ok := w.dirNum[dk]
+	if !ok {
+		d := itemDir{group: strings.Clone(dk.group), resource: strings.Clone(dk.resource), namespace: strings.Clone(dk.namespace)}
+		d.path = []byte(strings.TrimSuffix(layout.ItemPath(d.resource, d.group, "", d.namespace, ""), layout.ItemExt))
+		dir = uint32(len(w.dirs))
+		w.dirs = append(w.dirs, d)
+		w.dirNum[itemDirKey{d.group, d.resource, d.namespace}] = dir
+	}
+	b := appendString(w.scratch[:0], it.Name)
+	b = appendString(b, string(it.UID))
+	b = appendOwners(b, it.OwnerReferences)
+	b = appendMeta(b, &w.keys, it.Labels, it.Annotations)
+	w.scratch = b
+	w.recs = append(w.recs, itemRecord{typ: typ, dir: dir, at: w.arena.add(b)})
+	return nil
+}
+
+// len is the number of items recorded.
+func (w *writerItems) len() int { return len(w.recs) }
+
+// nameUID returns the name and uid of item i, sharing the arena's bytes.
+func (w *writerItems) nameUID(i int) (name, uid []byte) {
+	b := w.arena.get(w.recs[i].at)
+	name, b, _ = lenPrefixedBytes(b)
+	uid, _, _ = lenPrefixedBytes(b)
+	return name, uid
+}
+
+// item returns item i as a manifest.Item of its own, in no manifest.
+func (w *writerItems) item(i int) (*manifest.Item, error) {
+	r := w.recs[i]
+	t, d := w.types[r.typ], w.dirs[r.dir]
+	s := string(w.arena.get(r.at))
+	name, s, ok1 := lenPrefixed(s)
+	uid, s, ok2 := lenPrefixed(s)
+	owners, s, err := unpackOwners(s)
+	if !ok1 || !ok2 || err != nil {
+		return nil, fmt.Errorf("%w: item %d", errPacked, i)
+	}
+	labels, annotations, err := unpackMeta(&w.keys, s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: item %d", err, i)
+	}
+	return &manifest.Item{Group: t.group, Version: t.version, Resource: t.resource, Kind: t.kind,
+		Namespace: d.namespace, Name: name, UID: types.UID(uid),
+		Labels: labels, Annotations: annotations, OwnerReferences: owners}, nil
+}
+
+// identity is item i's group and resource, namespace, name and uid, for versionLinker.
+func (w *writerItems) identity(i int) (schema.GroupResource, string, string, types.UID) {
+	d := w.dirs[w.recs[i].dir]
+	name, uid := w.nameUID(i)
+	return schema.GroupResource{Group: d.group, Resource: d.resource}, d.namespace, string(name), types.UID(uid)
+}
+
+// order returns the items' numbers in the manifest's order: byte-wise order of their
+// String, the uid breaking a tie (manifest.Encoder checks it).
+func (w *writerItems) order() []int32 {
+	out := make([]int32, len(w.recs))
+	for i := range out {
+		out[i] = int32(i)
+	}
+	ext := []byte(layout.ItemExt)
+	slices.SortFunc(out, func(a, b int32) int {
+		na, ua := w.nameUID(int(a))
+		nb, ub := w.nameUID(int(b))
+		pa := [3][]byte{w.dirs[w.recs[a].dir].path, na, ext}
+		pb := [3][]byte{w.dirs[w.recs[b].dir].path, nb, ext}
+		if c := compareConcat(&pa, &pb); c != 0 {
+			return c
+		}
+		return bytes.Compare(ua, ub)
+	})
+	return out
+}
+
+// compareConcat compares the concatenation of a's parts with b's, byte-wise.
+func compareConcat(a, b *[3][]byte) int {
+	i, j := 0, 0
+	s, t := a[0], b[0]
+	for {
+		for len(s) == 0 && i < len(a)-1 {
+			i++
+			s = a[i]
+		}
+		for len(t) == 0 && j < len(b)-1 {
+			j++
+			t = b[j]
+		}
+		if len(s) == 0 || len(t) == 0 {
+			return len(s) - len(t) // the one with bytes left is the longer
+		}
+		n := min(len(s), len(t))
+		if c := bytes.Compare(s[:n], t[:n]); c != 0 {
+			return c
+		}
+		s, t = s[n:], t[n:]
+	}
+}
+
+// appendString appends s as a uvarint of its length and its bytes.
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func lenPrefixedBytes(b []byte) ([]byte, []byte, bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k) {
+		return nil, b, false
+	}
+	return b[k : k+int(n)], b[k+int(n):], true
+}
+
+// Owner reference flags: which of Controller and BlockOwnerDeletion are set, and to what.
+const (
+	ownerController = 1 << iota
+	ownerControllerTrue
+	ownerBlock
+	ownerBlockTrue
+)
+
+// appendOwners appends refs: 0 for nil, else their count plus one, and for each its
+// apiVersion, kind, name and uid (see appendString) and a byte of flags.
+func appendOwners(b []byte, refs []metav1.OwnerReference) []byte {
+	if refs == nil {
+		return append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(refs))+1)
+	for _, r := range refs {
+		for _, s := range [...]string{r.APIVersion, r.Kind, r.Name, string(r.UID)} {
+			b = appendString(b, s)
+		}
+		var f byte
+		if r.Controller != nil {
+			f |= ownerController
+			if *r.Controller {
+				f |= ownerControllerTrue
+			}
+		}
+		if r.BlockOwnerDeletion != nil {
+			f |= ownerBlock
+			if *r.BlockOwnerDeletion {
+				f |= ownerBlockTrue
+			}
+		}
+		b = append(b, f)
+	}
+	return b
+}
+
+var errPackedOwners = errors.New("archive: packed owner references: malformed")
+
+// unpackOwners decodes what appendOwners appended, returning the rest of s.
+func unpackOwners(s string) ([]metav1.OwnerReference, string, error) {
+	n, s, ok := uvarint(s)
+	if !ok {
+		return nil, s, errPackedOwners
+	}
+	if n == 0 {
+		return nil, s, nil
+	}
+	n--
+	if n > uint64(len(s)) {
+		return nil, s, errPackedOwners
+	}
+	refs := make([]metav1.OwnerReference, n)
+	for k := range refs {
+		var f [4]string
+		for i := range f {
+			if f[i], s, ok = lenPrefixed(s); !ok {
+				return nil, s, errPackedOwners
+			}
+		}
+		if s == "" {
+			return nil, s, errPackedOwners
+		}
+		flags := s[0]
+		s = s[1:]
+		r := metav1.OwnerReference{APIVersion: f[0], Kind: f[1], Name: f[2], UID: types.UID(f[3])}
+		if flags&ownerController != 0 {
+			r.Controller = boolPtr(flags&ownerControllerTrue != 0)
+		}
+		if flags&ownerBlock != 0 {
+			r.BlockOwnerDeletion = boolPtr(flags&ownerBlockTrue != 0)
+		}
+		refs[k] = r
+	}
+	return refs, s, nil
+}
+
+func boolPtr(v bool) *bool { return &v }
+
+// arenaChunk is the size of an arena's chunks: large against an item's packed bytes (a few
+// hundred), small against a backup's.
+const arenaChunk = 256 << 10
+
+// arena holds byte strings one after the other in chunks, each prefixed with its length; a
+// string is never split between two chunks (a longer one gets a chunk of its own).
+type arena struct{ chunks [][]byte }
+
+// add copies b into the arena and returns where it is.
+func (a *arena) add(b []byte) uint64 {
+	need := len(b) + binary.MaxVarintLen64
+	if len(a.chunks) == 0 || cap(a.chunks[len(a.chunks)-1])-len(a.chunks[len(a.chunks)-1]) < need {
+		a.chunks = append(a.chunks, make([]byte, 0, max(arenaChunk, need)))
+	}
+	c := &a.chunks[len(a.chunks)-1]
+	at := uint64(len(a.chunks)-1)<<32 | uint64(len(*c))
+	*c = binary.AppendUvarint(*c, uint64(len(b)))
+	*c = append(*c, b...)
+	return at
+}
+
+// get returns the bytes add stored at at, sharing the arena's.
+func (a *arena) get(at uint64) []byte {
+	c := a.chunks[at>>32][uint32(at):]
+	n, k := binary.Uvarint(c)
+	return c[k : k+int(n)]
+}
