@@ -32,10 +32,11 @@ var entryTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // decides where an item goes, and the item's bytes are not kept once written. What Writer
 // keeps until Close is what the layout and the manifest need: the preferred version of each
 // resource and the versions it has items at, a 128-bit hash of the coordinates of every
-// item added (to refuse duplicates; seeded at random, see Add), and the manifest.Manifest
-// being built (each item's identity, uid and owners), with its labels and annotations
-// packed beside it in one string per item. Its memory grows with the number of items and
-// their metadata, not with their bytes.
+// item added (to refuse duplicates; seeded at random, see Add), and what the manifest will
+// hold of each item (its type, namespace, name, uid, owners, labels and annotations)
+// packed into a record of its own form, not a manifest.Manifest: Close writes the manifest
+// from the records, and Manifest builds one from them when it is asked for. Its memory
+// grows with the number of items and their metadata, not with their bytes.
 //
 // # Determinism
 //
@@ -344,9 +345,9 @@ func (c *countWriter) Write(p []byte) (int, error) {
 
 // Manifest returns the manifest of what was written, the one stored at ManifestFile: nil
 // before Close has succeeded. It is the Writer's own: the caller may keep it, and should not
-// Add to it. Until it is called, the Writer keeps its items' labels and annotations packed
-// apart from the manifest, one string per item instead of two maps; the first call builds the
-// manifest with them. ManifestItems counts its items without building it.
+// Add to it. The Writer keeps its items packed, not as a manifest (see Writer): the first
+// call builds the manifest from them, in the order they were added, and later calls return
+// the same one. ManifestItems counts its items without building it.
 func (w *Writer) Manifest() *manifest.Manifest {
 	if !w.done {
 		return nil

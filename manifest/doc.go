@@ -102,8 +102,9 @@
 // (apiVersion [APIVersion], kind [Kind], [FormatVersion]), optionally gzip-compressed,
 // that round-trips exactly; [Read] refuses other versions with [ErrUnsupportedVersion].
 // Both stream, item by item. [Compare] tells whether a manifest.json holds a manifest's
-// items, reading it item by item and keeping none. [Manifest.WriteDOT] renders the graph
-// for Graphviz.
+// items, reading it item by item and keeping none. An [Encoder] writes the same document
+// from items a writer keeps in a form of its own, given one at a time in the manifest's
+// order, without a Manifest. [Manifest.WriteDOT] renders the graph for Graphviz.
 //
 // # Projections
 //

@@ -1,0 +1,133 @@
+package manifest_test
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/types"
+	"pgregory.net/rapid"
+
+	"github.com/backupkit/backupkit/manifest"
+)
+
+// encodeItems encodes items in the order given, each with versions[i] when versions has it.
+func encodeItems(items []*manifest.Item, versions map[types.UID][]string, opts ...manifest.WriteOption) ([]byte, error) {
+	var buf bytes.Buffer
+	e := manifest.NewEncoder(&buf, opts...)
+	for _, it := range items {
+		if err := e.Encode(it, versions[it.UID]...); err != nil {
+			return buf.Bytes(), err
+		}
+	}
+	err := e.Close()
+	return buf.Bytes(), err
+}
+
+// TestPropertyEncoderWritesWhatWriteWrites: a manifest's items encoded in its order, each
+// with the versions it was recorded in, are the bytes Write writes, plain and gzip, and read
+// back as the same manifest; the same items in any other order are refused.
+func TestPropertyEncoderWritesWhatWriteWrites(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := manifest.New()
+		for _, it := range genItems(t, 12) {
+			_, err := m.Add(it)
+			require.NoError(t, err)
+		}
+		versions := map[types.UID][]string{}
+		for _, it := range m.Items() {
+			for range rapid.IntRange(0, 2).Draw(t, "versions") {
+				v := rapid.SampledFrom([]string{"v1", "v2", "v1beta1", "v2alpha1", "", "x"}).Draw(t, "version")
+				versions[it.UID] = append(versions[it.UID], v)
+				_, err := m.AddVersion(it.UID, v)
+				require.NoError(t, err)
+			}
+		}
+		for _, gz := range []bool{false, true} {
+			var opts []manifest.WriteOption
+			if gz {
+				opts = append(opts, manifest.WithGzip())
+			}
+			var want bytes.Buffer
+			require.NoError(t, manifest.Write(&want, m, opts...))
+			got, err := encodeItems(m.Items(), versions, opts...)
+			require.NoError(t, err)
+			require.Equal(t, want.Bytes(), got, "gzip %v", gz)
+			back, err := manifest.Read(bytes.NewReader(got))
+			require.NoError(t, err)
+			require.NoError(t, manifest.Compare(bytes.NewReader(got), m))
+			require.Equal(t, m.Len(), back.Len())
+		}
+
+		items := m.Items()
+		shuffled := rapid.Permutation(items).Draw(t, "shuffled")
+		if slices.Equal(shuffled, items) {
+			return
+		}
+		_, err := encodeItems(shuffled, versions)
+		require.ErrorIs(t, err, manifest.ErrInvalidItem)
+		require.ErrorContains(t, err, "out of order")
+	})
+}
+
+func TestEncoderRefuses(t *testing.T) {
+	web := func() *manifest.Item {
+		return &manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: "web", UID: "u-web"}
+	}
+	db := func() *manifest.Item {
+		return &manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: "db", UID: "u-db"}
+	}
+	for _, tc := range []struct {
+		name  string
+		items []*manifest.Item
+		want  string
+	}{
+		{"out of order", []*manifest.Item{web(), db()}, `out of order: after resources/configmaps/namespaces/ns/web.json`},
+		{"the same identity twice", []*manifest.Item{web(), func() *manifest.Item { it := web(); it.UID = "u-other"; return it }()}, "encoded twice"},
+		{"the same item twice", []*manifest.Item{db(), db()}, "encoded twice"},
+		{"nil", []*manifest.Item{nil}, "nil item"},
+		{"a label not UTF-8", []*manifest.Item{func() *manifest.Item { it := web(); it.Labels = map[string]string{"a": "\xff"}; return it }()}, "a label is not valid UTF-8"},
+		{"a name not UTF-8", []*manifest.Item{func() *manifest.Item { it := web(); it.Name = "w\xffb"; return it }()}, "name is not valid UTF-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			e := manifest.NewEncoder(&buf)
+			var err error
+			var written int
+			for _, it := range tc.items {
+				written = buf.Len()
+				if err = e.Encode(it); err != nil {
+					break
+				}
+			}
+			require.ErrorIs(t, err, manifest.ErrInvalidItem)
+			require.ErrorContains(t, err, tc.want)
+			require.Equal(t, err, e.Encode(db()), "a failed Encoder stays failed")
+			require.Equal(t, err, e.Close())
+			require.Equal(t, written, buf.Len(), "nothing of the refused item, nor the end, written")
+		})
+	}
+}
+
+func TestEncoderVersionsAndClose(t *testing.T) {
+	var buf bytes.Buffer
+	e := manifest.NewEncoder(&buf)
+	it := &manifest.Item{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespace: "ns", Name: "web", UID: "u-web"}
+	require.NoError(t, e.Encode(it, "v1beta1", "", "v1", "v2", "v1beta1", "foo"))
+	require.NoError(t, e.Close())
+	require.Error(t, e.Close(), "closed twice")
+	require.Error(t, e.Encode(it), "after Close")
+	m, err := manifest.Read(&buf)
+	require.NoError(t, err)
+	got, ok := m.Get("u-web")
+	require.True(t, ok)
+	require.Equal(t, []string{"v2", "v1", "v1beta1", "foo"}, got.Versions(), "blank, repeats and the item's own version left out, in priority order")
+
+	var empty bytes.Buffer
+	e = manifest.NewEncoder(&empty)
+	require.NoError(t, e.Close())
+	m, err = manifest.Read(&empty)
+	require.NoError(t, err)
+	require.Zero(t, m.Len())
+}
