@@ -146,6 +146,7 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	var items refList
 	in := interner{}
 	var link *versionLinker
+	var names stringArena // the manifest's names and uids
 	if o.manifest {
 		idx.Manifest = manifest.New(manifest.WithProjection(o.projection))
 		link = newVersionLinker(in)
@@ -242,7 +243,7 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 					break
 				}
 				if ref.VersionDir == "" {
-					if err := addToManifest(idx.Manifest, in.intern(ref.Resource), m); err != nil {
+					if err := addToManifest(idx.Manifest, in.intern(ref.Resource), m, &names); err != nil {
 						idx.Problems = append(idx.Problems, Problem{e.name, "manifest: " + err.Error()})
 					}
 				} else {
@@ -458,8 +459,10 @@ var metaDecoders = sync.Pool{New: func() any {
 }}
 
 // addToManifest adds to m the item of resource (the plural, "deployments") whose metadata
-// is md.
-func addToManifest(m *manifest.Manifest, resource string, md *Metadata) error {
+// is md, its name and uid copied into names.
+func addToManifest(m *manifest.Manifest, resource string, md *Metadata, names *stringArena) error {
+	name, uid := names.pair(md.Name, string(md.UID))
+	md.Name, md.UID = name, types.UID(uid)
 	it, err := manifest.NewItemFromMetadata(md.partial(), resource)
 	if err != nil {
 		return err
