@@ -150,36 +150,12 @@ func (w *writerItems) order() []int32 {
 		nb, ub := w.nameUID(int(b))
 		pa := [3][]byte{w.dirs[w.recs[a].dir].path, na, ext}
 		pb := [3][]byte{w.dirs[w.recs[b].dir].path, nb, ext}
-		if c := compareConcat(&pa, &pb); c != 0 {
+		if c := layout.ComparePaths(pa[:], pb[:]); c != 0 {
 			return c
 		}
 		return bytes.Compare(ua, ub)
 	})
 	return out
-}
-
-// compareConcat compares the concatenation of a's parts with b's, byte-wise.
-func compareConcat(a, b *[3][]byte) int {
-	i, j := 0, 0
-	s, t := a[0], b[0]
-	for {
-		for len(s) == 0 && i < len(a)-1 {
-			i++
-			s = a[i]
-		}
-		for len(t) == 0 && j < len(b)-1 {
-			j++
-			t = b[j]
-		}
-		if len(s) == 0 || len(t) == 0 {
-			return len(s) - len(t) // the one with bytes left is the longer
-		}
-		n := min(len(s), len(t))
-		if c := bytes.Compare(s[:n], t[:n]); c != 0 {
-			return c
-		}
-		s, t = s[n:], t[n:]
-	}
 }
 
 // appendString appends s as a uvarint of its length and its bytes.

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/backupkit/backupkit/internal/layout"
 )
 
 // The order of items everywhere in this package (inside a wave, in Items, in
@@ -117,28 +119,7 @@ func compareNames(a, b string) int {
 type pathParts [4]string
 
 // comparePaths compares the concatenations of a's parts and b's, byte-wise.
-func comparePaths(a, b *pathParts) int {
-	i, j := 0, 0
-	s, t := a[0], b[0]
-	for {
-		for len(s) == 0 && i < len(a)-1 {
-			i++
-			s = a[i]
-		}
-		for len(t) == 0 && j < len(b)-1 {
-			j++
-			t = b[j]
-		}
-		if len(s) == 0 || len(t) == 0 {
-			return cmp.Compare(len(s), len(t)) // the one with bytes left is the longer
-		}
-		n := min(len(s), len(t))
-		if c := strings.Compare(s[:n], t[:n]); c != 0 {
-			return c
-		}
-		s, t = s[n:], t[n:]
-	}
-}
+func comparePaths(a, b *pathParts) int { return layout.ComparePaths(a[:], b[:]) }
 
 // compareItems is String order for a handful of items.
 func compareItems(a, b *Item) int {
