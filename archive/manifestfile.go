@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/backupkit/backupkit/internal/stringarena"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -119,7 +120,7 @@ func (b *Backup) buildManifest(items map[string][]ItemRef) (*manifest.Manifest, 
 	m := manifest.New()
 	in := interner{}
 	link := newVersionLinker(in)
-	var names stringArena
+	var names stringarena.Arena
 	for _, res := range b.Resources() {
 		for _, ref := range items[res] {
 			data, err := fs.ReadFile(b.fsys, ref.Path)

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/internal/layout"
+	"github.com/backupkit/backupkit/internal/stringarena"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -146,7 +147,7 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	var items refList
 	in := interner{}
 	var link *versionLinker
-	var names stringArena // the manifest's names and uids
+	var names stringarena.Arena // the manifest's names and uids
 	if o.manifest {
 		idx.Manifest = manifest.New(manifest.WithProjection(o.projection))
 		link = newVersionLinker(in)
@@ -460,8 +461,8 @@ var metaDecoders = sync.Pool{New: func() any {
 
 // addToManifest adds to m the item of resource (the plural, "deployments") whose metadata
 // is md, its name and uid copied into names.
-func addToManifest(m *manifest.Manifest, resource string, md *Metadata, names *stringArena) error {
-	name, uid := names.pair(md.Name, string(md.UID))
+func addToManifest(m *manifest.Manifest, resource string, md *Metadata, names *stringarena.Arena) error {
+	name, uid := names.Pair(md.Name, string(md.UID))
 	md.Name, md.UID = name, types.UID(uid)
 	it, err := manifest.NewItemFromMetadata(md.partial(), resource)
 	if err != nil {

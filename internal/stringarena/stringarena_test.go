@@ -1,4 +1,4 @@
-package archive
+package stringarena
 
 import (
 	"strings"
@@ -12,16 +12,16 @@ import (
 // pairs follow (a buffer is never written over).
 func TestPropertyStringArena(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var a stringArena
+		var a Arena
 		type pair struct{ x, y, gotX, gotY string }
 		var pairs []pair
 		for range rapid.IntRange(0, 200).Draw(t, "n") {
 			x := rapid.StringN(0, 40, -1).Draw(t, "x")
 			y := rapid.StringN(0, 40, -1).Draw(t, "y")
 			if rapid.IntRange(0, 20).Draw(t, "large") == 0 {
-				y = strings.Repeat("y", rapid.IntRange(stringArenaChunk/4-50, stringArenaChunk).Draw(t, "size"))
+				y = strings.Repeat("y", rapid.IntRange(chunk/4-50, chunk).Draw(t, "size"))
 			}
-			gx, gy := a.pair(x, y)
+			gx, gy := a.Pair(x, y)
 			pairs = append(pairs, pair{x, y, gx, gy})
 		}
 		for _, p := range pairs {
@@ -35,11 +35,11 @@ func TestPropertyStringArena(t *testing.T) {
 func TestStringArenaAllocations(t *testing.T) {
 	const n = 10000
 	name, uid := "cm-00001", "0b6f1c3e-5a9d-4e2b-8c7f-1d2e3f4a5b6c"
-	var a stringArena
+	var a Arena
 	allocs := testing.AllocsPerRun(1, func() {
 		for range n {
-			a.pair(name, uid)
+			a.Pair(name, uid)
 		}
 	})
-	require.LessOrEqual(t, allocs, float64(n*(len(name)+len(uid))/stringArenaChunk+2))
+	require.LessOrEqual(t, allocs, float64(n*(len(name)+len(uid))/chunk+2))
 }
