@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -34,12 +32,34 @@ func newReporter(w io.Writer, plan *restore.Plan, f *flags) (*restore.ReportWrit
 		_, err := fmt.Fprint(w, "\nDry run against the target:\n")
 		return restore.NewReportWriter(w, false, ""), err
 	}
-	b, err := json.MarshalIndent(plan, "", "  ")
-	if err != nil {
+	// The plan's object, left open for the report: all of it but its closing "}\n".
+	hold := &holdBack{w: w, n: len("\n}\n")}
+	if err := plan.WriteJSON(hold, "  "); err != nil {
 		return nil, err
 	}
-	_, err = fmt.Fprintf(w, "%s,\n  \"report\": ", bytes.TrimSuffix(b, []byte("\n}")))
+	if string(hold.tail) != "\n}\n" {
+		return nil, fmt.Errorf("the plan's JSON ends in %q, not an object's end", hold.tail)
+	}
+	_, err := fmt.Fprint(w, ",\n  \"report\": ")
 	return restore.NewReportWriter(w, true, "  "), err
+}
+
+// holdBack passes what is written on to w but its last n bytes, which it keeps in tail.
+type holdBack struct {
+	w    io.Writer
+	n    int
+	tail []byte
+}
+
+func (h *holdBack) Write(p []byte) (int, error) {
+	h.tail = append(h.tail, p...)
+	if over := len(h.tail) - h.n; over > 0 {
+		if _, err := h.w.Write(h.tail[:over]); err != nil {
+			return 0, err
+		}
+		h.tail = append(h.tail[:0], h.tail[over:]...)
+	}
+	return len(p), nil
 }
 
 // endReport closes what newReporter opened, after the report's summary.

@@ -214,9 +214,8 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 		return err
 	}
 	if f.kubeconfig == "" {
-		if enc := json.NewEncoder(stdout); f.output == "json" {
-			enc.SetIndent("", "  ")
-			return enc.Encode(plan)
+		if f.output == "json" {
+			return plan.WriteJSON(stdout, "  ")
 		}
 		return writeText(stdout, plan)
 	}
