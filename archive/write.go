@@ -67,6 +67,7 @@ type Writer struct {
 	link      *versionLinker
 	items     *writerItems       // the manifest's items, packed
 	versions  map[int32][]string // by item: the other versions it was recorded in; set by Close
+	order     []int32            // the items in the manifest's order; set by the first writeManifest
 	whole     *manifest.Manifest // Manifest's answer, built on its first call
 	problems  []Problem
 	err       error // sticky: the first error writing to w
@@ -322,8 +323,11 @@ func (w *Writer) Close() error {
 // writeManifest writes the manifest of the items recorded, in the manifest's order, each
 // unpacked into a manifest.Item of its own and let go once encoded.
 func (w *Writer) writeManifest(out io.Writer, opts ...manifest.WriteOption) error {
+	if w.order == nil {
+		w.order = w.items.order()
+	}
 	e := manifest.NewEncoder(out, opts...)
-	for _, i := range w.items.order() {
+	for _, i := range w.order {
 		it, err := w.items.item(int(i))
 		if err != nil {
 			return err
