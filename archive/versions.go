@@ -102,8 +102,8 @@ func (l *versionLinker) finish(m *manifest.Manifest) {
 }
 
 // finishEach matches the pending versions with n items, item i of identity and uid given by
-// identity(i), calling add for each version of each item; the versions that match no item
-// are dropped.
+// identity(i), calling add for each version of each item, item by item in ascending order;
+// the versions that match no item are dropped.
 func (l *versionLinker) finishEach(n int, identity func(i int) (gr schema.GroupResource, ns, name string, uid types.UID), add func(i int, version string)) {
 	if len(l.pending) == 0 {
 		return

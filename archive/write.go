@@ -66,7 +66,7 @@ type Writer struct {
 	in        interner
 	link      *versionLinker
 	items     *writerItems       // the manifest's items, packed
-	versions  map[int32][]string // by item: the other versions it was recorded in; set by Close
+	versions  itemVersions       // the other versions items were recorded in; set by Close
 	order     []int32            // the items in the manifest's order; set by the first writeManifest
 	whole     *manifest.Manifest // Manifest's answer, built on its first call
 	problems  []Problem
@@ -293,10 +293,7 @@ func (w *Writer) Close() error {
 	if err := w.start(); err != nil {
 		return err
 	}
-	w.versions = map[int32][]string{}
-	w.link.finishEach(w.items.len(), w.items.identity, func(i int, v string) {
-		w.versions[int32(i)] = append(w.versions[int32(i)], v)
-	})
+	w.link.finishEach(w.items.len(), w.items.identity, w.versions.add)
 	// The manifest is written twice, the same bytes each time: once to learn its size for
 	// the entry's header, then into the entry. The compressed document is never held.
 	var size countWriter
@@ -332,7 +329,7 @@ func (w *Writer) writeManifest(out io.Writer, opts ...manifest.WriteOption) erro
 		if err != nil {
 			return err
 		}
-		if err := e.Encode(it, w.versions[i]...); err != nil {
+		if err := e.Encode(it, w.versions.of(int(i))...); err != nil {
 			return err
 		}
 	}
@@ -384,7 +381,7 @@ func (w *Writer) buildManifest() *manifest.Manifest {
 		if _, err := m.Add(it); err != nil { // items.add refused what Add refuses: cannot fail
 			continue
 		}
-		for _, v := range w.versions[int32(i)] {
+		for _, v := range w.versions.of(i) {
 			_, _ = m.AddVersion(it.UID, v)
 		}
 	}

@@ -249,6 +249,29 @@ func unpackOwners(s string) ([]metav1.OwnerReference, string, error) {
 	return refs, s, nil
 }
 
+// itemVersions are the other versions items were recorded in, one entry a version (most
+// items have none), added in the order of the items.
+type itemVersions struct {
+	items    []int32 // ascending
+	versions []string
+}
+
+// add records version v of item i; i is not less than any item added before.
+func (x *itemVersions) add(i int, v string) {
+	x.items = append(x.items, int32(i))
+	x.versions = append(x.versions, v)
+}
+
+// of returns the versions of item i.
+func (x *itemVersions) of(i int) []string {
+	lo, _ := slices.BinarySearch(x.items, int32(i))
+	hi := lo
+	for hi < len(x.items) && x.items[hi] == int32(i) {
+		hi++
+	}
+	return x.versions[lo:hi:hi]
+}
+
 func boolPtr(v bool) *bool { return &v }
 
 // arenaChunk is the size of an arena's chunks: large against an item's packed bytes (a few
