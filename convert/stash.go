@@ -85,7 +85,9 @@ func (b Bag) Get(key string, into any) (bool, error) {
 func Stash(obj metav1.Object, version string, fields map[string]any, opts ...StashOption) error {
 	cfg := stashConfig{max: DefaultMaxStashBytes}
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil {
+			o(&cfg)
+		}
 	}
 	if len(fields) == 0 {
 		removeStash(obj)

@@ -14,7 +14,7 @@ import (
 func TestStashAndUnstash(t *testing.T) {
 	shared := map[string]string{"keep": "me"}
 	obj := &WidgetV2{ObjectMeta: metav1.ObjectMeta{Annotations: shared}}
-	require.NoError(t, convert.Stash(obj, "v2", map[string]any{"tags": []string{"a"}, "count": 3}))
+	require.NoError(t, convert.Stash(obj, "v2", map[string]any{"tags": []string{"a"}, "count": 3}, nil), "a nil option is skipped")
 	require.Equal(t, `{"version":"v2","fields":{"count":3,"tags":["a"]}}`, obj.Annotations[convert.StashAnnotation])
 	require.Equal(t, map[string]string{"keep": "me"}, shared, "copy on write")
 

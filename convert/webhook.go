@@ -91,7 +91,9 @@ type webhook struct {
 func NewWebhookHandler(r *Registry, opts ...WebhookOption) http.Handler {
 	h := &webhook{r: r, max: DefaultMaxRequestBytes, parallelism: runtime.GOMAXPROCS(0)}
 	for _, o := range opts {
-		o(h)
+		if o != nil {
+			o(h)
+		}
 	}
 	return h
 }

@@ -60,7 +60,7 @@ func post(t *testing.T, srv *httptest.Server, body string) (*http.Response, stri
 // v2 and returns the response, which must be a success.
 func convertToV2(t *testing.T, r *convert.Registry, objs ...any) convert.ConversionReview {
 	t.Helper()
-	srv := httptest.NewServer(convert.NewWebhookHandler(r))
+	srv := httptest.NewServer(convert.NewWebhookHandler(r, nil)) // a nil option is skipped
 	defer srv.Close()
 	_, got := post(t, srv, reviewBody(t, "apiextensions.k8s.io/v1", "u", testGroup+"/v2", objs...))
 	var review convert.ConversionReview

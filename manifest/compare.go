@@ -27,7 +27,9 @@ import (
 func Compare(r io.Reader, m *Manifest, opts ...ReadOption) error {
 	cfg := readConfig{maxBytes: DefaultMaxBytes}
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil {
+			o(&cfg)
+		}
 	}
 	m.mu.Lock()
 	p, n := m.projection, len(m.items)

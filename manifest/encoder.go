@@ -44,7 +44,9 @@ type Encoder struct {
 func NewEncoder(w io.Writer, opts ...WriteOption) *Encoder {
 	e := &Encoder{}
 	for _, o := range opts {
-		o(&e.cfg)
+		if o != nil {
+			o(&e.cfg)
+		}
 	}
 	out := w
 	if e.cfg.gzip {

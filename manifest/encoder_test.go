@@ -131,3 +131,19 @@ func TestEncoderVersionsAndClose(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, m.Len())
 }
+
+// TestNilOptionsIgnored: a nil option is skipped, as everywhere in the library, not called.
+func TestNilOptionsIgnored(t *testing.T) {
+	m := manifest.New()
+	_, err := m.Add(&manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: "web", UID: "u-web"})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, manifest.Write(&buf, m, nil))
+	back, err := manifest.Read(bytes.NewReader(buf.Bytes()), nil)
+	require.NoError(t, err)
+	require.Equal(t, 1, back.Len())
+	require.NoError(t, manifest.Compare(bytes.NewReader(buf.Bytes()), m, nil))
+	got, err := encodeItems(m.Items(), nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, buf.Bytes(), got)
+}

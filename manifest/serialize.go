@@ -122,7 +122,9 @@ func WithMaxBytes(n int64) ReadOption {
 func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 	var cfg writeConfig
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil {
+			o(&cfg)
+		}
 	}
 	m.mu.Lock()
 	if m.projected && cfg.metaOf == nil {
@@ -229,7 +231,9 @@ func validUTF8(j *itemJSON) (string, bool) {
 func Read(r io.Reader, opts ...ReadOption) (*Manifest, error) {
 	cfg := readConfig{maxBytes: DefaultMaxBytes}
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil {
+			o(&cfg)
+		}
 	}
 	m := New(WithProjection(cfg.projection))
 	if err := readDocument(r, cfg, func(d *jsontext.Decoder) error { return decodeItems(d, m) }); err != nil {

@@ -296,7 +296,7 @@ func TestRegistry(t *testing.T) {
 			return readiness.Result{Status: readiness.InProgress, Reason: "Growing", Message: "growing"}
 		}
 		return readiness.Result{Status: readiness.Current, Reason: "Grown", Message: "grown"}
-	}, readiness.RequireStatus())
+	}, nil, readiness.RequireStatus()) // a nil option is skipped
 	require.Equal(t, readiness.Reason("Growing"), readiness.Compute(w, readiness.WithRegistry(reg)).Reason)
 	// RequireStatus holds a widget without status back.
 	bare := obj(t, `{`+widgetHead+`,"spec":{"size":0}}`)

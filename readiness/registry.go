@@ -60,7 +60,9 @@ func NewRegistry() *Registry {
 func (r *Registry) Register(gk schema.GroupKind, c Checker, opts ...RegisterOption) {
 	e := entry{check: c}
 	for _, o := range opts {
-		o(&e)
+		if o != nil {
+			o(&e)
+		}
 	}
 	r.update(func(m map[schema.GroupKind]entry) {
 		if c == nil {
