@@ -21,8 +21,10 @@ import (
 // Items must come in the manifest's order, byte-wise order of [Item.String] with the UID
 // breaking a tie. An item before the one encoded last, or of the same identity (group,
 // resource, namespace and name), is an error wrapping [ErrInvalidItem], as is an item with
-// a string that is not valid UTF-8; nothing of such an item is written, and the Encoder is then failed: every later call returns the same
-// error. What was written before stays written, so a caller that needs all or nothing
+// a string that is not valid UTF-8; nothing of such an item is written, and the Encoder is
+// then failed: every later call returns the same error and writes nothing more. The
+// Encoder writes through a buffer of 64 KiB: what it flushed before stays written, so after
+// an error w holds a cut document, never a whole one; a caller that needs all or nothing
 // encodes into a buffer or counts first (see archive.Writer). Encode does not look for a
 // UID repeated between items that are not next to each other ([Read] refuses such a
 // document): the caller keeps its items' UIDs unique.

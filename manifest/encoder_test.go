@@ -2,6 +2,7 @@ package manifest_test
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -71,41 +72,47 @@ func TestPropertyEncoderWritesWhatWriteWrites(t *testing.T) {
 	})
 }
 
+// TestEncoderRefuses: a refused item fails the Encoder for good, and what reaches the
+// writer is never a whole document: the items before it (enough of them to be flushed) and
+// never the refused item or the document's end, so reading it back fails.
 func TestEncoderRefuses(t *testing.T) {
-	web := func() *manifest.Item {
-		return &manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: "web", UID: "u-web"}
+	item := func(name, uid string) *manifest.Item {
+		return &manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: name, UID: types.UID(uid)}
 	}
-	db := func() *manifest.Item {
-		return &manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: "db", UID: "u-db"}
-	}
+	web := func() *manifest.Item { return item("web", "u-web") }
 	for _, tc := range []struct {
 		name  string
-		items []*manifest.Item
+		items []*manifest.Item // encoded after the fillers
 		want  string
 	}{
-		{"out of order", []*manifest.Item{web(), db()}, `out of order: after resources/configmaps/namespaces/ns/web.json`},
-		{"the same identity twice", []*manifest.Item{web(), func() *manifest.Item { it := web(); it.UID = "u-other"; return it }()}, "encoded twice"},
-		{"the same item twice", []*manifest.Item{db(), db()}, "encoded twice"},
+		{"out of order", []*manifest.Item{web(), item("db", "u-refused")}, `out of order: after resources/configmaps/namespaces/ns/web.json`},
+		{"the same identity twice", []*manifest.Item{web(), item("web", "u-refused")}, "encoded twice"},
+		{"the same item twice", []*manifest.Item{web(), web()}, "encoded twice"},
 		{"nil", []*manifest.Item{nil}, "nil item"},
-		{"a label not UTF-8", []*manifest.Item{func() *manifest.Item { it := web(); it.Labels = map[string]string{"a": "\xff"}; return it }()}, "a label is not valid UTF-8"},
-		{"a name not UTF-8", []*manifest.Item{func() *manifest.Item { it := web(); it.Name = "w\xffb"; return it }()}, "name is not valid UTF-8"},
+		{"a label not UTF-8", []*manifest.Item{func() *manifest.Item { it := item("web", "u-refused"); it.Labels = map[string]string{"a": "\xff"}; return it }()}, "a label is not valid UTF-8"},
+		{"a name not UTF-8", []*manifest.Item{item("w\xffb", "u-refused")}, "name is not valid UTF-8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			e := manifest.NewEncoder(&buf)
+			for k := range 2000 { // about 200 KB: the Encoder's buffer is flushed on the way
+				require.NoError(t, e.Encode(item(fmt.Sprintf("a-%04d", k), fmt.Sprint("u-", k))))
+			}
 			var err error
-			var written int
 			for _, it := range tc.items {
-				written = buf.Len()
 				if err = e.Encode(it); err != nil {
 					break
 				}
 			}
 			require.ErrorIs(t, err, manifest.ErrInvalidItem)
 			require.ErrorContains(t, err, tc.want)
-			require.Equal(t, err, e.Encode(db()), "a failed Encoder stays failed")
+			require.Equal(t, err, e.Encode(item("z", "u-z")), "a failed Encoder stays failed")
 			require.Equal(t, err, e.Close())
-			require.Equal(t, written, buf.Len(), "nothing of the refused item, nor the end, written")
+			require.Greater(t, buf.Len(), 64<<10, "the items before were flushed")
+			require.NotContains(t, buf.String(), "u-refused")
+			require.NotContains(t, buf.String(), "]}")
+			_, rerr := manifest.Read(bytes.NewReader(buf.Bytes()))
+			require.ErrorIs(t, rerr, manifest.ErrFormat, "a cut document")
 		})
 	}
 }
