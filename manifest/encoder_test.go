@@ -89,7 +89,11 @@ func TestEncoderRefuses(t *testing.T) {
 		{"the same identity twice", []*manifest.Item{web(), item("web", "u-refused")}, "encoded twice"},
 		{"the same item twice", []*manifest.Item{web(), web()}, "encoded twice"},
 		{"nil", []*manifest.Item{nil}, "nil item"},
-		{"a label not UTF-8", []*manifest.Item{func() *manifest.Item { it := item("web", "u-refused"); it.Labels = map[string]string{"a": "\xff"}; return it }()}, "a label is not valid UTF-8"},
+		{"a label not UTF-8", []*manifest.Item{func() *manifest.Item {
+			it := item("web", "u-refused")
+			it.Labels = map[string]string{"a": "\xff"}
+			return it
+		}()}, "a label is not valid UTF-8"},
 		{"a name not UTF-8", []*manifest.Item{item("w\xffb", "u-refused")}, "name is not valid UTF-8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
