@@ -112,3 +112,32 @@ func TestDecodeMetaSeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeMetaTypeErrors: a field of the wrong JSON type is named by its path and what it
+// holds, not by the decoder's Go types, alike whether the metadata is read whole or only
+// its uid.
+func TestDecodeMetaTypeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		uidOnly  bool // the uid-only decoding meets it too
+	}{
+		{`{"metadata":"x"}`, "metadata: a string, not an object", true},
+		{`{"metadata":[1]}`, "metadata: an array, not an object", true},
+		{`{"kind":3,"metadata":{}}`, "kind: a number, not a string", true},
+		{`{"metadata":{"uid":true}}`, "metadata.uid: a boolean, not a string", true},
+		{`{"metadata":{"labels":{"app":1}}}`, "metadata.labels.app: a number, not a string", false},
+		{`{"metadata":{"labels":[]}}`, "metadata.labels: an array, not an object", false},
+		{`{"metadata":{"ownerReferences":[{"controller":"yes"}]}}`, "metadata.ownerReferences.0.controller: a string, not a boolean", false},
+	} {
+		_, err := decodeMeta([]byte(tc.in), true, nil)
+		require.EqualError(t, err, tc.want, tc.in)
+		_, err = decodeMeta([]byte(tc.in), false, nil)
+		if tc.uidOnly {
+			require.EqualError(t, err, tc.want, "%s, uid only", tc.in)
+		} else {
+			require.NoError(t, err, "%s, uid only", tc.in)
+		}
+	}
+	_, err := decodeMeta([]byte(`{"metadata":{"name":"a"`), true, nil)
+	require.ErrorContains(t, err, "metadata: unexpected end of JSON input", "a syntax error keeps the field it is in")
+}

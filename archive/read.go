@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -431,6 +432,9 @@ func decodeMeta(b []byte, full bool, in interner) (*Metadata, error) {
 			err = d.SkipValue()
 		}
 		if err != nil {
+			if te := typeError(err); te != nil {
+				return nil, te
+			}
 			return nil, fmt.Errorf("%s: %w", key, err)
 		}
 	}
@@ -446,6 +450,46 @@ func decodeMeta(b []byte, full bool, in interner) (*Metadata, error) {
 // metaOptions decode as encoding/json does: names matched without regard to case,
 // repeated names (the last wins), invalid UTF-8 replaced, unknown fields ignored.
 var metaOptions = jsonv1.DefaultOptionsV1()
+
+// typeError words a JSON type error of an item's fields as a reader of the backup knows
+// them, the field's path and what it holds instead of what belongs there
+// ("metadata.labels.app: a number, not a string"), not in the decoder's Go types; nil when
+// err is not one.
+func typeError(err error) error {
+	var te *jsonv1.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Type == nil || te.Field == "" {
+		return nil
+	}
+	held := "a " + te.Value
+	switch te.Value {
+	case "array", "object":
+		held = "an " + te.Value
+	case "bool":
+		held = "a boolean"
+	}
+	return fmt.Errorf("%s: %s, not %s", te.Field, held, jsonKind(te.Type))
+}
+
+// jsonKind is what JSON holds for a value of type t: "a string", "an object", ...
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "a " + t.Kind().String()
+}
 
 // metaDecoder is a decoder decodeMeta resets for each item.
 type metaDecoder struct {
