@@ -76,11 +76,13 @@
 //
 // # The stored manifest
 //
-// Writer builds, from each item's apiVersion, kind and metadata, the manifest.Manifest that
-// Scan with WithManifest would build, and on Close stores it as its last entry, at
+// Writer keeps, from each item's apiVersion, kind and metadata, what the manifest that Scan
+// with WithManifest would build holds (packed, not as a manifest.Manifest), and on Close
+// stores that manifest as its last entry, written item by item (manifest.Encoder), at
 // ManifestFile ("metadata/manifest.json.gz": manifest.json, manifest format version 1,
 // gzip-compressed; its entry is bounded by the larger of Limits.MaxEntryBytes and
-// ManifestBytesPerItem × Limits.MaxItems, so that its room grows with the objects). Writer.Manifest returns it. The backup is still format 1.1.0
+// ManifestBytesPerItem × Limits.MaxItems, so that its room grows with the objects).
+// Writer.Manifest builds it when asked for. The backup is still format 1.1.0
 // (metadata/version says so): the manifest is one more file under metadata/, and Velero's
 // reader (v1.18.3 pkg/archive) only lists resources/ and reads metadata/version, so Velero
 // restores such a backup as any other.
