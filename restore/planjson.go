@@ -14,7 +14,11 @@ import (
 // waves, one item per object to create, are encoded one item after the other into a buffer
 // of fixed size, so writing the plan of a million items holds no copy of the document. The
 // rest of the plan (its resources, skipped and filtered items, findings) is encoded whole.
-func (p *Plan) WriteJSON(w io.Writer, indent string) error {
+func (p *Plan) WriteJSON(w io.Writer, indent string) error { return p.writeJSON(w, indent, false) }
+
+// writeJSON is WriteJSON; open leaves the plan's object open for more fields, without its
+// closing brace and the newline after it.
+func (p *Plan) writeJSON(w io.Writer, indent string, open bool) error {
 	head := *p
 	head.Waves = nil
 	b, err := json.Marshal(&head)
@@ -41,8 +45,13 @@ func (p *Plan) WriteJSON(w io.Writer, indent string) error {
 	if err := p.writeWaves(bw, indent); err != nil {
 		return err
 	}
-	bw.Write(after)
-	bw.WriteByte('\n')
+	if open {
+		after = bytes.TrimSuffix(bytes.TrimSuffix(after, []byte("}")), []byte("\n"))
+		bw.Write(after)
+	} else {
+		bw.Write(after)
+		bw.WriteByte('\n')
+	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("restore: writing the plan: %w", err)
 	}

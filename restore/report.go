@@ -19,15 +19,39 @@ type ReportWriter struct {
 	w         io.Writer
 	json      bool
 	indent    string
-	n         int   // items written
-	unchecked int   // items a dry run could not check (DetailNamespaceNotYet, DetailCRDNotYet)
-	err       error // the first write error
+	end       string // written after the summary: what closes a document the report is in
+	n         int    // items written
+	unchecked int    // items a dry run could not check (DetailNamespaceNotYet, DetailCRDNotYet)
+	err       error  // the first write error
 }
 
 // NewReportWriter returns a ReportWriter to w, of text or, with asJSON, of JSON whose lines
 // after the first start with indent (a report nested in a larger document; "" for none).
 func NewReportWriter(w io.Writer, asJSON bool, indent string) *ReportWriter {
 	return &ReportWriter{w: w, json: asJSON, indent: indent}
+}
+
+// NewDryRunReportWriter writes plan to w, then returns a ReportWriter of the dry run's
+// report after it, in one document: as text, the plan (Plan.WriteText), a line "Dry run
+// against the target:", then the report; as JSON, one object, the plan's fields (the bytes
+// of Plan.WriteJSON with indent "  ") and the report under "report", which Finish closes.
+func NewDryRunReportWriter(w io.Writer, plan *Plan, asJSON bool) (*ReportWriter, error) {
+	if !asJSON {
+		if err := plan.WriteText(w); err != nil {
+			return nil, err
+		}
+		_, err := fmt.Fprint(w, "\nDry run against the target:\n")
+		return NewReportWriter(w, false, ""), err
+	}
+	if err := plan.writeJSON(w, "  ", true); err != nil {
+		return nil, err
+	}
+	if _, err := fmt.Fprint(w, ",\n  \"report\": "); err != nil {
+		return nil, err
+	}
+	r := NewReportWriter(w, true, "  ")
+	r.end = "}\n"
+	return r, nil
 }
 
 // printf writes a line of the JSON report, indented when nested.
@@ -81,7 +105,7 @@ func (r *ReportWriter) Finish(sum *Summary) error {
 			r.printf("{\n  \"items\": [")
 		}
 		r.printf("\n  ],\n  ")
-		r.write("%s\n", bytes.TrimPrefix(b, []byte("{\n  "+r.indent)))
+		r.write("%s\n%s", bytes.TrimPrefix(b, []byte("{\n  "+r.indent)), r.end)
 		return errors.Join(err, r.err)
 	}
 	c := sum.Counts

@@ -43,7 +43,6 @@ func TestDryRunReport(t *testing.T) {
 				rep.Add(ev)
 			}
 			require.NoError(t, rep.Finish(sum))
-			require.NoError(t, endReport(&buf, f))
 			var out dryRunOutput
 			require.NoError(t, json.Unmarshal(buf.Bytes(), &out), buf.String())
 			require.Equal(t, plan.Items, out.Items)
@@ -64,9 +63,8 @@ func TestDryRunReport(t *testing.T) {
 		rep.Add(ev)
 	}
 	require.NoError(t, rep.Finish(sum))
-	require.NoError(t, endReport(&buf, f))
 	var planText bytes.Buffer
-	require.NoError(t, writeText(&planText, plan))
+	require.NoError(t, plan.WriteText(&planText))
 	require.Equal(t, planText.String()+"\nDry run against the target:\n"+
 		items[0].Item()+"  "+items[0].Version()+"  refused  the target refuses "+items[0].Item()+": no\n"+
 		items[1].Item()+"  "+items[1].Version()+"  would create  "+restore.DetailNamespaceNotYet+"\n"+

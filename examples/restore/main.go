@@ -217,7 +217,7 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 		if f.output == "json" {
 			return plan.WriteJSON(stdout, "  ")
 		}
-		return writeText(stdout, plan)
+		return plan.WriteText(stdout)
 	}
 	return runRestore(ctx, plan, cluster, f, stdout, stderr)
 }
@@ -281,7 +281,7 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 		}))
 	prog.stop()
 	if sum != nil {
-		err = errors.Join(err, rep.Finish(sum), endReport(stdout, f))
+		err = errors.Join(err, rep.Finish(sum))
 	}
 	return err
 }

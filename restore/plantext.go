@@ -1,4 +1,4 @@
-package main
+package restore
 
 import (
 	"fmt"
@@ -8,12 +8,16 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/backupkit/backupkit/restore"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
-// writeText renders the plan for people.
-func writeText(w io.Writer, p *restore.Plan) error {
+// WriteText writes the plan for people to read: the version chosen for each resource and
+// why, the waves (items per kind), the order read from the objects, the conversions, what
+// cannot be restored, is filtered out, renamed or left to controllers, the findings and
+// the backup's problems, and a closing sentence of counts. It returns the first error
+// writing to w, and writes nothing after it.
+func (p *Plan) WriteText(out io.Writer) error {
+	w := &firstError{w: out}
 	fmt.Fprintf(w, "Backup format %s, %d items in %d resources.\n\n", p.FormatVersion, p.Items, len(p.Resources))
 
 	fmt.Fprintln(w, "Versions (* preferred):")
@@ -34,9 +38,7 @@ func writeText(w io.Writer, p *restore.Plan) error {
 			versionselect.MarkPreferred(r.BackupVersions, r.BackupPreferred), versionselect.MarkPreferred(r.TargetVersions, r.TargetPreferred),
 			restoreAs, readFrom, r.Reason)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	_ = tw.Flush() // an error is w's, kept there
 
 	fmt.Fprintf(w, "\nWaves (everything an item depends on is restored in an earlier wave):\n")
 	for i, wave := range p.Waves {
@@ -75,10 +77,25 @@ func writeText(w io.Writer, p *restore.Plan) error {
 	list(w, "Left to their controllers", "", skippedLines(p.LeftToControllers))
 	list(w, "Ownership findings", "", p.Findings)
 	list(w, "Backup problems", "", p.Problems)
-	_, err := fmt.Fprintf(w, "\nPlan: %d of %s restorable in %s; %s converted; %s left to their controllers; %s cannot be restored.\n",
+	fmt.Fprintf(w, "\nPlan: %d of %s restorable in %s; %s converted; %s left to their controllers; %s cannot be restored.\n",
 		p.Restorable(), count(p.Items, "item"), count(len(p.Waves), "wave"), count(len(p.Conversions), "resource"),
 		count(len(p.LeftToControllers), "item"), count(len(p.Skipped), "item"))
-	return err
+	return w.err
+}
+
+// firstError passes writes on to w until one fails, and keeps that error.
+type firstError struct {
+	w   io.Writer
+	err error
+}
+
+func (f *firstError) Write(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	n, err := f.w.Write(p)
+	f.err = err
+	return n, err
 }
 
 // count renders n with its noun, plural when n is not 1.
@@ -103,7 +120,7 @@ func list(w io.Writer, title, none string, lines []string) {
 	}
 }
 
-func skippedLines(s []restore.Skipped) []string {
+func skippedLines(s []Skipped) []string {
 	out := make([]string, len(s))
 	for i, it := range s {
 		out[i] = it.Item + ": " + it.Reason
