@@ -13,8 +13,10 @@
 // target's API groups (versionselect.TargetGroups), and for [Run] a dynamic client and a
 // RESTMapper ([Cluster]; [Connect] makes both from a rest.Config and reads the target's
 // groups). No flags, no printing, no logging: everything the restore decides
-// is in the [Plan], the [Event]s and the [Summary]; [ReportWriter] writes them down as text
-// or JSON while the restore runs, holding nothing per item.
+// is in the [Plan], the [Event]s and the [Summary]; [Plan.WriteText] and [Plan.WriteJSON]
+// write the plan down, [ReportWriter] the events and the summary, as text or JSON while the
+// restore runs, holding nothing per item ([NewDryRunReportWriter]: a dry run's plan and
+// report in one document).
 //
 // # Planning
 //
