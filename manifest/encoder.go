@@ -81,14 +81,9 @@ func (e *Encoder) Encode(it *Item, versions ...string) error {
 			return e.fail(invalidItem("out of order: after "+e.lastPath, it))
 		}
 	}
-	j := itemJSONOf(it, otherVersions(it.Version, versions))
-	if e.cfg.metaOf != nil {
-		j.Labels, j.Annotations = e.cfg.metaOf(it)
-	}
-	if field, ok := validUTF8(&j); !ok {
-		// encoding/json would write U+FFFD: read back, the item would differ (or collide
-		// with another).
-		return e.fail(invalidItem(field+" is not valid UTF-8", it))
+	j, err := e.cfg.jsonOf(it, versions)
+	if err != nil {
+		return e.fail(err)
 	}
 	b, err := json.Marshal(j)
 	if err != nil {
@@ -142,6 +137,21 @@ func (e *Encoder) head() {
 func (e *Encoder) fail(err error) error {
 	e.err = err
 	return err
+}
+
+// jsonOf is it as manifest.json holds it, with versions as AddVersion records them and, with
+// WithMetadataOf, metaOf's labels and annotations; an error wrapping ErrInvalidItem when a
+// string of it is not valid UTF-8, which encoding/json would write as U+FFFD (read back,
+// the item would differ, or collide with another).
+func (c *writeConfig) jsonOf(it *Item, versions []string) (itemJSON, error) {
+	j := itemJSONOf(it, otherVersions(it.Version, versions))
+	if c.metaOf != nil {
+		j.Labels, j.Annotations = c.metaOf(it)
+	}
+	if field, ok := validUTF8(&j); !ok {
+		return j, invalidItem(field+" is not valid UTF-8", it)
+	}
+	return j, nil
 }
 
 // sameIdentity reports whether a and b have the same group, resource, namespace and name.

@@ -133,43 +133,22 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 	}
 	order := m.orderLocked()
 	items := make([]*Item, len(order))
-	var extra [][]string // made at the first item with versions: most have none
+	versions := map[int][]string{} // by position in items: most items have none
 	for k, idx := range order {
 		items[k] = m.items[idx]
-		if vs := m.versionsLocked(idx); len(vs) > 0 { // sorted, and never modified once made
-			if extra == nil {
-				extra = make([][]string, len(order))
-			}
-			extra[k] = vs
+		if vs := m.versionsLocked(idx); len(vs) > 0 { // never modified once made
+			versions[k] = vs
 		}
 	}
 	m.mu.Unlock()
-	jsonOf := func(k int) itemJSON {
-		var vs []string
-		if extra != nil {
-			vs = extra[k]
-		}
-		j := itemJSONOf(items[k], vs)
-		if cfg.metaOf != nil {
-			j.Labels, j.Annotations = cfg.metaOf(items[k])
-		}
-		return j
-	}
-	for k, it := range items {
-		j := jsonOf(k)
-		if field, ok := validUTF8(&j); !ok {
-			// encoding/json would write U+FFFD: read back, the item would differ (or
-			// collide with another). Checked before anything is written.
-			return invalidItem(field+" is not valid UTF-8", it)
+	for k, it := range items { // checked before anything is written
+		if _, err := cfg.jsonOf(it, versions[k]); err != nil {
+			return err
 		}
 	}
 	e := NewEncoder(w, opts...)
 	for k, it := range items {
-		var vs []string
-		if extra != nil {
-			vs = extra[k]
-		}
-		if err := e.Encode(it, vs...); err != nil {
+		if err := e.Encode(it, versions[k]...); err != nil {
 			return err
 		}
 	}
