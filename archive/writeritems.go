@@ -24,10 +24,9 @@ import (
 // byte chunks. The uids and identities taken are kept as 128-bit hashes (a nameSet), so that
 // an item the manifest would refuse as a repeat is refused the same way.
 type writerItems struct {
-	types   []itemType
-	typeNum map[itemType]uint32
-	dirs    []itemDir
-	dirNum  map[itemDirKey]uint32
+	types   numbered[itemType]
+	dirs    numbered[itemDir]
+	paths   [][]byte // by directory: its String without the name and ".json"
 	recs    []itemRecord
 	arena   arena
 	keys    keyTable // label and annotation keys, numbered
@@ -37,14 +36,30 @@ type writerItems struct {
 
 type itemType struct{ group, version, resource, kind string }
 
-// itemDir is an item's directory in the legacy layout, path its String without the name
-// and ".json".
-type itemDir struct {
-	group, resource, namespace string
-	path                       []byte
+// itemDir is an item's directory in the legacy layout.
+type itemDir struct{ group, resource, namespace string }
+
+// numbered numbers the values it is given, in the order it first meets them.
+type numbered[K comparable] struct {
+	list []K
+	num  map[K]uint32
 }
 
-type itemDirKey struct{ group, resource, namespace string }
+// number returns k's number; a value met first is kept as keep(k) returns it (a copy of
+// its strings, which may share a larger buffer).
+func (n *numbered[K]) number(k K, keep func(K) K) (num uint32, added bool) {
+	if num, ok := n.num[k]; ok {
+		return num, false
+	}
+	if n.num == nil {
+		n.num = map[K]uint32{}
+	}
+	k = keep(k)
+	num = uint32(len(n.list))
+	n.list = append(n.list, k)
+	n.num[k] = num
+	return num, true
+}
 
 type itemRecord struct {
 	typ, dir uint32
@@ -52,7 +67,7 @@ type itemRecord struct {
 }
 
 func newWriterItems() *writerItems {
-	return &writerItems{typeNum: map[itemType]uint32{}, dirNum: map[itemDirKey]uint32{}, taken: newNameSet()}
+	return &writerItems{taken: newNameSet()}
 }
 
 // errManifestFull is what a manifest says of an item past its capacity.
@@ -73,22 +88,14 @@ func (w *writerItems) add(it *manifest.Item) error {
 		w.taken.add(uidKey)
 	}
 	w.taken.add(identKey)
-	t := itemType{it.Group, it.Version, it.Resource, it.Kind}
-	typ, ok := w.typeNum[t]
-	if !ok {
-		t = itemType{strings.Clone(t.group), strings.Clone(t.version), strings.Clone(t.resource), strings.Clone(t.kind)}
-		typ = uint32(len(w.types))
-		w.types = append(w.types, t)
-		w.typeNum[t] = typ
-	}
-	dk := itemDirKey{it.Group, it.Resource, it.Namespace}
-	dir, ok := w.dirNum[dk]
-	if !ok {
-		d := itemDir{group: strings.Clone(dk.group), resource: strings.Clone(dk.resource), namespace: strings.Clone(dk.namespace)}
-		d.path = []byte(strings.TrimSuffix(layout.ItemPath(d.resource, d.group, "", d.namespace, ""), layout.ItemExt))
-		dir = uint32(len(w.dirs))
-		w.dirs = append(w.dirs, d)
-		w.dirNum[itemDirKey{d.group, d.resource, d.namespace}] = dir
+	typ, _ := w.types.number(itemType{it.Group, it.Version, it.Resource, it.Kind}, func(t itemType) itemType {
+		return itemType{strings.Clone(t.group), strings.Clone(t.version), strings.Clone(t.resource), strings.Clone(t.kind)}
+	})
+	dir, added := w.dirs.number(itemDir{it.Group, it.Resource, it.Namespace}, func(d itemDir) itemDir {
+		return itemDir{strings.Clone(d.group), strings.Clone(d.resource), strings.Clone(d.namespace)}
+	})
+	if added {
+		w.paths = append(w.paths, []byte(strings.TrimSuffix(layout.ItemPath(it.Resource, it.Group, "", it.Namespace, ""), layout.ItemExt)))
 	}
 	b := appendString(w.scratch[:0], it.Name)
 	b = appendString(b, string(it.UID))
@@ -113,7 +120,7 @@ func (w *writerItems) nameUID(i int) (name, uid []byte) {
 // item returns item i as a manifest.Item of its own, in no manifest.
 func (w *writerItems) item(i int) (*manifest.Item, error) {
 	r := w.recs[i]
-	t, d := w.types[r.typ], w.dirs[r.dir]
+	t, d := w.types.list[r.typ], w.dirs.list[r.dir]
 	s := string(w.arena.get(r.at))
 	name, s, ok1 := lenPrefixed(s)
 	uid, s, ok2 := lenPrefixed(s)
@@ -132,7 +139,7 @@ func (w *writerItems) item(i int) (*manifest.Item, error) {
 
 // identity is item i's group and resource, namespace, name and uid, for versionLinker.
 func (w *writerItems) identity(i int) (schema.GroupResource, string, string, types.UID) {
-	d := w.dirs[w.recs[i].dir]
+	d := w.dirs.list[w.recs[i].dir]
 	name, uid := w.nameUID(i)
 	return schema.GroupResource{Group: d.group, Resource: d.resource}, d.namespace, string(name), types.UID(uid)
 }
@@ -148,8 +155,8 @@ func (w *writerItems) order() []int32 {
 	slices.SortFunc(out, func(a, b int32) int {
 		na, ua := w.nameUID(int(a))
 		nb, ub := w.nameUID(int(b))
-		pa := [3][]byte{w.dirs[w.recs[a].dir].path, na, ext}
-		pb := [3][]byte{w.dirs[w.recs[b].dir].path, nb, ext}
+		pa := [3][]byte{w.paths[w.recs[a].dir], na, ext}
+		pb := [3][]byte{w.paths[w.recs[b].dir], nb, ext}
 		if c := layout.ComparePaths(pa[:], pb[:]); c != 0 {
 			return c
 		}

@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -125,4 +126,9 @@ func TestArenaChunks(t *testing.T) {
 		require.Equal(t, w, a.get(at[i]), "string %d", i)
 	}
 	require.Len(t, a.chunks, 4, "the third string fills the first chunk; the fifth has one of its own")
+}
+
+// TestItemRecordSize: the record the Writer keeps per item is the 16 bytes its doc says.
+func TestItemRecordSize(t *testing.T) {
+	require.Equal(t, uintptr(16), reflect.TypeOf(itemRecord{}).Size())
 }
