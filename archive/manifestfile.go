@@ -8,7 +8,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/backupkit/backupkit/internal/stringarena"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -120,7 +119,6 @@ func (b *Backup) buildManifest(items map[string][]ItemRef) (*manifest.Manifest, 
 	m := manifest.New()
 	in := interner{}
 	link := newVersionLinker(in)
-	var names stringarena.Arena
 	for _, res := range b.Resources() {
 		for _, ref := range items[res] {
 			data, err := fs.ReadFile(b.fsys, ref.Path)
@@ -135,7 +133,7 @@ func (b *Backup) buildManifest(items map[string][]ItemRef) (*manifest.Manifest, 
 				link.note(m, schema.GroupResource{Group: ref.Group, Resource: ref.Resource}, ref.Namespace, ref.Name, md.UID, ref.Version())
 				continue
 			}
-			_ = addToManifest(m, in.intern(ref.Resource), md, &names) // refused items are left out, as documented
+			_ = addToManifest(m, in.intern(ref.Resource), md) // refused items are left out, as documented
 		}
 	}
 	link.finish(m)

@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/internal/layout"
-	"github.com/backupkit/backupkit/internal/stringarena"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -148,7 +147,6 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	var items refList
 	in := interner{}
 	var link *versionLinker
-	var names stringarena.Arena // the manifest's names and uids
 	if o.manifest {
 		idx.Manifest = manifest.New(manifest.WithProjection(o.projection))
 		link = newVersionLinker(in)
@@ -245,7 +243,7 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 					break
 				}
 				if ref.VersionDir == "" {
-					if err := addToManifest(idx.Manifest, in.intern(ref.Resource), m, &names); err != nil {
+					if err := addToManifest(idx.Manifest, in.intern(ref.Resource), m); err != nil {
 						idx.Problems = append(idx.Problems, Problem{e.name, "manifest: " + err.Error()})
 					}
 				} else {
@@ -504,10 +502,8 @@ var metaDecoders = sync.Pool{New: func() any {
 }}
 
 // addToManifest adds to m the item of resource (the plural, "deployments") whose metadata
-// is md, its name and uid copied into names.
-func addToManifest(m *manifest.Manifest, resource string, md *Metadata, names *stringarena.Arena) error {
-	name, uid := names.Pair(md.Name, string(md.UID))
-	md.Name, md.UID = name, types.UID(uid)
+// is md.
+func addToManifest(m *manifest.Manifest, resource string, md *Metadata) error {
 	it, err := manifest.NewItemFromMetadata(md.partial(), resource)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/backupkit/backupkit/internal/stringarena"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -27,9 +28,9 @@ type Manifest struct {
 	byUID   hashIndex           // see index.go
 	byIdent hashIndex
 
-	// Group, resource, namespace, kind and version strings are interned: Add points each
-	// item's fields at the manifest's one copy of each, so that items share the bytes and
-	// keep no caller's buffer alive (a reader of a tarball may hand in substrings of the
+	// Group, resource, namespace, kind and version strings are interned, and names and
+	// UIDs copied into shared buffers: Add points each item's fields at the manifest's
+	// copies, so that items share the bytes and keep no caller's buffer alive (a reader of a tarball may hand in substrings of the
 	// entry's path, or of a decoded document).
 	grIDs     map[schema.GroupResource]int32
 	grs       []schema.GroupResource // the manifest's copies
@@ -40,6 +41,7 @@ type Manifest struct {
 	lastNS    int32             // the namespace interned last, an index into nss
 	strs      map[string]string // kinds and versions, one copy of each
 	shared    sharedMaps        // labels and annotations, one map for equal ones
+	names     stringarena.Arena // each item's name and UID, copied one after the other into shared buffers
 
 	projection Projection // what Add keeps of labels and annotations
 	projected  bool       // a Projection may have left labels or annotations out
@@ -148,8 +150,10 @@ func (m *Manifest) Grow(n int) {
 
 // Add adds it to the manifest, keeping the pointer (no copy), and returns (true, nil).
 // It points the item's Group, Version, Resource, Kind and Namespace at the manifest's
-// copies of the same strings, shared by its items, so that the item keeps no larger
-// string of the caller's alive (a path it was cut from); their values do not change. It
+// copies of the same strings, shared by its items, and its Name and UID at copies in
+// buffers the manifest shares between its items, so that the item keeps no larger string
+// of the caller's alive (a path or a document it was cut from); their values do not
+// change. It
 // may point the item's Labels and Annotations at an equal map of an item added before,
 // shared between them, so that objects labelled alike keep one map: an added item's maps
 // are the manifest's, read but never changed. In a manifest made with [WithProjection],
@@ -210,6 +214,8 @@ func (m *Manifest) addLocked(it *Item) error {
 	it.m, it.idx, it.gr, it.ns = m, idx, key.gr, key.ns
 	gr := &m.grs[key.gr]
 	it.Group, it.Resource, it.Namespace = gr.Group, gr.Resource, m.nss[key.ns]
+	name, uid := m.names.Pair(it.Name, string(it.UID))
+	it.Name, it.UID = name, types.UID(uid)
 	if kind := m.grKind[key.gr]; it.Kind == kind {
 		it.Kind = kind
 	} else {

@@ -78,3 +78,29 @@ func BenchmarkRetained(b *testing.B) {
 		}
 	}
 }
+
+// TestAddKeepsNoBufferAlive: an item whose name and UID are cut from a large document (as a
+// decoder may hand them in) keeps none of the document once added: Add copies them into
+// the manifest's shared buffers.
+func TestAddKeepsNoBufferAlive(t *testing.T) {
+	const n, docBytes = 50, 1 << 20
+	before := heapAlloc()
+	m := manifest.New()
+	for k := range n {
+		doc := strings.Repeat("x", docBytes) + "name-" + strconv.Itoa(k) + "uid-" + strconv.Itoa(k)
+		name := doc[docBytes : docBytes+len("name-")+len(strconv.Itoa(k))]
+		uid := doc[docBytes+len(name):]
+		it := &manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: name, UID: types.UID(uid)}
+		if _, err := m.Add(it); err != nil {
+			t.Fatal(err)
+		}
+		if it.Name != name || string(it.UID) != uid {
+			t.Fatalf("item %d: name %q uid %q after Add, want %q %q", k, it.Name, it.UID, name, uid)
+		}
+	}
+	retained := int64(heapAlloc()) - int64(before)
+	runtime.KeepAlive(m)
+	if retained > n*docBytes/10 {
+		t.Fatalf("%d items retain %d bytes: the documents their names were cut from are alive", n, retained)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/backupkit/backupkit/internal/stringarena"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
@@ -354,11 +353,8 @@ func (h *header) check() error {
 // decodeItems decodes the items array (or null) at d's position into m, one item at a
 // time.
 func decodeItems(d *jsontext.Decoder, m *Manifest) error {
-	var names stringarena.Arena // the items' names and uids
 	return eachItem(d, func(k int, j *itemJSON) error {
 		it := j.item()
-		name, uid := names.Pair(it.Name, string(it.UID))
-		it.Name, it.UID = name, types.UID(uid)
 		if _, err := m.Add(it); err != nil {
 			return fmt.Errorf("%w: item %d: %w", ErrFormat, k, err)
 		}
