@@ -97,12 +97,32 @@ func (e *WalkError) Error() string {
 // or [Manifest.Closure] to walk a subset) and does not hold the manifest's lock while fn
 // runs, so fn may call the manifest's methods. Safe for concurrent use.
 func (m *Manifest) Walk(ctx context.Context, parallelism int, fn func(context.Context, *Item) error) ([]WalkResult, error) {
-	if parallelism < 1 {
-		parallelism = 1
-	}
 	w := m.newWalk()
-	w.run(ctx, parallelism, fn)
-	return w.results()
+	w.out = make([]WalkResult, len(w.items))
+	w.each = func(idx int32, r WalkResult) { w.out[w.pos[idx]] = r }
+	err := w.walkAll(ctx, parallelism, fn)
+	return w.out, err // an empty manifest: no results, not nil
+}
+
+// WalkEach is [Manifest.Walk] that keeps no list of results: it hands each item's
+// WalkResult to each as soon as the item is decided, and returns Walk's error. Items,
+// dependencies, order, outcomes, errors and the returned error are Walk's; only the order
+// in which each sees the items differs: the order they are decided in (which depends on
+// when the calls of fn return), then the items not run, in Walk's result order. each is
+// called once per item, from the goroutine that called WalkEach, never at the same time
+// as itself, and while no other item is being decided, so it may be slow (no item starts
+// while it runs) but must not wait for a call of fn. What WalkEach keeps per item is a
+// few bytes, plus the error of each item that failed or was skipped (a skipped item's
+// [DependencyError] names its dependency's), for walks too large to hold a WalkResult
+// per item. A nil each is called for nothing.
+func (m *Manifest) WalkEach(ctx context.Context, parallelism int, fn func(context.Context, *Item) error, each func(WalkResult)) error {
+	w := m.newWalk()
+	w.each = func(idx int32, r WalkResult) {
+		if each != nil {
+			each(r)
+		}
+	}
+	return w.walkAll(ctx, parallelism, fn)
 }
 
 // walk is the state of one Walk, indexed by item index in the manifest.
@@ -114,19 +134,37 @@ type walk struct {
 	pos      []int32 // position of each item in order
 	cycleErr error
 
-	pending []int32 // dependencies not yet decided
-	decided []bool
-	out     []WalkResult // in result order: the item at idx has out[pos[idx]]
+	pending []int32         // dependencies not yet decided
+	state   []walkState     // by node: undecided, or the outcome (a barrier: walkDone)
+	errs    map[int32]error // the error of each item decided Failed or Skipped
 	ready   readyQueue
 	stack   []int32 // decide's work list, kept between calls
+
+	each                    func(idx int32, r WalkResult) // told every item's result as it is decided
+	out                     []WalkResult                  // Walk's results, in result order; nil for WalkEach
+	failed, skipped, notRun int
+	ctxErr                  error // the error of the items not run because ctx ended
 }
+
+// walkState is one node's outcome in a walk, 0 while undecided.
+type walkState uint8
+
+const (
+	walkUndecided walkState = iota
+	walkDone
+	walkFailed
+	walkSkipped
+	walkNotRun
+)
+
+var walkOutcomes = [...]WalkOutcome{walkDone: WalkDone, walkFailed: WalkFailed, walkSkipped: WalkSkipped, walkNotRun: WalkNotRun}
 
 // newWalk snapshots what a walk needs under the manifest's lock.
 func (m *Manifest) newWalk() *walk {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := len(m.items)
-	w := &walk{items: m.items[:n:n]}
+	w := &walk{items: m.items[:n:n], errs: map[int32]error{}}
 	if n == 0 {
 		return w
 	}
@@ -152,15 +190,20 @@ func (m *Manifest) newWalk() *walk {
 	}
 	total := w.g.nodes() // barriers after the items
 	w.pending = make([]int32, total)
-	w.decided = make([]bool, total)
-	w.out = make([]WalkResult, n)
+	w.state = make([]walkState, total)
 	for k := range total {
 		w.pending[k] = w.g.depOff[k+1] - w.g.depOff[k]
 	}
-	for p, idx := range w.order {
-		w.out[p].Item = w.items[idx]
-	}
 	return w
+}
+
+// walkAll walks every item and returns the walk's error.
+func (w *walk) walkAll(ctx context.Context, parallelism int, fn func(context.Context, *Item) error) error {
+	if parallelism < 1 {
+		parallelism = 1
+	}
+	w.run(ctx, parallelism, fn)
+	return w.err()
 }
 
 // finished is a call's end, sent from its goroutine to the coordinator.
@@ -181,8 +224,8 @@ func (w *walk) run(ctx context.Context, parallelism int, fn func(context.Context
 		}
 	}
 	for b := len(w.items); b < len(w.pending); b++ {
-		if w.pending[b] == 0 && !w.decided[b] {
-			w.decided[b] = true
+		if w.pending[b] == 0 && w.state[b] == walkUndecided {
+			w.state[b] = walkDone
 			w.release(int32(b))
 		}
 	}
@@ -206,21 +249,23 @@ func (w *walk) run(ctx context.Context, parallelism int, fn func(context.Context
 		}
 		inFlight--
 		if f.err != nil {
-			w.decide(f.idx, WalkFailed, f.err)
+			w.decide(f.idx, walkFailed, f.err)
 		} else {
-			w.decide(f.idx, WalkDone, nil)
+			w.decide(f.idx, walkDone, nil)
 		}
 	}
-	for k := range w.items {
-		if !w.decided[k] {
-			r := w.result(int32(k))
-			r.Outcome = WalkNotRun
-			if w.pos[k] >= int32(w.placed) {
-				r.Err = w.cycleErr
-			} else {
-				r.Err = ctx.Err()
-			}
+	for p, idx := range w.order {
+		if w.state[idx] != walkUndecided {
+			continue
 		}
+		err := ctx.Err()
+		if p >= w.placed {
+			err = w.cycleErr
+		} else {
+			w.notRun++
+			w.ctxErr = err
+		}
+		w.set(idx, walkNotRun, err)
 	}
 }
 
@@ -237,11 +282,23 @@ func call(ctx context.Context, fn func(context.Context, *Item) error, it *Item, 
 }
 
 // decide records an item's outcome and updates its dependents.
-func (w *walk) decide(idx int32, o WalkOutcome, err error) {
-	w.decided[idx] = true
-	r := w.result(idx)
-	r.Outcome, r.Err = o, err
+func (w *walk) decide(idx int32, s walkState, err error) {
+	w.set(idx, s, err)
 	w.release(idx)
+}
+
+// set records the outcome of the item at idx and tells each.
+func (w *walk) set(idx int32, s walkState, err error) {
+	w.state[idx] = s
+	switch s {
+	case walkFailed:
+		w.failed++
+		w.errs[idx] = err
+	case walkSkipped:
+		w.skipped++
+		w.errs[idx] = err
+	}
+	w.each(idx, WalkResult{Item: w.items[idx], Outcome: walkOutcomes[s], Err: err})
 }
 
 // release updates the dependents of a decided node: an item whose dependencies are all
@@ -256,7 +313,7 @@ func (w *walk) release(idx int32) {
 		u := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, v := range w.g.dependents(u) {
-			if w.decided[v] || (v < n && w.pos[v] >= int32(w.placed)) {
+			if w.state[v] != walkUndecided || (v < n && w.pos[v] >= int32(w.placed)) {
 				continue
 			}
 			w.pending[v]--
@@ -264,15 +321,13 @@ func (w *walk) release(idx int32) {
 				continue
 			}
 			if v >= n {
-				w.decided[v] = true
+				w.state[v] = walkDone
 				stack = append(stack, v)
 				continue
 			}
 			if bad := w.firstNotDone(v); bad >= 0 {
-				w.decided[v] = true
-				r, b := w.result(v), w.result(bad)
-				r.Outcome = WalkSkipped
-				r.Err = &DependencyError{Item: w.items[v], Dependency: w.items[bad], Outcome: b.Outcome, Err: b.Err}
+				w.set(v, walkSkipped, &DependencyError{Item: w.items[v], Dependency: w.items[bad],
+					Outcome: walkOutcomes[w.state[bad]], Err: w.errs[bad]})
 				stack = append(stack, v)
 				continue
 			}
@@ -286,49 +341,29 @@ func (w *walk) release(idx int32) {
 func (w *walk) firstNotDone(v int32) int32 {
 	first := int32(-1)
 	for _, d := range w.g.itemDeps(v) {
-		if w.result(d).Outcome != WalkDone && (first < 0 || compareItems(w.items[d], w.items[first]) < 0) {
+		if w.state[d] != walkDone && (first < 0 || compareItems(w.items[d], w.items[first]) < 0) {
 			first = d
 		}
 	}
 	return first
 }
 
-// result returns the outcome of the item at idx.
-func (w *walk) result(idx int32) *WalkResult { return &w.out[w.pos[idx]] }
-
-// results returns the outcomes in result order, w.out itself, and the walk's error.
-func (w *walk) results() ([]WalkResult, error) {
-	out := w.out
-	if out == nil {
-		out = []WalkResult{} // an empty manifest: no results, not nil
-	}
-	var failed, skipped, notRun int
-	var ctxErr error
-	for p, r := range out {
-		switch {
-		case r.Outcome == WalkFailed:
-			failed++
-		case r.Outcome == WalkSkipped:
-			skipped++
-		case r.Outcome == WalkNotRun && p < w.placed:
-			notRun++
-			ctxErr = r.Err
-		}
-	}
+// err is the walk's error, from the outcomes counted as they were decided.
+func (w *walk) err() error {
 	var errs []error
 	if w.cycleErr != nil {
 		errs = append(errs, w.cycleErr)
 	}
-	if ctxErr != nil {
-		errs = append(errs, fmt.Errorf("manifest: walk: %d items not run: %w", notRun, ctxErr))
+	if w.ctxErr != nil {
+		errs = append(errs, fmt.Errorf("manifest: walk: %d items not run: %w", w.notRun, w.ctxErr))
 	}
-	if failed+skipped > 0 {
-		errs = append(errs, &WalkError{Failed: failed, Skipped: skipped})
+	if w.failed+w.skipped > 0 {
+		errs = append(errs, &WalkError{Failed: w.failed, Skipped: w.skipped})
 	}
 	if len(errs) == 1 {
-		return out, errs[0]
+		return errs[0]
 	}
-	return out, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // readyQueue is a min-heap of positions in result order: the ready item earliest in

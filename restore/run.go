@@ -1,6 +1,7 @@
 package restore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -158,7 +159,7 @@ func WithPreserveNodePorts(on bool) RunOption {
 // target answers: refused. Default: off.
 func WithDryRun(on bool) RunOption { return func(c *runConfig) { c.dryRun = on } }
 
-// Run restores the plan's items into the cluster on manifest.Walk of the backup's
+// Run restores the plan's items into the cluster on manifest.WalkEach of the backup's
 // manifest, with the dependencies and the resource order the plan found: up to
 // WithParallelism items at a time, each as soon as everything it depends on is done, and
 // ready where that matters. An item the plan does not restore (Skipped,
@@ -201,9 +202,9 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 	r.items = streamItems(ctx, plan.source, plan.limits, len(r.states), r.locate,
 		func(i int32) string { return r.item(i).ReadPath() }, maxReadAhead)
 	defer r.items.close()
-	walked, _ := plan.manifest.Walk(ctx, cfg.parallel, r.restoreWalked)
+	_ = plan.manifest.WalkEach(ctx, cfg.parallel, r.restoreWalked, r.walked) // its error counts every item, not the planned ones
 	r.items.close()
-	sum, walkErr := r.finish(walked)
+	sum, walkErr := r.finish()
 	if err := ctx.Err(); err != nil {
 		return sum, fmt.Errorf("restore: cancelled: %w", errors.Join(err, walkErr))
 	}
@@ -287,6 +288,9 @@ type restorer struct {
 	mu     sync.Mutex
 	errs   map[int32]error // why a decided item failed or was not ready
 	counts map[Result]int  // the items decided, by result
+
+	walkErr   manifest.WalkError // the planned items the walk decided Failed or Skipped
+	undecided []undecidedItem    // the planned items the walk decided and the restore had not
 
 	newNamespaces map[string]bool           // dry run: the namespaces not in the plan that the run would create
 	nsItems       map[string]*manifest.Item // the planned Namespace objects, by the name they are restored under
@@ -522,29 +526,45 @@ type notReadyError struct {
 func (e *notReadyError) Error() string { return "not ready: " + e.detail }
 func (e *notReadyError) Unwrap() error { return e.err }
 
-// finish sends the events of the planned items the walk did not run, counts every
-// planned item, and returns the walk's error over the planned items: a
+// walked is told each item's outcome as the walk decides it (from the walk's goroutine,
+// one at a time): it counts the planned items that failed or were skipped, and keeps the
+// outcome of a planned item the restore has not decided, for finish.
+func (r *restorer) walked(res manifest.WalkResult) {
+	i, ok := r.number(res.Item)
+	if !ok {
+		return
+	}
+	switch res.Outcome {
+	case manifest.WalkFailed:
+		r.walkErr.Failed++
+	case manifest.WalkSkipped:
+		r.walkErr.Skipped++
+	}
+	if !r.states[i].decided.Load() {
+		r.undecided = append(r.undecided, undecidedItem{i, res})
+	}
+}
+
+// undecidedItem is the walk's outcome of a planned item the restore had not decided then.
+type undecidedItem struct {
+	number int32
+	res    manifest.WalkResult
+}
+
+// finish sends the events of the planned items the walk did not run (in the plan's
+// order), unless the restore decided them since as another item's additional items,
+// counts every planned item, and returns the walk's error over the planned items: a
 // *manifest.WalkError counting those that failed or were skipped, nil when none was.
-func (r *restorer) finish(walked []manifest.WalkResult) (*Summary, error) {
+func (r *restorer) finish() (*Summary, error) {
 	sum := &Summary{RestoreName: r.cfg.name, DryRun: r.cfg.dryRun, RunID: r.runID, Total: len(r.states), Counts: map[Result]int{},
 		Unrestorable: len(r.plan.Skipped), LeftToControllers: len(r.plan.LeftToControllers)}
-	var werr manifest.WalkError
-	for _, res := range walked {
-		i, ok := r.number(res.Item)
-		if !ok {
-			continue
-		}
-		switch res.Outcome {
-		case manifest.WalkFailed:
-			werr.Failed++
-		case manifest.WalkSkipped:
-			werr.Skipped++
-		}
-		if r.states[i].decided.Load() {
+	slices.SortFunc(r.undecided, func(a, b undecidedItem) int { return cmp.Compare(a.number, b.number) })
+	for _, u := range r.undecided {
+		if r.states[u.number].decided.Load() {
 			continue // counted when decided
 		}
-		ev := Event{Item: r.item(i), Err: res.Err}
-		switch res.Outcome {
+		ev := Event{Item: r.item(u.number), Err: u.res.Err}
+		switch u.res.Outcome {
 		case manifest.WalkSkipped:
 			ev.Result = ResultSkipped
 		case manifest.WalkNotRun:
@@ -552,12 +572,13 @@ func (r *restorer) finish(walked []manifest.WalkResult) (*Summary, error) {
 		default: // fn panicked before the item was decided
 			ev.Result = ResultFailed
 		}
-		if res.Err != nil {
-			ev.Detail = res.Err.Error()
+		if u.res.Err != nil {
+			ev.Detail = u.res.Err.Error()
 		}
 		r.counts[ev.Result]++
 		r.emit(ev)
 	}
+	r.undecided = nil
 	for res, n := range r.counts {
 		sum.Counts[res] = n
 		if res.Restored() {
@@ -565,9 +586,10 @@ func (r *restorer) finish(walked []manifest.WalkResult) (*Summary, error) {
 		}
 	}
 	sum.Requests = r.requests.Load()
-	if werr.Failed+werr.Skipped == 0 {
+	if r.walkErr.Failed+r.walkErr.Skipped == 0 {
 		return sum, nil
 	}
+	werr := r.walkErr
 	return sum, &werr
 }
 
