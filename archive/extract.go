@@ -59,7 +59,7 @@ func Extract(ctx context.Context, r io.Reader, dir string, opts ...Option) (err 
 	}()
 	x := &extractor{root: root, made: map[string]struct{}{}}
 	defer x.closeParent()
-	return walk(ctx, r, o.limits, "extract", x.entry)
+	return walk(ctx, r, o.limits, "extract", true, x.entry)
 }
 
 // extractor writes accepted entries under root. Directories it made are remembered, and the

@@ -74,6 +74,18 @@ func FuzzScan(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		idx, scanErr := archive.Scan(context.Background(), bytes.NewReader(data), fuzzLimits, archive.WithManifest())
+		// Without the names kept, an archive the checks accept reads the same, and any
+		// other refusal than an insecure path is the same refusal.
+		unchecked, uncheckedErr := archive.Scan(context.Background(), bytes.NewReader(data), fuzzLimits, archive.WithManifest(), archive.WithoutDuplicateCheck())
+		switch {
+		case scanErr == nil:
+			require.NoError(t, uncheckedErr, "accepted with the names kept")
+			require.Equal(t, idx.Items, unchecked.Items)
+			require.Equal(t, idx.Problems, unchecked.Problems)
+			require.Equal(t, idx.GroupVersions, unchecked.GroupVersions)
+		case kind(scanErr) != "insecure":
+			require.Equal(t, kind(scanErr), kind(uncheckedErr), "%v / %v", scanErr, uncheckedErr)
+		}
 		notBackup := errors.Is(scanErr, archive.ErrNotBackup)
 		if notBackup {
 			scanErr = nil // Extract does not ask

@@ -165,7 +165,7 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	var stored storedManifest // ManifestFile, read as its entry streams by
 	limit := min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes)
 	hasVersion, hasResources := false, false
-	err = walk(ctx, r, o.limits, "scan", func(e *entry) error {
+	err = walk(ctx, r, o.limits, "scan", !o.noNames, func(e *entry) error {
 		if (e.name == ResourcesDir && e.kind == kindDir) || strings.HasPrefix(e.name, ResourcesDir+"/") {
 			hasResources = true
 		}

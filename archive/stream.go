@@ -118,7 +118,7 @@ type stream struct {
 	count int
 	items int // item files at legacy paths
 	total int64
-	files *nameSet // every file name: 16 bytes each
+	files *nameSet // every file name: 16 bytes each; nil: names not kept (WithoutDuplicateCheck)
 	dirs  map[string]struct{}
 	buf   []byte
 	cur   entry // the entry handed out, reused
@@ -136,8 +136,10 @@ func (s *stream) classify(err error) error {
 }
 
 // walk reads r to its end, checks every entry and hands the accepted ones to fn. op names
-// the operation in errors. An error from fn is reported with the entry's name.
-func walk(ctx context.Context, r io.Reader, lim Limits, op string, fn func(*entry) error) error {
+// the operation in errors. An error from fn is reported with the entry's name. Unless
+// keepNames is false (Scan's WithoutDuplicateCheck), it keeps every file name to refuse a
+// repeated entry, a directory that is also a file and a file that is a parent.
+func walk(ctx context.Context, r io.Reader, lim Limits, op string, keepNames bool, fn func(*entry) error) error {
 	src := &source{ctx: ctx, r: r}
 	fail := func(entry string, err error) error {
 		var e *Error
@@ -162,11 +164,13 @@ func walk(ctx context.Context, r io.Reader, lim Limits, op string, fn func(*entr
 	pipe := newReadAhead(zr, func() error { return src.err })
 	defer pipe.stop()
 	s := &stream{
-		pipe:  pipe,
-		tr:    tar.NewReader(pipe),
-		lim:   lim,
-		files: newNameSet(),
-		dirs:  map[string]struct{}{},
+		pipe: pipe,
+		tr:   tar.NewReader(pipe),
+		lim:  lim,
+		dirs: map[string]struct{}{},
+	}
+	if keepNames {
+		s.files = newNameSet()
 	}
 	last := "" // the name of the last header read
 	for {
@@ -280,11 +284,11 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 		}
 	}
 	if e.kind == kindDir {
-		if s.files.has(name) {
+		if s.files != nil && s.files.has(name) {
 			return nil, insecure("directory %q duplicates a file", name)
 		}
 	} else {
-		if s.files.has(name) {
+		if s.files != nil && s.files.has(name) {
 			return nil, insecure("duplicate entry %q", name)
 		}
 		if _, ok := s.dirs[name]; ok {
@@ -292,7 +296,7 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 		}
 	}
 	for d := path.Dir(name); d != "."; d = path.Dir(d) {
-		if s.files.has(d) {
+		if s.files != nil && s.files.has(d) {
 			return nil, insecure("parent %q is a file", d)
 		}
 		if _, ok := s.dirs[d]; ok {
@@ -302,7 +306,7 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 	}
 	if e.kind == kindDir {
 		s.dirs[name] = struct{}{}
-	} else {
+	} else if s.files != nil {
 		s.files.add(name)
 	}
 	return e, nil

@@ -1,7 +1,9 @@
 package restore
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -133,6 +135,33 @@ func TestItemStream(t *testing.T) {
 		}
 	}
 	require.Positive(t, failed)
+}
+
+// A planned item met twice in the second pass (the plan's read refuses such a backup, so it
+// changed between the two, or its sibling manifest was made for another) ends the pass: the
+// items not read yet fail, naming the repeated item.
+func TestItemStreamRepeatedItem(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	paths := []string{"resources/configmaps/namespaces/ns/a.json", "resources/configmaps/namespaces/ns/b.json"}
+	for _, e := range []struct{ path, body string }{{paths[0], `{"first":1}`}, {paths[0], `{"second":2}`}, {paths[1], `{}`}} {
+		require.NoError(t, tw.WriteHeader(&tar.Header{Name: e.path, Mode: 0o644, Size: int64(len(e.body)), Typeflag: tar.TypeReg}))
+		_, err := tw.Write([]byte(e.body))
+		require.NoError(t, err)
+	}
+	require.NoError(t, tw.Close())
+	require.NoError(t, zw.Close())
+
+	s := streamPaths(t.Context(), FromBytes(buf.Bytes()), paths, maxReadAhead)
+	defer s.close()
+	got, err := s.take(t.Context(), 0)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"first":1}`, string(got))
+	_, err = s.take(t.Context(), 1)
+	require.ErrorIs(t, err, errChanged)
+	require.ErrorContains(t, err, "reading "+paths[1]+" from the backup: ")
+	require.ErrorContains(t, err, paths[0]+" is in the backup twice")
 }
 
 // The pass reads ahead at most its budget while the walk takes items in archive order, and

@@ -2,6 +2,7 @@ package restore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -74,7 +75,9 @@ func (s *itemStream) run(ctx context.Context, open Source, limits archive.Limits
 			return err
 		}
 		defer r.Close()
-		_, err = archive.Scan(ctx, r, archive.WithoutItemList(), archive.WithLimits(limits), archive.WithVisitor(s.visit(ctx)))
+		// The plan's read checked the entries, or the tarball's SHA-256 against its sibling
+		// manifest; the visitor refuses a planned item met twice itself.
+		_, err = archive.Scan(ctx, r, archive.WithoutItemList(), archive.WithoutDuplicateCheck(), archive.WithLimits(limits), archive.WithVisitor(s.visit(ctx)))
 		return err
 	}()
 	s.mu.Lock()
@@ -83,7 +86,7 @@ func (s *itemStream) run(ctx context.Context, open Source, limits archive.Limits
 		return
 	}
 	if err == nil {
-		err = fmt.Errorf("the backup changed between its two reads")
+		err = errChanged
 	}
 	s.ended = err
 	for i, ch := range s.waits {
@@ -102,7 +105,7 @@ func (s *itemStream) visit(ctx context.Context) func(*archive.Item) error {
 		s.mu.Lock()
 		if s.state[i]&slotRead != 0 {
 			s.mu.Unlock()
-			return nil // an item met twice: keep the first
+			return fmt.Errorf("%s is in the backup twice: %w", s.name(i), errChanged)
 		}
 		for s.heldBytes >= s.budget && len(s.waits) == 0 && ctx.Err() == nil {
 			s.cond.Wait()
@@ -132,6 +135,9 @@ func (s *itemStream) visit(ctx context.Context) func(*archive.Item) error {
 		return nil
 	}
 }
+
+// errChanged: the second pass met what the plan's read did not.
+var errChanged = errors.New("the backup changed between its two reads")
 
 // errAllRead ends the pass early once every planned item is read.
 var errAllRead = fmt.Errorf("all planned items read")
