@@ -54,6 +54,8 @@
 // still never creating a child before its owner. An item whose dependency failed is skipped
 // with a *[DependencyError] naming that dependency; cancelling starts nothing new and waits
 // for the calls in flight; each item's outcome is in the result, in Waves' order.
+// [Manifest.WalkEach] is the same walk handing each outcome over as it is decided, keeping
+// no result per item, for manifests too large to hold one.
 //
 // # Resource order
 //
