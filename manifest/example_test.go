@@ -156,3 +156,31 @@ func ExampleManifest_Walk() {
 	// Skipped front-1 manifest: resources/replicasets.apps/namespaces/web/front-1.json skipped: its dependency resources/deployments.apps/namespaces/web/front.json Failed
 	// manifest: walk: 1 items failed, 1 skipped
 }
+
+// A walk too large to hold every item's result: each outcome is handed over as it is
+// decided (here counted, and the failures reported).
+func ExampleManifest_WalkEach() {
+	m := manifest.New()
+	_, _ = m.Add(&manifest.Item{Version: "v1", Resource: "namespaces", Kind: "Namespace", Name: "web", UID: "ns-1"})
+	for i := range 1000 {
+		_, _ = m.Add(&manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "web", Name: fmt.Sprintf("cm-%04d", i), UID: types.UID(fmt.Sprint("cm-", i))})
+	}
+	counts := map[manifest.WalkOutcome]int{}
+	err := m.WalkEach(context.Background(), 8, func(ctx context.Context, it *manifest.Item) error {
+		if it.Name == "cm-0042" {
+			return errors.New("refused") // say, from a create
+		}
+		return nil
+	}, func(r manifest.WalkResult) {
+		counts[r.Outcome]++
+		if r.Outcome == manifest.WalkFailed {
+			fmt.Println(r.Item.Name, r.Err)
+		}
+	})
+	fmt.Println(counts[manifest.WalkDone], "done,", counts[manifest.WalkFailed], "failed")
+	fmt.Println(err)
+	// Output:
+	// cm-0042 refused
+	// 1000 done, 1 failed
+	// manifest: walk: 1 items failed, 0 skipped
+}
