@@ -19,7 +19,8 @@ import (
 type ItemAction interface {
 	// Name identifies the action in errors and reports, e.g. "backupkit.io/job".
 	Name() string
-	// AppliesTo selects the items the action is called for.
+	// AppliesTo selects the items the action is called for. Run calls it once, as it
+	// starts (as Velero resolves its actions' selectors once per restore).
 	AppliesTo() Selector
 	// Execute returns what to create in place of in.Item, or that the item is not to be
 	// restored (Output.Skip). An error fails the item; it is never created.
@@ -42,10 +43,20 @@ type Selector struct {
 // Matches reports whether the selector selects an item of resource gr in namespace ns
 // ("" when cluster-scoped) with the given labels.
 func (s Selector) Matches(gr schema.GroupResource, ns string, l map[string]string) bool {
-	key := gr.String()
+	return s.matchesScope(selectorKey(gr), ns) && (s.LabelSelector == nil || s.LabelSelector.Matches(labels.Set(l)))
+}
+
+// selectorKey is how a Selector names resource gr: "<resource>" for the core group,
+// "<resource>.<group>" otherwise.
+func selectorKey(gr schema.GroupResource) string {
 	if gr.Group == "" {
-		key = gr.Resource
+		return gr.Resource
 	}
+	return gr.String()
+}
+
+// matchesScope is Matches without the labels, for the resource named key (selectorKey).
+func (s *Selector) matchesScope(key, ns string) bool {
 	in := func(list []string, v string) bool { return slices.Contains(list, v) || slices.Contains(list, "*") }
 	if len(s.IncludedResources) > 0 && !in(s.IncludedResources, key) {
 		return false
@@ -56,10 +67,7 @@ func (s Selector) Matches(gr schema.GroupResource, ns string, l map[string]strin
 	if len(s.IncludedNamespaces) > 0 && !in(s.IncludedNamespaces, ns) {
 		return false
 	}
-	if in(s.ExcludedNamespaces, ns) {
-		return false
-	}
-	return s.LabelSelector == nil || s.LabelSelector.Matches(labels.Set(l))
+	return !in(s.ExcludedNamespaces, ns)
 }
 
 // Input is what an [ItemAction] is given for one item.

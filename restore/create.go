@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -88,35 +89,43 @@ func (r *restorer) resourceFor(it PlanItem) dynamic.ResourceInterface {
 }
 
 // decode reads the backed-up object and converts it to the version and group planned.
-func (r *restorer) decode(ctx context.Context, it PlanItem, data []byte) (backedUp, u *unstructured.Unstructured, err error) {
-	// utiljson, as apimachinery decodes: whole numbers as int64, which the unstructured
-	// helpers (NestedInt64, ...) and item actions expect.
-	backedUp = &unstructured.Unstructured{}
-	if err := utiljson.Unmarshal(data, &backedUp.Object); err != nil {
-		return nil, nil, fmt.Errorf("decoding %s: %w", it.ReadPath(), err)
+func (r *restorer) decode(ctx context.Context, it PlanItem, data []byte) (*unstructured.Unstructured, error) {
+	u, err := decodeBackedUp(it, data)
+	if err != nil {
+		return nil, err
 	}
-	if backedUp.Object == nil {
-		return nil, nil, fmt.Errorf("decoding %s: not a JSON object", it.ReadPath())
-	}
-	u = backedUp.DeepCopy()
 	if it.SourceGroup() != "" {
 		moved, ok := removedapis.Regroup(u)
 		if !ok {
-			return nil, nil, fmt.Errorf("%s: %s %s cannot move to group %s", it.ReadPath(), u.GetAPIVersion(), u.GetKind(), it.Group())
+			return nil, fmt.Errorf("%s: %s %s cannot move to group %s", it.ReadPath(), u.GetAPIVersion(), u.GetKind(), it.Group())
 		}
 		u = moved
 	}
 	if it.SourceVersion() != it.Version() {
 		if r.plan.converter == nil {
-			return nil, nil, fmt.Errorf("%s: planned for conversion from %s to %s, and the plan has no converter", it.ReadPath(), it.SourceVersion(), it.Version())
+			return nil, fmt.Errorf("%s: planned for conversion from %s to %s, and the plan has no converter", it.ReadPath(), it.SourceVersion(), it.Version())
 		}
 		converted, err := r.plan.converter.Convert(ctx, u, it.Version())
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", it.ReadPath(), err)
+			return nil, fmt.Errorf("%s: %w", it.ReadPath(), err)
 		}
 		u = converted
 	}
-	return backedUp, u, nil
+	return u, nil
+}
+
+// decodeBackedUp decodes the item's bytes as backed up. utiljson, as apimachinery decodes:
+// whole numbers as int64, which the unstructured helpers (NestedInt64, ...) and item
+// actions expect.
+func decodeBackedUp(it PlanItem, data []byte) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	if err := utiljson.Unmarshal(data, &u.Object); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", it.ReadPath(), err)
+	}
+	if u.Object == nil {
+		return nil, fmt.Errorf("decoding %s: not a JSON object", it.ReadPath())
+	}
+	return u, nil
 }
 
 // createItem restores one item: it decodes and converts the backed-up object, resets what
@@ -126,7 +135,7 @@ func (r *restorer) decode(ctx context.Context, it PlanItem, data []byte) (backed
 // the target, or nil when an action skipped the item; ev says what happened.
 func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*unstructured.Unstructured, error) {
 	it := ev.Item
-	backedUp, u, err := r.decode(ctx, it, data)
+	u, err := r.decode(ctx, it, data)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +155,7 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 	if err := r.remapOwners(ctx, u); err != nil {
 		return nil, err
 	}
-	u, skip, err := r.runActions(ctx, it, gr, u, backedUp)
+	u, skip, err := r.runActions(ctx, it, gr, u, data)
 	if err != nil || skip != "" {
 		ev.Result, ev.Detail = ResultExcluded, skip
 		return nil, err
@@ -303,12 +312,24 @@ func (r *restorer) restoreStatus(ctx context.Context, ri dynamic.ResourceInterfa
 	return updated, nil
 }
 
-// runActions runs the item actions that apply to the item, in order. It returns the object
-// to create, or the reason an action skipped it.
-func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupResource, u, backedUp *unstructured.Unstructured) (*unstructured.Unstructured, string, error) {
-	for _, a := range r.cfg.actions {
-		if !a.AppliesTo().Matches(gr, it.Namespace(), u.GetLabels()) {
+// runActions runs the item actions that apply to the item, in order (their selectors as
+// Run read them when it started). It returns the object to create, or the reason an
+// action skipped it. The item's labels are read only for an action selecting by labels,
+// and the object as backed up (Input.ItemFromBackup) is decoded from data only for the
+// first action that runs.
+func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupResource, u *unstructured.Unstructured, data []byte) (*unstructured.Unstructured, string, error) {
+	var backedUp *unstructured.Unstructured
+	key := selectorKey(gr)
+	for k, a := range r.cfg.actions {
+		sel := &r.selectors[k]
+		if !sel.matchesScope(key, it.Namespace()) || sel.LabelSelector != nil && !sel.LabelSelector.Matches(labels.Set(u.GetLabels())) {
 			continue
+		}
+		if backedUp == nil {
+			var err error
+			if backedUp, err = decodeBackedUp(it, data); err != nil {
+				return nil, "", err
+			}
 		}
 		out, err := a.Execute(ctx, &Input{Item: u, ItemFromBackup: backedUp, Resource: gr, Restore: &r.cfg.info})
 		if err != nil {

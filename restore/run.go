@@ -282,6 +282,7 @@ type restorer struct {
 	index     []int32           // by manifest position, the planned item's number plus one (0: not planned)
 	dirs      map[string]string // the directory each restored resource is read from
 	states    []itemState       // by number
+	selectors []Selector        // the item actions' AppliesTo, read once
 	items     *itemStream
 	owners    *owners
 
@@ -350,6 +351,9 @@ func newRestorer(plan *Plan, c Cluster, cfg *runConfig) *restorer {
 				}
 			}
 		}
+	}
+	for _, a := range cfg.actions {
+		r.selectors = append(r.selectors, a.AppliesTo())
 	}
 	r.cfg.info.Name = cfg.name
 	r.cfg.info.NamespaceMapping = plan.NamespaceMapping
