@@ -154,7 +154,7 @@ func WithoutItemList() Option {
 // bound to the tarball's SHA-256) by a reader that takes at most one item per path itself:
 // Scan then does not refuse an entry repeating an earlier one's name (the visitor sees it
 // again), a directory that is also a file, or a file that is the parent of a later entry.
-// Every other check and every limit holds. The set costs 16 bytes and more per entry, kept
+// Every other check and every limit holds. The set costs 12 bytes and more per entry, kept
 // to the end of the pass. Extract ignores it: extraction always keeps the set. Default: off.
 func WithoutDuplicateCheck() Option {
 	return func(o *options) { o.noNames = true }

@@ -151,7 +151,7 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 		idx.Manifest = manifest.New(manifest.WithProjection(o.projection))
 		link = newVersionLinker(in)
 	}
-	// What WithStoredManifest checks the stored manifest against: item files (16 bytes
+	// What WithStoredManifest checks the stored manifest against: item files (12 bytes
 	// each) and how many are at legacy paths.
 	var files *nameSet
 	legacyItems := 0

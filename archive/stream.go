@@ -118,7 +118,7 @@ type stream struct {
 	count int
 	items int // item files at legacy paths
 	total int64
-	files *nameSet // every file name: 16 bytes each; nil: names not kept (WithoutDuplicateCheck)
+	files *nameSet // every file name: 12 bytes each; nil: names not kept (WithoutDuplicateCheck)
 	dirs  map[string]struct{}
 	buf   []byte
 	cur   entry // the entry handed out, reused

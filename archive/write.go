@@ -31,7 +31,7 @@ var entryTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // SetPreferred must be called for a resource before its first Add: the preferred version
 // decides where an item goes, and the item's bytes are not kept once written. What Writer
 // keeps until Close is what the layout and the manifest need: the preferred version of each
-// resource and the versions it has items at, a 128-bit hash of the coordinates of every
+// resource and the versions it has items at, a 96-bit hash of the coordinates of every
 // item added (to refuse duplicates; seeded at random, see Add), and what the manifest will
 // hold of each item (its type, namespace, name, uid, owners, labels and annotations)
 // packed into a record of its own form, not a manifest.Manifest: Close writes the manifest
@@ -130,9 +130,9 @@ func (w *Writer) SetPreferred(resource, version string) error {
 // for a cluster-scoped item) under name. The components are checked as by ItemPath; a
 // resource without a preferred version (see SetPreferred), adding the same resource,
 // version, namespace and name twice, or a Writer that is closed or failed is an error, and
-// nothing is written. (Items added are remembered by a 128-bit hash of their coordinates,
+// nothing is written. (Items added are remembered by a 96-bit hash of their coordinates,
 // seeded at random: two different items are taken for one by chance only, with odds below
-// 2^-88 in a million.) data is not kept: the caller may reuse it once Add returns.
+// 2^-56 in a million.) data is not kept: the caller may reuse it once Add returns.
 func (w *Writer) Add(resource, version, namespace, name string, data []byte) error {
 	if w.closed {
 		return errors.New("archive: write: Writer is closed")

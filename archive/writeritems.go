@@ -21,7 +21,7 @@ import (
 // indexes of it) but a record of 16 bytes: the item's type (group, version, resource, kind)
 // and directory (group, resource, namespace) by number, and where its name, uid, owner
 // references, labels and annotations are, packed one after the other in an arena of large
-// byte chunks. The uids and identities taken are kept as 128-bit hashes (a nameSet), so that
+// byte chunks. The uids and identities taken are kept as 96-bit hashes (a nameSet), so that
 // an item the manifest would refuse as a repeat is refused the same way.
 type writerItems struct {
 	types   numbered[itemType]
