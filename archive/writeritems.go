@@ -21,7 +21,7 @@ import (
 // indexes of it) but a record of 16 bytes: the item's type (group, version, resource, kind)
 // and directory (group, resource, namespace) by number, and where its name, uid, owner
 // references, labels and annotations are, packed one after the other in an arena of large
-// byte chunks. The uids and identities taken are kept as 96-bit hashes (a nameSet), so that
+// byte chunks (a uid of the API server's UUID form in its 16 bytes, see appendUID). The uids and identities taken are kept as 96-bit hashes (a nameSet), so that
 // an item the manifest would refuse as a repeat is refused the same way.
 type writerItems struct {
 	types   numbered[itemType]
@@ -98,7 +98,7 @@ func (w *writerItems) add(it *manifest.Item) error {
 		w.paths = append(w.paths, []byte(strings.TrimSuffix(layout.ItemPath(it.Resource, it.Group, "", it.Namespace, ""), layout.ItemExt)))
 	}
 	b := appendString(w.scratch[:0], it.Name)
-	b = appendString(b, string(it.UID))
+	b = appendUID(b, string(it.UID))
 	b = appendOwners(b, it.OwnerReferences)
 	b = appendMeta(b, &w.keys, it.Labels, it.Annotations)
 	w.scratch = b
@@ -109,11 +109,12 @@ func (w *writerItems) add(it *manifest.Item) error {
 // len is the number of items recorded.
 func (w *writerItems) len() int { return len(w.recs) }
 
-// nameUID returns the name and uid of item i, sharing the arena's bytes.
-func (w *writerItems) nameUID(i int) (name, uid []byte) {
+// nameUID returns the name and uid of item i, sharing the arena's bytes (the uid buf's,
+// when it is packed as a UUID).
+func (w *writerItems) nameUID(i int, buf *[uuidLen]byte) (name, uid []byte) {
 	b := w.arena.get(w.recs[i].at)
 	name, b, _ = lenPrefixedBytes(b)
-	uid, _, _ = lenPrefixedBytes(b)
+	uid, _, _ = readUID(b, buf)
 	return name, uid
 }
 
@@ -123,7 +124,7 @@ func (w *writerItems) item(i int) (*manifest.Item, error) {
 	t, d := w.types.list[r.typ], w.dirs.list[r.dir]
 	s := string(w.arena.get(r.at))
 	name, s, ok1 := lenPrefixed(s)
-	uid, s, ok2 := lenPrefixed(s)
+	uid, s, ok2 := readUIDString(s)
 	owners, s, err := unpackOwners(s)
 	if !ok1 || !ok2 || err != nil {
 		return nil, fmt.Errorf("%w: item %d", errPacked, i)
@@ -140,7 +141,8 @@ func (w *writerItems) item(i int) (*manifest.Item, error) {
 // identity is item i's group and resource, namespace, name and uid, for versionLinker.
 func (w *writerItems) identity(i int) (schema.GroupResource, string, string, types.UID) {
 	d := w.dirs.list[w.recs[i].dir]
-	name, uid := w.nameUID(i)
+	var buf [uuidLen]byte
+	name, uid := w.nameUID(i, &buf)
 	return schema.GroupResource{Group: d.group, Resource: d.resource}, d.namespace, string(name), types.UID(uid)
 }
 
@@ -152,9 +154,10 @@ func (w *writerItems) order() []int32 {
 		out[i] = int32(i)
 	}
 	ext := []byte(layout.ItemExt)
+	var bufA, bufB [uuidLen]byte
 	slices.SortFunc(out, func(a, b int32) int {
-		na, ua := w.nameUID(int(a))
-		nb, ub := w.nameUID(int(b))
+		na, ua := w.nameUID(int(a), &bufA)
+		nb, ub := w.nameUID(int(b), &bufB)
 		pa := [3][]byte{w.paths[w.recs[a].dir], na, ext}
 		pb := [3][]byte{w.paths[w.recs[b].dir], nb, ext}
 		if c := layout.ComparePaths(pa[:], pb[:]); c != 0 {

@@ -48,7 +48,7 @@ func TestPropertyWriterItems(t *testing.T) {
 				Kind:      rapid.SampledFrom([]string{"ConfigMap", "A"}).Draw(t, "kind"),
 				Namespace: rapid.SampledFrom([]string{"", "ns", "ns-1"}).Draw(t, "namespace"),
 				Name:      rapid.SampledFrom([]string{"a", "a.b", "b", "a-", "é"}).Draw(t, "name"),
-				UID:       types.UID(fmt.Sprint("uid-", rapid.IntRange(0, 40).Draw(t, "uid"))),
+				UID:       genUID(t),
 			}
 			it.Labels, it.Annotations = genMap(t, "labels"), genMap(t, "annotations")
 			switch rapid.IntRange(0, 2).Draw(t, "owners") {
