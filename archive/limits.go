@@ -149,13 +149,13 @@ func WithoutItemList() Option {
 	return func(o *options) { o.noItems = true }
 }
 
-// WithoutDuplicateCheck makes Scan keep no set of the names it meets, for a second pass
-// over a backup whose entries were checked before (a first Scan, or a sibling manifest
-// bound to the tarball's SHA-256) by a reader that takes at most one item per path itself:
-// Scan then does not refuse an entry repeating an earlier one's name (the visitor sees it
-// again), a directory that is also a file, or a file that is the parent of a later entry.
-// Every other check and every limit holds. The set costs 12 bytes and more per entry, kept
-// to the end of the pass. Extract ignores it: extraction always keeps the set. Default: off.
+// WithoutDuplicateCheck makes Scan keep no set of the names it meets, for a reader that
+// writes nothing to disk and takes at most one item per path itself (as the restore's
+// second pass over a backup does, refusing a planned item met twice): Scan then does not
+// refuse an entry repeating an earlier one's name (the visitor sees it again), a directory
+// that is also a file, or a file that is the parent of a later entry. Every other check
+// and every limit holds. The set costs 12 bytes and more per entry, kept to the end of the
+// pass. Extract ignores it: extraction always keeps the set. Default: off.
 func WithoutDuplicateCheck() Option {
 	return func(o *options) { o.noNames = true }
 }
