@@ -446,7 +446,10 @@ func planItem(it *manifest.Item, pr *placedResource, facts backupFacts) (PlanIte
 	// What is made in a Namespace needs it Active; a custom resource needs its
 	// CustomResourceDefinition Established.
 	ready := (it.Group == "" && it.Kind == "Namespace") || (it.Group == "apiextensions.k8s.io" && it.Kind == "CustomResourceDefinition")
-	return PlanItem{it: it, rp: pr, ready: ready}, ""
+	if ready {
+		pr = pr.readyOne()
+	}
+	return PlanItem{it: it, rp: pr}, ""
 }
 
 // Restorable counts the items the plan creates.

@@ -109,7 +109,7 @@ func (p *Plan) markReady() {
 			continue
 		}
 		if d.Ready {
-			p.Waves[to[0]][to[1]].ready = true
+			p.Waves[to[0]][to[1]].rp = p.Waves[to[0]][to[1]].rp.readyOne()
 		}
 		p.Dependencies = append(p.Dependencies, PlanDependency{Item: p.Waves[from[0]][from[1]].Item(),
 			Dependency: p.Waves[to[0]][to[1]].Item(), Why: d.Why, Ready: d.Ready})

@@ -19,17 +19,31 @@ import (
 // and name), name, version, sourceVersion, readPath and ready (omitted when false); a
 // PlanItem read back from that JSON answers the same, though no restore can run it.
 type PlanItem struct {
-	it    *manifest.Item
-	rp    *placedResource // its resource's decision and the plan's namespace mapping
-	ready bool
+	it *manifest.Item
+	rp *placedResource // its resource's decision, the plan's namespace mapping, and whether it must be ready
 }
 
 // placedResource is what the plan's items of one resource point at: its decision (Group,
 // Version, SourceVersion, Dir) and the plan's namespace mapping, one of each per resource
-// rather than a copy of the mapping in every item.
+// rather than a copy of the mapping in every item; and whether the item must be ready
+// before what depends on it starts, so that a PlanItem is two pointers (an item that must
+// be ready points at its resource's ready twin).
 type placedResource struct {
 	*ResourcePlan
 	mapping map[string]string
+	ready   bool
+	twin    *placedResource // the same with ready set; made when first asked for
+}
+
+// readyOne returns pr's twin that says its items must be ready.
+func (pr *placedResource) readyOne() *placedResource {
+	if pr.ready {
+		return pr
+	}
+	if pr.twin == nil {
+		pr.twin = &placedResource{ResourcePlan: pr.ResourcePlan, mapping: pr.mapping, ready: true}
+	}
+	return pr.twin
 }
 
 // Item is its legacy path in the backup, manifest.Item.String.
@@ -99,7 +113,7 @@ func (p PlanItem) ReadPath() string {
 // Ready reports that the restore waits until the item is ready before what depends on it
 // starts (a CustomResourceDefinition, a Namespace, what serves a webhook or an
 // APIService, ...).
-func (p PlanItem) Ready() bool { return p.ready }
+func (p PlanItem) Ready() bool { return p.rp != nil && p.rp.ready }
 
 // planItemJSON is PlanItem's JSON.
 type planItemJSON struct {
@@ -171,6 +185,6 @@ func (p *PlanItem) UnmarshalJSON(data []byte) error {
 			mapping = map[string]string{j.BackupName: j.Name}
 		}
 	}
-	*p = PlanItem{it: it, rp: &placedResource{ResourcePlan: rp, mapping: mapping}, ready: j.Ready}
+	*p = PlanItem{it: it, rp: &placedResource{ResourcePlan: rp, mapping: mapping, ready: j.Ready}}
 	return nil
 }
