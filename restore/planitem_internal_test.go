@@ -13,6 +13,7 @@ import (
 // resource's.
 func TestPlanItemIsTwoPointers(t *testing.T) {
 	require.EqualValues(t, 2*reflect.TypeFor[uintptr]().Size(), reflect.TypeFor[PlanItem]().Size())
+	require.EqualValues(t, 8, reflect.TypeFor[itemState]().Size(), "a run's state of an item")
 
 	ns := testObject("v1", "Namespace", "", "shop", "uid-ns", nil)
 	other := testObject("v1", "Namespace", "", "other", "uid-other", nil)

@@ -286,6 +286,9 @@ type restorer struct {
 	items     *itemStream
 	owners    *owners
 
+	busyMu   sync.Mutex // guards the items' busy
+	busyFree *sync.Cond // an item stopped being busy
+
 	mu     sync.Mutex
 	errs   map[int32]error // why a decided item failed or was not ready
 	counts map[Result]int  // the items decided, by result
@@ -303,8 +306,8 @@ type restorer struct {
 
 // itemState is one planned item during the run.
 type itemState struct {
-	mu       sync.Mutex  // held while the item is restored: from the walk or as another item's additional item
 	decided  atomic.Bool // restored or failed: result and inTarget are set
+	busy     bool        // being restored (from the walk or as another item's additional item); guarded by restorer.busyMu
 	result   uint8       // its Result, as an index in results
 	inTarget bool        // the object is in the target
 	owner    bool        // a planned item names it as an owner: its UID in the target is recorded
@@ -328,6 +331,7 @@ func newRestorer(plan *Plan, c Cluster, cfg *runConfig) *restorer {
 	r := &restorer{plan: plan, c: c, cfg: cfg, runID: randomHex(8), owners: newOwners(),
 		index: make([]int32, plan.manifest.Len()), dirs: map[string]string{}, states: make([]itemState, n),
 		errs: map[int32]error{}, counts: map[Result]int{}}
+	r.busyFree = sync.NewCond(&r.busyMu)
 	for _, rp := range plan.Resources {
 		if rp.Unrestorable == "" {
 			r.dirs[rp.Resource] = rp.Dir
@@ -422,8 +426,8 @@ func (r *restorer) restoreOnce(ctx context.Context, i int32) error {
 	if st.decided.Load() {
 		return r.errOf(i)
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	r.claim(i)
+	defer r.unclaim(i)
 	if st.decided.Load() {
 		return r.errOf(i)
 	}
@@ -449,6 +453,27 @@ func (r *restorer) restoreOnce(ctx context.Context, i int32) error {
 	st.decided.Store(true)
 	r.emit(ev)
 	return err
+}
+
+// claim waits until no other call restores item i, and marks it as being restored: the
+// walk and an action's additional items may ask for the same item at once. One lock and
+// condition for all items rather than a mutex in each: the waits are rare, and the items
+// many.
+func (r *restorer) claim(i int32) {
+	r.busyMu.Lock()
+	defer r.busyMu.Unlock()
+	for r.states[i].busy {
+		r.busyFree.Wait()
+	}
+	r.states[i].busy = true
+}
+
+// unclaim ends claim's hold of item i.
+func (r *restorer) unclaim(i int32) {
+	r.busyMu.Lock()
+	r.states[i].busy = false
+	r.busyMu.Unlock()
+	r.busyFree.Broadcast()
 }
 
 // errOf is the error of a decided item.
