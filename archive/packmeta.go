@@ -118,7 +118,9 @@ func unpackMeta(keys *keyTable, s string) (labels, annotations map[string]string
 	return out[0], out[1], nil
 }
 
-func uvarint(s string) (uint64, string, bool) {
+// uvarint reads the uvarint at the start of s (the packed bytes, as a string or as bytes)
+// and returns it and the rest of s.
+func uvarint[S ~string | ~[]byte](s S) (uint64, S, bool) {
 	var x uint64
 	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
 		c := s[i]
@@ -130,10 +132,12 @@ func uvarint(s string) (uint64, string, bool) {
 	return 0, s, false
 }
 
-func lenPrefixed(s string) (string, string, bool) {
+// lenPrefixed reads what appendString appended at the start of s, sharing s's bytes, and
+// returns it and the rest of s.
+func lenPrefixed[S ~string | ~[]byte](s S) (S, S, bool) {
 	n, rest, ok := uvarint(s)
 	if !ok || n > uint64(len(rest)) {
-		return "", s, false
+		return s[:0], s, false
 	}
 	return rest[:n], rest[n:], true
 }

@@ -23,50 +23,46 @@ func appendUID(b []byte, uid string) []byte {
 	return append(b, uid...)
 }
 
+// splitUID splits the packed uid at the start of b (as a string or as bytes) from the rest:
+// the uid's text, or, packed true, a UUID's 16 bytes.
+func splitUID[S ~string | ~[]byte](b S) (uid S, packed bool, rest S, ok bool) {
+	n, b, ok := uvarint(b)
+	switch {
+	case !ok:
+		return b[:0], false, b, false
+	case n == uidPackedMark:
+		if len(b) < 16 {
+			return b[:0], false, b, false
+		}
+		return b[:16], true, b[16:], true
+	case n&1 != 0 || n>>1 > uint64(len(b)):
+		return b[:0], false, b, false
+	}
+	n >>= 1
+	return b[:n], false, b[n:], true
+}
+
 // readUID reads a packed uid from b, into buf when it is a UUID (buf's bytes are then the
 // uid's), else sharing b's bytes; it returns the rest of b.
 func readUID(b []byte, buf *[uuidLen]byte) (uid, rest []byte, ok bool) {
-	n, k := binary.Uvarint(b)
-	if k <= 0 {
-		return nil, b, false
+	uid, packed, rest, ok := splitUID(b)
+	if packed {
+		formatUUID(buf, uid)
+		uid = buf[:]
 	}
-	b = b[k:]
-	if n == uidPackedMark {
-		if len(b) < 16 {
-			return nil, b, false
-		}
-		formatUUID(buf, b[:16])
-		return buf[:], b[16:], true
-	}
-	if n&1 != 0 || n>>1 > uint64(len(b)) {
-		return nil, b, false
-	}
-	n >>= 1
-	return b[:n], b[n:], true
+	return uid, rest, ok
 }
 
 // readUIDString is readUID of a string: a packed UUID is a string of its own, any other
 // uid shares s.
 func readUIDString(s string) (uid, rest string, ok bool) {
-	n, s, ok := uvarint(s)
-	if !ok {
-		return "", s, false
-	}
-	if n == uidPackedMark {
-		if len(s) < 16 {
-			return "", s, false
-		}
-		var raw [16]byte
+	uid, packed, rest, ok := splitUID(s)
+	if packed {
 		var buf [uuidLen]byte
-		copy(raw[:], s)
-		formatUUID(&buf, raw[:])
-		return string(buf[:]), s[16:], true
+		formatUUID(&buf, []byte(uid))
+		uid = string(buf[:])
 	}
-	if n&1 != 0 || n>>1 > uint64(len(s)) {
-		return "", s, false
-	}
-	n >>= 1
-	return s[:n], s[n:], true
+	return uid, rest, ok
 }
 
 // parseUUID returns the 16 bytes of a UUID in the API server's form; false for anything

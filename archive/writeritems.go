@@ -21,8 +21,9 @@ import (
 // indexes of it) but a record of 16 bytes: the item's type (group, version, resource, kind)
 // and directory (group, resource, namespace) by number, and where its name, uid, owner
 // references, labels and annotations are, packed one after the other in an arena of large
-// byte chunks (a uid of the API server's UUID form in its 16 bytes, see appendUID). The uids and identities taken are kept as 96-bit hashes (a nameSet), so that
-// an item the manifest would refuse as a repeat is refused the same way.
+// byte chunks (a uid of the API server's UUID form in its 16 bytes, see appendUID). The
+// uids and identities taken are kept as 96-bit hashes (a nameSet), so that an item the
+// manifest would refuse as a repeat is refused the same way.
 type writerItems struct {
 	types   numbered[itemType]
 	dirs    numbered[itemDir]
@@ -113,7 +114,7 @@ func (w *writerItems) len() int { return len(w.recs) }
 // when it is packed as a UUID).
 func (w *writerItems) nameUID(i int, buf *[uuidLen]byte) (name, uid []byte) {
 	b := w.arena.get(w.recs[i].at)
-	name, b, _ = lenPrefixedBytes(b)
+	name, b, _ = lenPrefixed(b)
 	uid, _, _ = readUID(b, buf)
 	return name, uid
 }
@@ -172,14 +173,6 @@ func (w *writerItems) order() []int32 {
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
-}
-
-func lenPrefixedBytes(b []byte) ([]byte, []byte, bool) {
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)-k) {
-		return nil, b, false
-	}
-	return b[k : k+int(n)], b[k+int(n):], true
 }
 
 // Owner reference flags: which of Controller and BlockOwnerDeletion are set, and to what.
