@@ -284,11 +284,11 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 		}
 	}
 	if e.kind == kindDir {
-		if s.files != nil && s.files.has(name) {
+		if s.isFile(name) {
 			return nil, insecure("directory %q duplicates a file", name)
 		}
 	} else {
-		if s.files != nil && s.files.has(name) {
+		if s.isFile(name) {
 			return nil, insecure("duplicate entry %q", name)
 		}
 		if _, ok := s.dirs[name]; ok {
@@ -296,7 +296,7 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 		}
 	}
 	for d := path.Dir(name); d != "."; d = path.Dir(d) {
-		if s.files != nil && s.files.has(d) {
+		if s.isFile(d) {
 			return nil, insecure("parent %q is a file", d)
 		}
 		if _, ok := s.dirs[d]; ok {
@@ -311,6 +311,9 @@ func (s *stream) check(hdr *tar.Header) (*entry, error) {
 	}
 	return e, nil
 }
+
+// isFile reports whether name is a file met before; false when the stream keeps no names.
+func (s *stream) isFile(name string) bool { return s.files != nil && s.files.has(name) }
 
 // cleanName accepts the names real tools write ("./"-prefixed, a trailing '/' on a
 // directory) and returns the clean local slash path, "." for the root itself. Anything that
