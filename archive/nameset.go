@@ -20,8 +20,8 @@ import (
 // all split at once and the memory grows a table at a time. TestNameSetMemory bounds its
 // bytes per name, BenchmarkNameSet compares it with the map (figures in bench/NOTES.md,
 // "Session 9"), and TestPropertyNameSet checks its answers against a map. (Sessions 9 and
-// 10 kept 128-bit hashes; 96 bits hold a third less at odds still far below any other
-// cause of a failed backup.)
+// 10 kept 128-bit hashes; 96 bits take a quarter less room at odds still far below any
+// other cause of a failed backup.)
 type nameSet struct {
 	s1, s2 maphash.Seed
 	dir    []*nameTable // 1<<depth entries; a table of local depth d is in 1<<(depth-d) of them

@@ -52,7 +52,7 @@ func firstIndex(dir []*nameTable, t *nameTable) int {
 	return -1
 }
 
-// TestNameSetMemory: two million names cost under 27 bytes each (25 on this machine).
+// TestNameSetMemory: two million names cost under 27 bytes each.
 func TestNameSetMemory(t *testing.T) {
 	const n = 2_000_000
 	runtime.GC()

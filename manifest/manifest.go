@@ -7,9 +7,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/backupkit/backupkit/internal/stringarena"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/backupkit/backupkit/internal/stringarena"
 )
 
 // Manifest is the set of items a backup holds, indexed by UID and by identity, and the
@@ -30,8 +31,8 @@ type Manifest struct {
 
 	// Group, resource, namespace, kind and version strings are interned, and names and
 	// UIDs copied into shared buffers: Add points each item's fields at the manifest's
-	// copies, so that items share the bytes and keep no caller's buffer alive (a reader of a tarball may hand in substrings of the
-	// entry's path, or of a decoded document).
+	// copies, so that items share the bytes and keep no caller's buffer alive (a reader of
+	// a tarball may hand in substrings of the entry's path, or of a decoded document).
 	grIDs     map[schema.GroupResource]int32
 	grs       []schema.GroupResource // the manifest's copies
 	grKind    []string               // by interned group/resource, the kind its items had last
@@ -153,11 +154,10 @@ func (m *Manifest) Grow(n int) {
 // copies of the same strings, shared by its items, and its Name and UID at copies in
 // buffers the manifest shares between its items, so that the item keeps no larger string
 // of the caller's alive (a path or a document it was cut from); their values do not
-// change. It
-// may point the item's Labels and Annotations at an equal map of an item added before,
-// shared between them, so that objects labelled alike keep one map: an added item's maps
-// are the manifest's, read but never changed. In a manifest made with [WithProjection],
-// it replaces them by the entries the projection keeps.
+// change. It may point the item's Labels and Annotations at an equal map of an item added
+// before, shared between them, so that objects labelled alike keep one map: an added
+// item's maps are the manifest's, read but never changed. In a manifest made with
+// [WithProjection], it replaces them by the entries the projection keeps.
 // An item whose UID or identity (group, resource, namespace, name) is already in the
 // manifest is refused with (false, [ErrItemAlreadyExists]); an item that belongs to
 // another manifest with [ErrItemInManifest]; nil with [ErrInvalidItem]. Safe for
