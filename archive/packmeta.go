@@ -2,6 +2,7 @@ package archive
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -10,9 +11,9 @@ import (
 // appendMeta appends an item's labels and annotations to b, packed: for each map, its
 // length plus one (0 for a nil map), then its entries in key order, each key then value.
 // A key is the uvarint of its number in keys plus one when keys has it (the keys objects
-// share: "app.kubernetes.io/name", "checksum/config"), else 0 and the key as a string; a
-// value, and a string, is its length as a uvarint and its bytes: about the values' size,
-// where two Go maps allocate tables of their own. keys may be nil.
+// share: "app.kubernetes.io/name", "checksum/config"), else 0 and the key as a string (see
+// appendString); a value as appendValue packs it: about the values' size, where two Go
+// maps allocate tables of their own. keys may be nil.
 func appendMeta(b []byte, keys *keyTable, labels, annotations map[string]string) []byte {
 	for _, m := range [2]map[string]string{labels, annotations} {
 		if m == nil {
@@ -33,11 +34,65 @@ func appendMeta(b []byte, keys *keyTable, labels, annotations map[string]string)
 				b = binary.AppendUvarint(b, uint64(len(k)))
 				b = append(b, k...)
 			}
-			b = binary.AppendUvarint(b, uint64(len(m[k])))
-			b = append(b, m[k]...)
+			b = appendValue(b, m[k])
 		}
 	}
 	return b
+}
+
+// appendValue appends a label or annotation value: a uvarint of its length times two and
+// its bytes, or, when it is lowercase hexadecimal of an even length (a checksum, a hash, a
+// commit), a uvarint of the length of the bytes it spells times two plus one and those
+// bytes, half its size.
+func appendValue(b []byte, v string) []byte {
+	if isLowerHex(v) {
+		b = binary.AppendUvarint(b, uint64(len(v)/2)<<1|1)
+		for i := 0; i < len(v); i += 2 {
+			b = append(b, hexDigit(v[i])<<4|hexDigit(v[i+1]))
+		}
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(len(v))<<1)
+	return append(b, v...)
+}
+
+// isLowerHex reports whether v is a non-empty run of lowercase hexadecimal digits of an
+// even length: text that hex.EncodeToString gives back unchanged from the bytes it spells.
+func isLowerHex(v string) bool {
+	if v == "" || len(v)%2 != 0 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// hexDigit is the value of a lowercase hexadecimal digit.
+func hexDigit(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c - 'a' + 10
+}
+
+// readValue reads what appendValue appended at the start of s and returns it and the rest
+// of s: text shares s's bytes, hexadecimal is a string of its own.
+func readValue(s string) (v, rest string, ok bool) {
+	n, s, ok := uvarint(s)
+	if !ok || n>>1 > uint64(len(s)) {
+		return "", s, false
+	}
+	raw, rest := s[:n>>1], s[n>>1:]
+	if n&1 == 0 {
+		return raw, rest, true
+	}
+	if raw == "" {
+		return "", s, false // appendValue packs no empty value
+	}
+	return hex.EncodeToString([]byte(raw)), rest, true
 }
 
 // maxKeys bounds a keyTable: objects share a few dozen label and annotation keys, and a
@@ -72,7 +127,8 @@ func (t *keyTable) number(k string) (int, bool) {
 
 var errPacked = errors.New("archive: packed metadata: malformed")
 
-// unpackMeta decodes what appendMeta appended with keys. The values share s's bytes.
+// unpackMeta decodes what appendMeta appended with keys. The values share s's bytes, but
+// for those packed as hexadecimal (see appendValue).
 func unpackMeta(keys *keyTable, s string) (labels, annotations map[string]string, err error) {
 	var out [2]map[string]string
 	for i := range out {
@@ -105,7 +161,7 @@ func unpackMeta(keys *keyTable, s string) (labels, annotations map[string]string
 			default:
 				return nil, nil, errPacked
 			}
-			if v, s, ok = lenPrefixed(s); !ok {
+			if v, s, ok = readValue(s); !ok {
 				return nil, nil, errPacked
 			}
 			m[k] = v

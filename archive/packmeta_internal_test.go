@@ -21,7 +21,9 @@ func TestPropertyPackMeta(t *testing.T) {
 		case 1:
 			return map[string]string{}
 		}
-		return rapid.MapOf(rapid.String(), rapid.StringN(0, 300, -1)).Draw(t, label)
+		// Values of any bytes, and hexadecimal ones (packed when lowercase of an even length).
+		value := rapid.OneOf(rapid.StringN(0, 300, -1), rapid.StringMatching(`[0-9a-f]{0,80}`), rapid.StringMatching(`[0-9a-fA-F]{1,9}`))
+		return rapid.MapOf(rapid.String(), value).Draw(t, label)
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		var keys *keyTable
@@ -46,12 +48,38 @@ func TestPropertyPackMeta(t *testing.T) {
 	})
 }
 
+// TestPackValue: a lowercase hexadecimal value of an even length takes half its bytes and
+// comes back the same; any other value is kept as text.
+func TestPackValue(t *testing.T) {
+	for _, tc := range []struct {
+		v      string
+		packed bool
+	}{
+		{"", false}, {"a", false}, {"ab", true}, {"0123456789abcdef", true}, {"abc", false},
+		{"ABCD", false}, {"abcg", false}, {"sha256:ab", false},
+		{"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", true},
+	} {
+		b := appendValue(nil, tc.v)
+		if tc.packed {
+			require.Len(t, b, 1+len(tc.v)/2, "%q", tc.v)
+		} else {
+			require.Len(t, b, 1+len(tc.v), "%q", tc.v)
+		}
+		got, rest, ok := readValue(string(b) + "rest")
+		require.True(t, ok, "%q", tc.v)
+		require.Equal(t, tc.v, got)
+		require.Equal(t, "rest", rest)
+	}
+}
+
 func TestUnpackMetaMalformed(t *testing.T) {
 	keys := &keyTable{}
 	good := string(appendMeta(nil, keys, map[string]string{"app": "web"}, map[string]string{"note": "x"}))
 	require.Len(t, keys.keys, 2)
 	for _, bad := range []string{"", "\x00", good[:len(good)-1], good + "x", "\x02\x05ab", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", "\x7f\x00",
-		"\x02\x03\x01x\x00", // key number 3 of 2
+		"\x02\x03\x01x\x00",    // key number 3 of 2
+		"\x02\x01\x01\x00",     // a hexadecimal value of no bytes
+		"\x02\x01\x07\xab\x00", // a hexadecimal value longer than what is left
 	} {
 		_, _, err := unpackMeta(keys, bad)
 		require.ErrorIs(t, err, errPacked, "%q", bad)
