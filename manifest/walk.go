@@ -168,16 +168,11 @@ func (m *Manifest) newWalk() *walk {
 	if n == 0 {
 		return w
 	}
-	waves, level := m.wavesLocked()
+	order, _, level := m.waveOrderLocked(n)
 	w.cycleErr = m.cycleLocked(level)
 	w.g = m.graphLocked()
 	w.g.dependents(0) // build the reverse edges now, under the lock
-	w.order = make([]int32, 0, n)
-	for _, wave := range waves {
-		for _, it := range wave {
-			w.order = append(w.order, it.idx)
-		}
-	}
+	w.order = order
 	w.placed = len(w.order)
 	for _, idx := range m.orderLocked() {
 		if level[idx] < 0 {

@@ -44,17 +44,35 @@ func (m *Manifest) DeletionWaves() ([][]*Item, error) {
 	return waves, err
 }
 
-// wavesLocked computes the levels; level[i] is -1 for items on or behind a cycle. level
-// has an entry per node of the graph, barriers included (a barrier's level is the wave
-// of the items that wait for it alone).
+// wavesLocked computes the waves and the levels; level[i] is -1 for items on or behind a
+// cycle. level has an entry per node of the graph, barriers included (a barrier's level is
+// the wave of the items that wait for it alone).
 func (m *Manifest) wavesLocked() ([][]*Item, []int32) {
+	order, counts, level := m.waveOrderLocked(0)
+	flat := make([]*Item, len(order))
+	for k, idx := range order {
+		flat[k] = m.items[idx]
+	}
+	waves := make([][]*Item, len(counts))
+	start := 0
+	for w, c := range counts {
+		waves[w] = flat[start : start+c : start+c]
+		start += c
+	}
+	return waves, level
+}
+
+// waveOrderLocked is wavesLocked with the waves as one list of item positions, wave after
+// wave (counts[w] the size of wave w), in a slice of capacity at least room: what a walk
+// keeps, without a slice of every item to build it from.
+func (m *Manifest) waveOrderLocked(room int) (order []int32, counts []int, level []int32) {
 	n := len(m.items)
 	if n == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	g := m.graphLocked()
 	total := g.nodes()
-	level := make([]int32, total) // pending dependency count, then -(wave+1) once placed
+	level = make([]int32, total) // pending dependency count, then -(wave+1) once placed
 	cur := make([]int32, 0, 64)
 	var curB, next, nextB []int32 // barriers ready in this wave, items and barriers in the next
 	for k := range total {
@@ -67,7 +85,6 @@ func (m *Manifest) wavesLocked() ([][]*Item, []int32) {
 			}
 		}
 	}
-	var counts []int
 	for w := int32(0); ; w++ {
 		// A barrier takes no wave: it is placed in the wave after its last dependency,
 		// before that wave's items, and what it releases joins that same wave.
@@ -112,18 +129,14 @@ func (m *Manifest) wavesLocked() ([][]*Item, []int32) {
 		starts[w] = placed
 		placed += c
 	}
-	flat := make([]*Item, placed)
-	fill := slices.Clone(starts)
+	order = make([]int32, placed, max(placed, room))
+	fill := starts // each wave's next free place
 	for _, idx := range m.orderLocked() {
 		if l := level[idx]; l < 0 {
 			w := -l - 1
-			flat[fill[w]] = m.items[idx]
+			order[fill[w]] = idx
 			fill[w]++
 		}
-	}
-	waves := make([][]*Item, len(counts))
-	for w := range counts {
-		waves[w] = flat[starts[w] : starts[w]+counts[w] : starts[w]+counts[w]]
 	}
 	// Normalise: -1 for unplaced, the wave otherwise.
 	for k, l := range level {
@@ -133,5 +146,5 @@ func (m *Manifest) wavesLocked() ([][]*Item, []int32) {
 			level[k] = -1
 		}
 	}
-	return waves, level
+	return order, counts, level
 }
