@@ -127,16 +127,22 @@ func (f *Filter) seed(it *manifest.Item) string {
 // and the Namespace objects of namespaces left out.
 func (f *Filter) apply(m *manifest.Manifest) (map[*manifest.Item]string, error) {
 	out := map[*manifest.Item]string{}
-	var seeds []types.UID
-	for _, it := range m.Items() {
+	items := m.Items()
+	for _, it := range items {
 		if why := f.seed(it); why != "" {
 			out[it] = why
-		} else {
-			seeds = append(seeds, it.UID)
 		}
 	}
-	if len(out) == 0 || len(seeds) == 0 {
+	if len(out) == 0 || len(out) == len(items) {
 		return out, nil
+	}
+	// The uids of what the filter selects, gathered only now that some are left out: a
+	// filter that leaves nothing out (the usual case) keeps no second list of every item.
+	seeds := make([]types.UID, 0, len(items)-len(out))
+	for _, it := range items {
+		if _, left := out[it]; !left {
+			seeds = append(seeds, it.UID)
+		}
 	}
 	closure, err := m.Closure(seeds...)
 	if err != nil {
