@@ -12,7 +12,10 @@ import (
 // maxReadAhead bounds the bytes of items the second pass holds that the walk has not
 // taken: past it the pass waits, unless the walk waits for an item the pass has not
 // reached yet (then it reads on, whatever it holds, so the two never wait for each other).
-const maxReadAhead = 8 << 20
+// It is small on purpose: the pass inflates and parses items far faster than a cluster
+// takes them, so a little is enough to keep the workers fed, while what it holds is live
+// heap that the garbage collector's headroom doubles (bench/NOTES.md, "Session 12").
+const maxReadAhead = 1 << 20
 
 // itemStream reads the planned items' bytes in a second streaming pass over the backup,
 // while the restore runs: an item's bytes are held from the moment the pass reaches them
