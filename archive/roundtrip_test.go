@@ -229,3 +229,39 @@ func TestWriterPreferredVersionWithoutItems(t *testing.T) {
 	_, err := archive.Scan(context.Background(), bytes.NewReader(buf.Bytes()))
 	require.ErrorIs(t, err, archive.ErrFormat)
 }
+
+// TestWriterRepeats: a file is refused when its coordinates were added before, whether the
+// item in it was recorded with its identity at those coordinates, recorded under another
+// identity, or not recorded at all; an item whose identity another file holds already is
+// written and left out of the manifest, never refused as a repeated file.
+func TestWriterRepeats(t *testing.T) {
+	cm := func(ns, name, uid string) []byte {
+		return fmt.Appendf(nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":%q,"name":%q,"uid":%q}}`, ns, name, uid)
+	}
+	var buf bytes.Buffer
+	w := archive.NewWriter(&buf)
+	require.NoError(t, w.SetPreferred("configmaps", "v1"))
+	require.NoError(t, w.Add("configmaps", "v2", "ns", "a", cm("ns", "a", "u-a")), "another version first")
+	require.NoError(t, w.Add("configmaps", "v1", "ns", "a", cm("ns", "a", "u-a")))
+	require.NoError(t, w.Add("configmaps", "v1", "ns", "b", cm("ns", "c", "u-b")), "a file holding another name")
+	require.NoError(t, w.Add("configmaps", "v1", "ns", "c", cm("ns", "c", "u-c")), "the name the file b holds")
+	require.NoError(t, w.Add("configmaps", "v1", "ns", "d", []byte("{}")), "unreadable")
+	require.NoError(t, w.Add("configmaps", "v1", "ns", "e", cm("ns", "e", "u-a")), "a uid taken")
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		require.EqualError(t, w.Add("configmaps", "v1", "ns", name, cm("ns", name, "u-new-"+name)),
+			"archive: write: configmaps v1 ns/"+name+" added twice")
+	}
+	require.EqualError(t, w.Add("configmaps", "v2", "ns", "a", cm("ns", "a", "u-a")), "archive: write: configmaps v2 ns/a added twice")
+	require.NoError(t, w.Add("configmaps", "v2", "ns", "b", cm("ns", "c", "u-b")))
+	require.Equal(t, []archive.Problem{
+		{Path: "resources/configmaps/namespaces/ns/c.json", Reason: "manifest: item already exists in manifest"},
+		{Path: "resources/configmaps/namespaces/ns/d.json", Reason: "metadata: no metadata"},
+		{Path: "resources/configmaps/namespaces/ns/e.json", Reason: "manifest: item already exists in manifest"},
+	}, w.Problems())
+	require.NoError(t, w.Close())
+	var names []string
+	for _, it := range w.Manifest().Items() {
+		names = append(names, it.Namespace+"/"+it.Name+" "+string(it.UID))
+	}
+	require.Equal(t, []string{"ns/a u-a", "ns/c u-b"}, names)
+}

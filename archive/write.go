@@ -31,9 +31,11 @@ var entryTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // SetPreferred must be called for a resource before its first Add: the preferred version
 // decides where an item goes, and the item's bytes are not kept once written. What Writer
 // keeps until Close is what the layout and the manifest need: the preferred version of each
-// resource and the versions it has items at, a 96-bit hash of the coordinates of every
-// item added (to refuse duplicates; seeded at random, see Add), and what the manifest will
-// hold of each item (its type, namespace, name, uid, owners, labels and annotations)
+// resource and the versions it has items at, 96-bit hashes of the coordinates of every
+// item added and of the uid and identity of every item of the manifest (to refuse
+// duplicates; seeded at random, see Add; one hash stands for an item's coordinates and
+// identity when they are the same), and what the manifest will hold of each item (its
+// type, namespace, name, uid, owners, labels and annotations)
 // packed into a record of its own form, not a manifest.Manifest: Close writes the manifest
 // from the records, and Manifest builds one from them when it is asked for. Its memory
 // grows with the number of items and their metadata, not with their bytes.
@@ -62,7 +64,6 @@ type Writer struct {
 	zw        *gzip.Writer
 	tw        *tar.Writer
 	resources map[string]*writerResource
-	seen      *nameSet // every item file added: resource, version, namespace and name
 	in        interner
 	link      *versionLinker
 	items     *writerItems       // the manifest's items, packed
@@ -101,7 +102,7 @@ func (h *hashWriter) Write(p []byte) (int, error) {
 // NewWriter returns a Writer that writes the compressed backup to w as items are added.
 func NewWriter(w io.Writer) *Writer {
 	in := interner{}
-	return &Writer{w: &hashWriter{w: w, h: sha256.New()}, resources: map[string]*writerResource{}, seen: newNameSet(),
+	return &Writer{w: &hashWriter{w: w, h: sha256.New()}, resources: map[string]*writerResource{},
 		in: in, link: newVersionLinker(in), items: newWriterItems()}
 }
 
@@ -130,7 +131,7 @@ func (w *Writer) SetPreferred(resource, version string) error {
 // for a cluster-scoped item) under name. The components are checked as by ItemPath; a
 // resource without a preferred version (see SetPreferred), adding the same resource,
 // version, namespace and name twice, or a Writer that is closed or failed is an error, and
-// nothing is written. (Items added are remembered by a 96-bit hash of their coordinates,
+// nothing is written. (Items added are remembered by 96-bit hashes of their coordinates,
 // seeded at random: two different items are taken for one by chance only, with odds below
 // 2^-56 in a million.) data is not kept: the caller may reuse it once Add returns.
 func (w *Writer) Add(resource, version, namespace, name string, data []byte) error {
@@ -151,8 +152,11 @@ func (w *Writer) Add(resource, version, namespace, name string, data []byte) err
 	if r == nil {
 		return fmt.Errorf("archive: write: %s %s %s/%s: no preferred version set for %s (call SetPreferred first)", resource, version, namespace, name, resource)
 	}
-	key := resource + "\x00" + version + "\x00" + namespace + "\x00" + name
-	if w.seen.has(key) {
+	// The file was added before if its coordinates were, or, at the preferred version, if an
+	// item recorded has them for its identity (see writerItems.add).
+	coords := takenKey(keyCoordinates, resource, version, namespace, name)
+	res, group, _ := strings.Cut(resource, ".")
+	if w.items.taken.has(coords) || version == r.preferred && w.items.taken.has(takenKey(keyAtPath, group, res, namespace, name)) {
 		return fmt.Errorf("archive: write: %s %s %s/%s added twice", resource, version, namespace, name)
 	}
 	if err := w.start(); err != nil {
@@ -186,38 +190,45 @@ func (w *Writer) Add(resource, version, namespace, name string, data []byte) err
 	if !r.versions[version] {
 		r.versions[strings.Clone(version)] = true
 	}
-	w.seen.add(key)
+	atPath := false
 	if version == r.preferred {
-		w.record(resource, version, namespace, name, true, legacy, data)
+		atPath = w.record(resource, version, namespace, name, true, legacy, data)
 	} else {
 		w.record(resource, version, namespace, name, false, "", data)
+	}
+	if !atPath {
+		w.items.taken.add(coords)
 	}
 	return nil
 }
 
 // record adds the item just written to the manifest being built, as Scan would. p is the
-// item's legacy path for an item at the preferred version, else "".
-func (w *Writer) record(resource, version, namespace, name string, preferred bool, p string, data []byte) {
+// item's legacy path for an item at the preferred version, else "". It reports whether the
+// item was recorded with its identity at its path's coordinates (see writerItems.add).
+func (w *Writer) record(resource, version, namespace, name string, preferred bool, p string, data []byte) (atPath bool) {
 	md, err := decodeMeta(data, preferred, w.in)
 	if err != nil {
 		if !preferred {
 			p, _ = ItemPath(resource, version, namespace, name) // checked by Add
 		}
 		w.problems = append(w.problems, Problem{p, "metadata: " + err.Error()})
-		return
+		return false
 	}
 	res, group, _ := strings.Cut(resource, ".")
 	if !preferred {
 		w.link.pend(schema.GroupResource{Group: group, Resource: res}, namespace, name, md.UID, version)
-		return
+		return false
 	}
 	it, err := manifest.NewItemFromMetadata(md.partial(), res)
 	if err == nil {
-		err = w.items.add(it)
+		atPath = it.Group == group && it.Resource == res && it.Namespace == namespace && it.Name == name
+		err = w.items.add(it, atPath)
 	}
 	if err != nil {
 		w.problems = append(w.problems, Problem{p, "manifest: " + err.Error()})
+		return false
 	}
+	return atPath
 }
 
 // start writes metadata/version, once.

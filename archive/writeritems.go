@@ -31,7 +31,7 @@ type writerItems struct {
 	recs    []itemRecord
 	arena   arena
 	keys    keyTable // label and annotation keys, numbered
-	taken   *nameSet // "u" and the uid, "i" and the identity, of every item recorded
+	taken   *nameSet // the keys of the files added, and of the uids and identities recorded (see takenKey)
 	scratch []byte
 }
 
@@ -74,12 +74,27 @@ func newWriterItems() *writerItems {
 // errManifestFull is what a manifest says of an item past its capacity.
 var errManifestFull = fmt.Errorf("%w: manifest full", manifest.ErrInvalidItem)
 
+// Keys of taken: what each stands for, by its first byte.
+const (
+	keyCoordinates = 'c' // a file added: resource, version, namespace and name (see Writer.Add)
+	keyUID         = 'u' // an item's uid
+	keyIdentity    = 'i' // an item's identity: group, resource, namespace and name
+	keyAtPath      = 'm' // an identity that is also its item's legacy path: both at once
+)
+
+// takenKey returns the key in taken of the parts, marked with kind.
+func takenKey(kind byte, parts ...string) string {
+	return string(kind) + "\x00" + strings.Join(parts, "\x00")
+}
+
 // add records it, or returns manifest.ErrItemAlreadyExists for an item whose uid or identity
-// is recorded already, as manifest.Manifest.Add would.
-func (w *writerItems) add(it *manifest.Item) error {
-	uidKey := "u\x00" + string(it.UID)
-	identKey := "i\x00" + it.Group + "\x00" + it.Resource + "\x00" + it.Namespace + "\x00" + it.Name
-	if it.UID != "" && w.taken.has(uidKey) || w.taken.has(identKey) {
+// is recorded already, as manifest.Manifest.Add would. atPath says that its identity is
+// also the coordinates of its legacy path: its key then stands for both, and the Writer
+// keeps no other for the file (one key fewer an item, see Writer.Add).
+func (w *writerItems) add(it *manifest.Item, atPath bool) error {
+	uidKey := takenKey(keyUID, string(it.UID))
+	identity := [...]string{it.Group, it.Resource, it.Namespace, it.Name}
+	if it.UID != "" && w.taken.has(uidKey) || w.taken.has(takenKey(keyAtPath, identity[:]...)) || w.taken.has(takenKey(keyIdentity, identity[:]...)) {
 		return manifest.ErrItemAlreadyExists
 	}
 	if len(w.recs) >= 1<<31-1 {
@@ -88,7 +103,11 @@ func (w *writerItems) add(it *manifest.Item) error {
 	if it.UID != "" {
 		w.taken.add(uidKey)
 	}
-	w.taken.add(identKey)
+	if atPath {
+		w.taken.add(takenKey(keyAtPath, identity[:]...))
+	} else {
+		w.taken.add(takenKey(keyIdentity, identity[:]...))
+	}
 	typ, _ := w.types.number(itemType{it.Group, it.Version, it.Resource, it.Kind}, func(t itemType) itemType {
 		return itemType{strings.Clone(t.group), strings.Clone(t.version), strings.Clone(t.resource), strings.Clone(t.kind)}
 	})
