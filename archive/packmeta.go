@@ -2,7 +2,6 @@ package archive
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -92,8 +91,16 @@ func readValue(s string) (v, rest string, ok bool) {
 	if raw == "" {
 		return "", s, false // appendValue packs no empty value
 	}
-	return hex.EncodeToString([]byte(raw)), rest, true
+	var b strings.Builder // one allocation
+	b.Grow(2 * len(raw))
+	for i := 0; i < len(raw); i++ {
+		b.WriteByte(hexDigits[raw[i]>>4])
+		b.WriteByte(hexDigits[raw[i]&0xf])
+	}
+	return b.String(), rest, true
 }
+
+const hexDigits = "0123456789abcdef"
 
 // maxKeys bounds a keyTable: objects share a few dozen label and annotation keys, and a
 // backup whose keys all differ should not keep a table entry per key for nothing.

@@ -82,9 +82,20 @@ const (
 	keyAtPath      = 'm' // an identity that is also its item's legacy path: both at once
 )
 
-// takenKey returns the key in taken of the parts, marked with kind.
+// takenKey returns the key in taken of the parts, marked with kind: one allocation.
 func takenKey(kind byte, parts ...string) string {
-	return string(kind) + "\x00" + strings.Join(parts, "\x00")
+	n := 1 + len(parts)
+	for _, p := range parts {
+		n += len(p)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte(kind)
+	for _, p := range parts {
+		b.WriteByte(0)
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 // add records it, or returns manifest.ErrItemAlreadyExists for an item whose uid or identity
@@ -93,8 +104,9 @@ func takenKey(kind byte, parts ...string) string {
 // keeps no other for the file (one key fewer an item, see Writer.Add).
 func (w *writerItems) add(it *manifest.Item, atPath bool) error {
 	uidKey := takenKey(keyUID, string(it.UID))
-	identity := [...]string{it.Group, it.Resource, it.Namespace, it.Name}
-	if it.UID != "" && w.taken.has(uidKey) || w.taken.has(takenKey(keyAtPath, identity[:]...)) || w.taken.has(takenKey(keyIdentity, identity[:]...)) {
+	atPathKey := takenKey(keyAtPath, it.Group, it.Resource, it.Namespace, it.Name)
+	identityKey := takenKey(keyIdentity, it.Group, it.Resource, it.Namespace, it.Name)
+	if it.UID != "" && w.taken.has(uidKey) || w.taken.has(atPathKey) || w.taken.has(identityKey) {
 		return manifest.ErrItemAlreadyExists
 	}
 	if len(w.recs) >= 1<<31-1 {
@@ -104,9 +116,9 @@ func (w *writerItems) add(it *manifest.Item, atPath bool) error {
 		w.taken.add(uidKey)
 	}
 	if atPath {
-		w.taken.add(takenKey(keyAtPath, identity[:]...))
+		w.taken.add(atPathKey)
 	} else {
-		w.taken.add(takenKey(keyIdentity, identity[:]...))
+		w.taken.add(identityKey)
 	}
 	typ, _ := w.types.number(itemType{it.Group, it.Version, it.Resource, it.Kind}, func(t itemType) itemType {
 		return itemType{strings.Clone(t.group), strings.Clone(t.version), strings.Clone(t.resource), strings.Clone(t.kind)}
