@@ -21,9 +21,11 @@ import (
 // indexes of it) but a record of 16 bytes: the item's type (group, version, resource, kind)
 // and directory (group, resource, namespace) by number, and where its name, uid, owner
 // references, labels and annotations are, packed one after the other in an arena of large
-// byte chunks (a uid of the API server's UUID form in its 16 bytes, see appendUID). The
-// uids and identities taken are kept as 96-bit hashes (a nameSet), so that an item the
-// manifest would refuse as a repeat is refused the same way.
+// byte chunks (a uid of the API server's UUID form in its 16 bytes, see appendUID; a
+// hexadecimal label or annotation value in half its bytes, see appendValue). The uids and
+// identities taken are kept as 96-bit hashes (a nameSet, with the coordinates of the files
+// added: see takenKey), so that an item the manifest would refuse as a repeat is refused
+// the same way.
 type writerItems struct {
 	types   numbered[itemType]
 	dirs    numbered[itemDir]
