@@ -137,7 +137,7 @@ func (f *Filter) apply(m *manifest.Manifest) (map[*manifest.Item]string, error) 
 		return out, nil
 	}
 	// The uids of what the filter selects, gathered only now that some are left out: a
-	// filter that leaves nothing out (the usual case) keeps no second list of every item.
+	// filter that leaves nothing out (the usual case) gathers no uid of every item.
 	seeds := make([]types.UID, 0, len(items)-len(out))
 	for _, it := range items {
 		if _, left := out[it]; !left {
