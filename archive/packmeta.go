@@ -2,6 +2,7 @@ package archive
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -46,9 +47,7 @@ func appendMeta(b []byte, keys *keyTable, labels, annotations map[string]string)
 func appendValue(b []byte, v string) []byte {
 	if isLowerHex(v) {
 		b = binary.AppendUvarint(b, uint64(len(v)/2)<<1|1)
-		for i := 0; i < len(v); i += 2 {
-			b = append(b, hexDigit(v[i])<<4|hexDigit(v[i+1]))
-		}
+		b, _ = hex.AppendDecode(b, []byte(v)) // cannot fail: checked
 		return b
 	}
 	b = binary.AppendUvarint(b, uint64(len(v))<<1)
@@ -62,20 +61,15 @@ func isLowerHex(v string) bool {
 		return false
 	}
 	for i := 0; i < len(v); i++ {
-		if c := v[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+		if !isLowerHexDigit(v[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-// hexDigit is the value of a lowercase hexadecimal digit.
-func hexDigit(c byte) byte {
-	if c <= '9' {
-		return c - '0'
-	}
-	return c - 'a' + 10
-}
+// isLowerHexDigit reports whether c is a digit hex.Encode writes.
+func isLowerHexDigit(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
 
 // readValue reads what appendValue appended at the start of s and returns it and the rest
 // of s: text shares s's bytes, hexadecimal is a string of its own.
@@ -91,16 +85,8 @@ func readValue(s string) (v, rest string, ok bool) {
 	if raw == "" {
 		return "", s, false // appendValue packs no empty value
 	}
-	var b strings.Builder // one allocation
-	b.Grow(2 * len(raw))
-	for i := 0; i < len(raw); i++ {
-		b.WriteByte(hexDigits[raw[i]>>4])
-		b.WriteByte(hexDigits[raw[i]&0xf])
-	}
-	return b.String(), rest, true
+	return hex.EncodeToString([]byte(raw)), rest, true
 }
-
-const hexDigits = "0123456789abcdef"
 
 // maxKeys bounds a keyTable: objects share a few dozen label and annotation keys, and a
 // backup whose keys all differ should not keep a table entry per key for nothing.

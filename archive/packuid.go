@@ -77,7 +77,7 @@ func parseUUID(s string) ([16]byte, bool) {
 	for i := 0; i < uuidLen; i++ {
 		switch c := s[i]; {
 		case i == 8 || i == 13 || i == 18 || i == 23:
-		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f':
+		case isLowerHexDigit(c):
 			digits[j] = c
 			j++
 		default:
