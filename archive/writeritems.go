@@ -76,28 +76,18 @@ func newWriterItems() *writerItems {
 // errManifestFull is what a manifest says of an item past its capacity.
 var errManifestFull = fmt.Errorf("%w: manifest full", manifest.ErrInvalidItem)
 
-// Keys of taken: what each stands for, by its first byte.
+// Keys of taken: a prefix saying what the key stands for, then its parts, each after a
+// NUL. Built by concatenation, a key short enough stays on the stack (taken keeps hashes).
 const (
-	keyCoordinates = 'c' // a file added: resource, version, namespace and name (see Writer.Add)
-	keyUID         = 'u' // an item's uid
-	keyIdentity    = 'i' // an item's identity: group, resource, namespace and name
-	keyAtPath      = 'm' // an identity that is also its item's legacy path: both at once
+	keyCoordinates = "c" // a file added: resource, version, namespace and name (see Writer.Add)
+	keyUID         = "u" // an item's uid
+	keyIdentity    = "i" // an item's identity: group, resource, namespace and name
+	keyAtPath      = "m" // an identity that is also its item's legacy path: both at once
 )
 
-// takenKey returns the key in taken of the parts, marked with kind: one allocation.
-func takenKey(kind byte, parts ...string) string {
-	n := 1 + len(parts)
-	for _, p := range parts {
-		n += len(p)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	b.WriteByte(kind)
-	for _, p := range parts {
-		b.WriteByte(0)
-		b.WriteString(p)
-	}
-	return b.String()
+// takenKey returns the key in taken of four parts, marked with kind.
+func takenKey(kind, a, b, c, d string) string {
+	return kind + "\x00" + a + "\x00" + b + "\x00" + c + "\x00" + d
 }
 
 // add records it, or returns manifest.ErrItemAlreadyExists for an item whose uid or identity
@@ -105,7 +95,7 @@ func takenKey(kind byte, parts ...string) string {
 // also the coordinates of its legacy path: its key then stands for both, and the Writer
 // keeps no other for the file (one key fewer an item, see Writer.Add).
 func (w *writerItems) add(it *manifest.Item, atPath bool) error {
-	uidKey := takenKey(keyUID, string(it.UID))
+	uidKey := keyUID + "\x00" + string(it.UID)
 	atPathKey := takenKey(keyAtPath, it.Group, it.Resource, it.Namespace, it.Name)
 	identityKey := takenKey(keyIdentity, it.Group, it.Resource, it.Namespace, it.Name)
 	if it.UID != "" && w.taken.has(uidKey) || w.taken.has(atPathKey) || w.taken.has(identityKey) {
