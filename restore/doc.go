@@ -7,20 +7,21 @@
 // # Inputs
 //
 // What a fork already has: the backup as a [Source] (a tarball on disk, in an fs.FS, in
-// memory, in object storage through backupstore; it is read twice, once to plan and once
-// to restore, never extracted; with its sibling manifest, [WithSiblingManifest] or
-// [WithSibling], the plan reads the manifest instead of every item), the
-// target's API groups (versionselect.TargetGroups), and for [Run] a dynamic client and a
-// RESTMapper ([Cluster]; [Connect] makes both from a rest.Config and reads the target's
-// groups). No flags, no printing, no logging: everything the restore decides
-// is in the [Plan], the [Event]s and the [Summary]; [Plan.WriteText] and [Plan.WriteJSON]
-// write the plan down, [ReportWriter] the events and the summary, as text or JSON while the
-// restore runs, holding nothing per item ([NewDryRunReportWriter]: a dry run's plan and
-// report in one document).
+// memory, in object storage through backupstore; it is read at most twice, once to plan
+// and once to restore, never extracted; with its sibling manifest, [WithSiblingManifest] or
+// [WithSibling], the plan reads the manifest instead of decoding every item, and with a
+// sibling already verified, [WithSibling], reads the backup only for the bodies that name
+// dependencies, if it holds any), the target's API groups (versionselect.TargetGroups),
+// and for [Run] a dynamic client and a RESTMapper ([Cluster]; [Connect] makes both from a
+// rest.Config and reads the target's groups). No flags, no printing, no logging:
+// everything the restore decides is in the [Plan], the [Event]s and the [Summary];
+// [Plan.WriteText] and [Plan.WriteJSON] write the plan down, [ReportWriter] the events and
+// the summary, as text or JSON while the restore runs, holding nothing per item
+// ([NewDryRunReportWriter]: a dry run's plan and report in one document).
 //
 // # Planning
 //
-// [NewPlan] reads the backup once and decides, without touching the cluster:
+// [NewPlan] reads the backup at most once and decides, without touching the cluster:
 //
 //   - per resource, the version to create (versionselect: user priorities, target
 //     preferred, backup preferred, best common version, a version reached by conversion)

@@ -2,8 +2,10 @@ package restore
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -81,11 +83,11 @@ func WithResourcePriorities(p ResourcePriorities) PlanOption {
 
 // WithSiblingManifest plans from the manifest written beside the backup's tarball
 // (archive.SiblingManifestName; archive.Writer.WriteSibling writes it), opened by sibling,
-// instead of reading every item: the tarball's compressed bytes are hashed and must be the
-// ones the sibling was written for (a mismatch is an error wrapping
-// archive.ErrSiblingMismatch, never trusted), and the tarball is read further only when the
-// backup holds kinds whose bodies name dependencies (Pods, workloads, bindings, ...), for
-// those bodies. Default: none; the whole backup is read.
+// instead of decoding every item. The tarball is still read once: its compressed bytes are
+// hashed and must be the ones the sibling was written for (a mismatch is an error wrapping
+// archive.ErrSiblingMismatch, never trusted), and when the backup holds kinds whose bodies
+// name dependencies (Pods, workloads, bindings, ...), those bodies are read in the same
+// pass. Default: none; the whole backup is read.
 func WithSiblingManifest(sibling Source) PlanOption {
 	return func(c *planConfig) { c.sibling = sibling }
 }
@@ -103,12 +105,13 @@ func WithSiblingBeside(path string) PlanOption {
 // WithSibling plans from a sibling manifest the caller has read (archive.ReadSibling) and
 // verified against the backup's tarball (archive.Sibling.Verify or Bind;
 // backupstore.Store.VerifySibling binds one from object storage without reading the
-// tarball), as WithSiblingManifest does but without hashing the tarball again. An
-// unverified sibling is an error wrapping archive.ErrSiblingMismatch. It takes precedence
-// over WithSiblingManifest. Read the sibling with archive.WithProjection(PlanProjection(opts...)),
-// the plan's other options, to keep only what the plan reads of its labels and
-// annotations; a sibling read with a projection that leaves out any of those plans as if
-// the objects lacked them. Default: none.
+// tarball), as WithSiblingManifest does but without hashing the tarball again: the tarball
+// is read only when the backup holds kinds whose bodies name dependencies, once, for those
+// bodies. An unverified sibling is an error wrapping archive.ErrSiblingMismatch. It takes
+// precedence over WithSiblingManifest. Read the sibling with
+// archive.WithProjection(PlanProjection(opts...)), the plan's other options, to keep only
+// what the plan reads of its labels and annotations; a sibling read with a projection that
+// leaves out any of those plans as if the objects lacked them. Default: none.
 func WithSibling(sib *archive.Sibling) PlanOption {
 	return func(c *planConfig) { c.verified = sib }
 }
@@ -157,7 +160,8 @@ var (
 	planAnnotations = manifest.Keys(deploymentRevision, manifest.DependsOnAnnotation)
 )
 
-// NewPlan reads the backup src once and plans its restore into a cluster serving target
+// NewPlan reads the backup src once (with WithSibling, only for the bodies that name
+// dependencies, if it holds any) and plans its restore into a cluster serving target
 // (versionselect.TargetGroups reads it from a live cluster): per resource the version to
 // create and why, the items wave by wave in dependency order, the conversions, the items
 // left to their controllers and the ones that cannot be restored, each with its reason.
@@ -273,8 +277,9 @@ func readOnce(ctx context.Context, src Source, read func(io.Reader) error) error
 	return read(r)
 }
 
-// indexFromSibling reads the sibling manifest, verifies it against the tarball, and reads
-// the bodies the references need when the backup holds any of their resources.
+// indexFromSibling reads the sibling manifest, then the tarball once: to verify the
+// sibling against its bytes, and in the same pass, when the backup holds any resource whose
+// bodies the references need, to read those bodies.
 func indexFromSibling(ctx context.Context, src Source, cfg planConfig, body *bodyReader) (*archive.Index, error) {
 	var sib *archive.Sibling
 	if err := readOnce(ctx, cfg.sibling, func(r io.Reader) error {
@@ -284,26 +289,88 @@ func indexFromSibling(ctx context.Context, src Source, cfg planConfig, body *bod
 	}); err != nil {
 		return nil, fmt.Errorf("sibling manifest: %w", err)
 	}
-	if err := readOnce(ctx, src, func(r io.Reader) error { return sib.Verify(ctx, r) }); err != nil {
+	verify := func(r io.Reader) error { return sib.Verify(ctx, r) }
+	if holdsBodies(sib.GroupVersions) {
+		verify = func(r io.Reader) error { return scanVerifying(ctx, r, sib, cfg, body) }
+	}
+	if err := readOnce(ctx, src, verify); err != nil {
 		return nil, err
 	}
-	return indexFromVerified(ctx, src, cfg, sib, body)
+	return sib.Index()
+}
+
+// scanVerifying reads the bodies the references need from the tarball r (body.visit) and
+// binds sib to r's bytes, hashed as the scan reads them: one pass where Verify and a scan
+// would take two. The scan may stop before the end of the stream; the rest is read into the
+// hash. As Verify, it reads at most one byte past the size the sibling expects. A sibling
+// that does not match is an error wrapping archive.ErrSiblingMismatch, reported ahead of
+// whatever the scan made of bytes it was not written for; when reading r fails or ctx
+// ends, the error is the scan's, which names the entry it was reading.
+func scanVerifying(ctx context.Context, r io.Reader, sib *archive.Sibling, cfg planConfig, body *bodyReader) error {
+	limit := sib.TarballSize
+	if limit < math.MaxInt64 {
+		limit++
+	}
+	src := &countingReader{ctx: ctx, r: io.LimitReader(r, limit)}
+	h := sha256.New()
+	tee := io.TeeReader(src, h)
+	_, scanErr := archive.Scan(ctx, tee, archive.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
+	if scanErr != nil && (src.err != nil || ctx.Err() != nil) {
+		return scanErr
+	}
+	if _, err := io.Copy(io.Discard, tee); err != nil {
+		return fmt.Errorf("reading the tarball: %w", err)
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	if err := sib.Bind(src.n, sum); err != nil {
+		return err
+	}
+	return scanErr
+}
+
+// countingReader counts the bytes read from r and keeps its first error other than io.EOF.
+// It checks ctx before every read.
+type countingReader struct {
+	ctx context.Context
+	r   io.Reader
+	n   int64
+	err error
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// holdsBodies says whether a backup with these resources (keyed as Index.GroupVersions)
+// holds any whose bodies the references need (bodyResources).
+func holdsBodies(groups map[string]metav1.APIGroup) bool {
+	for key := range groups {
+		if bodyResources.Has(schema.ParseGroupResource(key)) {
+			return true
+		}
+	}
+	return false
 }
 
 // indexFromVerified is the Index of a verified sibling, with the bodies the references
-// need read from the tarball when the backup holds any of their resources.
+// need read from the tarball, in one pass, when the backup holds any of their resources;
+// the tarball is not opened when it holds none.
 func indexFromVerified(ctx context.Context, src Source, cfg planConfig, sib *archive.Sibling, body *bodyReader) (*archive.Index, error) {
 	idx, err := sib.Index()
-	if err != nil {
-		return nil, err
+	if err != nil || !holdsBodies(idx.GroupVersions) {
+		return idx, err
 	}
-	for key := range idx.GroupVersions {
-		if bodyResources.Has(schema.ParseGroupResource(key)) {
-			return idx, readOnce(ctx, src, func(r io.Reader) error {
-				_, err := archive.Scan(ctx, r, archive.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
-				return err
-			})
-		}
-	}
-	return idx, nil
+	return idx, readOnce(ctx, src, func(r io.Reader) error {
+		_, err := archive.Scan(ctx, r, archive.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
+		return err
+	})
 }

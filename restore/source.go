@@ -9,8 +9,9 @@ import (
 )
 
 // Source opens a Velero-layout backup tarball (gzip-compressed tar) for one streaming
-// pass. A restore reads the backup twice, once to plan and once to create the items, so a
-// Source must give the same bytes every time it is called.
+// pass. NewPlan opens it once (with WithSibling, only when the backup holds kinds whose
+// bodies name dependencies: Pods, workloads, bindings, ...; else not at all), and Run once
+// more to create the items, so a Source must give the same bytes every time it is called.
 type Source func(ctx context.Context) (io.ReadCloser, error)
 
 // FromFile is the backup tarball at path.
