@@ -267,14 +267,15 @@ func defaultPlanConfig() planConfig {
 	return planConfig{apiGroupVersions: true, priorities: DefaultResourcePriorities()}
 }
 
-// readOnce opens src, hands it to read and closes it.
+// readOnce opens src, hands it to read and closes it. An error from read names what was
+// read when the reader has a name (see named).
 func readOnce(ctx context.Context, src Source, read func(io.Reader) error) error {
 	r, err := src(ctx)
 	if err != nil {
 		return fmt.Errorf("opening: %w", err)
 	}
 	defer r.Close()
-	return read(r)
+	return named(r, read(r))
 }
 
 // indexFromSibling reads the sibling manifest, then the tarball once: to verify the

@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"io"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 
@@ -21,6 +23,46 @@ func counted(src Source, opens *atomic.Int32) Source {
 		opens.Add(1)
 		return src(ctx)
 	}
+}
+
+// namedReader is a reader with a name, as *os.File and backupstore's readers are.
+type namedReader struct {
+	io.Reader
+	name string
+}
+
+func (r namedReader) Name() string { return r.name }
+func (r namedReader) Close() error { return nil }
+
+// namedSource is the tarball b under name; after the first open, it gives later(b) instead when
+// later is not nil (a second pass that differs from the plan's read).
+func namedSource(name string, b []byte, later func([]byte) io.Reader) Source {
+	var opens atomic.Int32
+	return func(context.Context) (io.ReadCloser, error) {
+		if opens.Add(1) > 1 && later != nil {
+			return namedReader{later(b), name}, nil
+		}
+		return namedReader{bytes.NewReader(b), name}, nil
+	}
+}
+
+// failAfter reads r until n bytes are read, then fails with err.
+type failAfter struct {
+	r   io.Reader
+	n   int
+	err error
+}
+
+func (f *failAfter) Read(p []byte) (int, error) {
+	if f.n <= 0 {
+		return 0, f.err
+	}
+	if len(p) > f.n {
+		p = p[:f.n]
+	}
+	n, err := f.r.Read(p)
+	f.n -= n
+	return n, err
 }
 
 // planBackups are two backups' objects: withPod holds a Pod, whose body names its ServiceAccount; withoutPod holds
@@ -125,5 +167,64 @@ func TestNewPlanOnePassRefusesAnotherSibling(t *testing.T) {
 		}
 		_, err := NewPlan(ctx, src, target, WithSiblingManifest(FromBytes(sibling)))
 		require.ErrorIs(t, err, context.Canceled)
+	})
+}
+
+// An error reading the backup names what was read, when the reader has a name: in
+// NewPlan's read, with a sibling or without, and in Run's second pass.
+func TestReadErrorsNameTheReader(t *testing.T) {
+	withPod, _ := planBackups()
+	target := []metav1.APIGroup{group("", "v1", "v1")}
+	backup, sibling := backupWithSibling(t, withPod...)
+	cut := backup[:len(backup)/2]
+	const name = "backups/b/b.tar.gz in s3://bucket?region=eu-west-1"
+	path := filepath.Join(t.TempDir(), "b.tar.gz")
+	require.NoError(t, os.WriteFile(path, cut, 0o600))
+	verified := func(t *testing.T) PlanOption {
+		sib, err := archive.ReadSibling(t.Context(), bytes.NewReader(sibling))
+		require.NoError(t, err)
+		require.NoError(t, sib.Bind(int64(len(backup)), sha256.Sum256(backup)))
+		return WithSibling(sib)
+	}
+	tests := []struct {
+		name string
+		src  Source
+		opts func(*testing.T) []PlanOption
+		want string
+	}{
+		{"no sibling", namedSource(name, cut, nil), nil, name},
+		{"unverified sibling", namedSource(name, cut, nil), func(*testing.T) []PlanOption {
+			return []PlanOption{WithSiblingManifest(FromBytes(sibling))}
+		}, name},
+		{"verified sibling", namedSource(name, cut, nil), func(t *testing.T) []PlanOption { return []PlanOption{verified(t)} }, name},
+		{"a file", FromFile(path), nil, path},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var opts []PlanOption
+			if tt.opts != nil {
+				opts = tt.opts(t)
+			}
+			_, err := NewPlan(t.Context(), tt.src, target, opts...)
+			require.ErrorContains(t, err, "restore: reading the backup: "+tt.want+": ")
+			require.Equal(t, 1, bytes.Count([]byte(err.Error()), []byte(tt.want)), "named once: %v", err)
+		})
+	}
+
+	t.Run("second pass", func(t *testing.T) {
+		b, _, _ := streamBackup(t, 20)
+		plan, err := NewPlan(t.Context(), namedSource(name, b, func(b []byte) io.Reader { return bytes.NewReader(b[:len(b)/2]) }), target)
+		require.NoError(t, err)
+		c, _ := fakeCluster(t)
+		_, events, err := runEvents(t, plan, c)
+		require.Error(t, err)
+		failed := 0
+		for _, ev := range events {
+			if ev.Result == ResultFailed {
+				failed++
+				require.ErrorContains(t, ev.Err, "from the backup: "+name+": ")
+			}
+		}
+		require.Positive(t, failed)
 	})
 }

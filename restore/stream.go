@@ -23,7 +23,8 @@ const maxReadAhead = 1 << 20
 // bytes, or as far as the items the walk waits for, never a copy of the whole backup.
 //
 // Items are numbered 0 to n-1 by the caller; the stream keeps one byte of state per item,
-// and data, errors and a channel only for the items read and not taken, or waited for.
+// and data and a channel only for the items read and not taken, or waited for. An item
+// that cannot be read ends the pass: the tarball cannot be read past it.
 type itemStream struct {
 	locate func(archive.ItemRef) (int32, bool) // the number of the planned item an entry holds
 	name   func(int32) string                  // an item's name for errors
@@ -34,7 +35,6 @@ type itemStream struct {
 	cond      *sync.Cond              // the pass waits on it for takes (or ctx) to let it read on
 	state     []slotState             // by item
 	held      map[int32][]byte        // read and not taken
-	errs      map[int32]error         // why an item could not be read
 	waits     map[int32]chan struct{} // takes waiting for an item not read yet; closed when read
 	heldBytes int64                   // bytes in held
 	budget    int64
@@ -46,7 +46,7 @@ type itemStream struct {
 type slotState uint8
 
 const (
-	slotRead  slotState = 1 << iota // the pass has read it (held, or in errs)
+	slotRead  slotState = 1 << iota // the pass has read it: held until taken
 	slotTaken                       // take has handed it over
 )
 
@@ -55,7 +55,7 @@ const (
 func streamItems(ctx context.Context, open Source, limits archive.Limits, n int, locate func(archive.ItemRef) (int32, bool), name func(int32) string, budget int64) *itemStream {
 	ctx, stop := context.WithCancel(ctx)
 	s := &itemStream{locate: locate, name: name, stop: stop, done: make(chan struct{}), budget: budget,
-		state: make([]slotState, n), held: map[int32][]byte{}, errs: map[int32]error{}, waits: map[int32]chan struct{}{}, left: n}
+		state: make([]slotState, n), held: map[int32][]byte{}, waits: map[int32]chan struct{}{}, left: n}
 	s.cond = sync.NewCond(&s.mu)
 	go s.run(ctx, open, limits)
 	return s
@@ -81,7 +81,7 @@ func (s *itemStream) run(ctx context.Context, open Source, limits archive.Limits
 		// The plan's read checked the entries, or the tarball's SHA-256 against its sibling
 		// manifest; the visitor refuses a planned item met twice itself.
 		_, err = archive.Scan(ctx, r, archive.WithoutItemList(), archive.WithoutDuplicateCheck(), archive.WithLimits(limits), archive.WithVisitor(s.visit(ctx)))
-		return err
+		return named(r, err)
 	}()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -118,15 +118,14 @@ func (s *itemStream) visit(ctx context.Context) func(*archive.Item) error {
 			return err
 		}
 		data, err := it.Bytes()
+		if err != nil {
+			return err // the stream cannot be read past it: the pass ends, and its error is the item's
+		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.state[i] |= slotRead
-		if err != nil {
-			s.errs[i] = err
-		} else {
-			s.held[i] = data
-			s.heldBytes += int64(len(data))
-		}
+		s.held[i] = data
+		s.heldBytes += int64(len(data))
 		if ch, ok := s.waits[i]; ok {
 			close(ch)
 			delete(s.waits, i)
@@ -178,10 +177,6 @@ func (s *itemStream) take(ctx context.Context, i int32) ([]byte, error) {
 	s.state[i] |= slotTaken
 	if s.state[i]&slotRead == 0 {
 		return nil, fmt.Errorf("reading %s from the backup: %w", s.name(i), s.ended)
-	}
-	if err, ok := s.errs[i]; ok {
-		delete(s.errs, i)
-		return nil, fmt.Errorf("reading %s from the backup: %w", s.name(i), err)
 	}
 	data := s.held[i]
 	delete(s.held, i)
