@@ -178,9 +178,14 @@ func WithDryRun(on bool) RunOption { return func(c *runConfig) { c.dryRun = on }
 // The error is nil when every item was restored or excluded by an item action
 // (ResultExcluded); otherwise it counts the items that were not, and wraps a
 // *manifest.WalkError counting the planned items that failed or were skipped, and ctx's
-// error. An error before any item is tried (bad options, a namespace that cannot be made)
-// comes with a nil Summary. With WithDryRun the same holds of what the run would do; see
-// WithDryRun.
+// error. When every item that failed (ResultFailed, ResultNotReady, ResultRefused; not
+// the ones skipped behind them) failed for one cause, by its text, the error ends with
+// "every failed item: " and that cause, and wraps it: an item that failed because the
+// second pass could not read the backup on (the object store's read error after its
+// retries, a tarball cut short) has that read error as its cause, the same for all of them.
+// The Events say why each item failed. An error before any item is tried (bad options, a
+// namespace that cannot be made) comes with a nil Summary. With WithDryRun the same holds
+// of what the run would do; see WithDryRun.
 func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summary, error) {
 	cfg := runConfig{parallel: DefaultParallelism, policy: PolicyNone, waitTimeout: readiness.DefaultTimeout,
 		status: map[schema.GroupResource]bool{}}
@@ -210,10 +215,10 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 	}
 	if walkErr != nil && cfg.dryRun {
 		return sum, fmt.Errorf("restore: dry run: %d of %d items would not be restored: %w",
-			sum.Total-sum.Restored-sum.Counts[ResultExcluded]-sum.Counts[ResultWouldCreate], sum.Total, walkErr)
+			sum.Total-sum.Restored-sum.Counts[ResultExcluded]-sum.Counts[ResultWouldCreate], sum.Total, r.why(walkErr))
 	}
 	if walkErr != nil {
-		return sum, fmt.Errorf("restore: %d of %d items not restored: %w", sum.Total-sum.Restored-sum.Counts[ResultExcluded], sum.Total, walkErr)
+		return sum, fmt.Errorf("restore: %d of %d items not restored: %w", sum.Total-sum.Restored-sum.Counts[ResultExcluded], sum.Total, r.why(walkErr))
 	}
 	return sum, nil
 }
@@ -293,8 +298,11 @@ type restorer struct {
 	errs   map[int32]error // why a decided item failed or was not ready
 	counts map[Result]int  // the items decided, by result
 
-	walkErr   manifest.WalkError // the planned items the walk decided Failed or Skipped
-	undecided []undecidedItem    // the planned items the walk decided and the restore had not
+	walkErr      manifest.WalkError // the planned items the walk decided Failed or Skipped
+	cause        error              // the cause of the first item that failed (noteFailed)
+	causeText    string             // cause's text
+	causesDiffer bool               // another failed item's cause differs from cause, by its text
+	undecided    []undecidedItem    // the planned items the walk decided and the restore had not
 
 	newNamespaces map[string]bool           // dry run: the namespaces not in the plan that the run would create
 	nsItems       map[string]*manifest.Item // the planned Namespace objects, by the name they are restored under
@@ -447,6 +455,7 @@ func (r *restorer) restoreOnce(ctx context.Context, i int32) error {
 	r.mu.Lock()
 	if err != nil {
 		r.errs[i] = err
+		r.noteFailed(err)
 	}
 	r.counts[ev.Result]++
 	r.mu.Unlock()
@@ -603,6 +612,9 @@ func (r *restorer) finish() (*Summary, error) {
 		}
 		if u.res.Err != nil {
 			ev.Detail = u.res.Err.Error()
+			if ev.Result == ResultFailed {
+				r.noteFailed(u.res.Err)
+			}
 		}
 		r.counts[ev.Result]++
 		r.emit(ev)
@@ -620,6 +632,34 @@ func (r *restorer) finish() (*Summary, error) {
 	}
 	werr := r.walkErr
 	return sum, &werr
+}
+
+// noteFailed notes the cause of an item that failed with err, with r.mu held, or from
+// finish: when err wraps the error that ended the second pass (the backup could not be read
+// on), that error, the same for every item it failed; else err. It keeps the first cause
+// and whether another differs, not one per item.
+func (r *restorer) noteFailed(err error) {
+	cause := err
+	if r.items != nil {
+		if ended := r.items.endedWith(); ended != nil && errors.Is(err, ended) {
+			cause = ended
+		}
+	}
+	switch {
+	case r.cause == nil:
+		r.cause, r.causeText = cause, cause.Error()
+	case !r.causesDiffer && cause.Error() != r.causeText:
+		r.causesDiffer = true
+	}
+}
+
+// why is walkErr, the walk's error over the planned items, with the cause every failed
+// item shares when they share one (noteFailed).
+func (r *restorer) why(walkErr error) error {
+	if r.cause == nil || r.causesDiffer {
+		return walkErr
+	}
+	return fmt.Errorf("%w: every failed item: %w", walkErr, r.cause)
 }
 
 // ensureNamespaces creates the namespaces that planned items live in and that neither

@@ -217,7 +217,7 @@ func TestReadErrorsNameTheReader(t *testing.T) {
 		require.NoError(t, err)
 		c, _ := fakeCluster(t)
 		_, events, err := runEvents(t, plan, c)
-		require.Error(t, err)
+		require.ErrorContains(t, err, name+": ")
 		failed := 0
 		for _, ev := range events {
 			if ev.Result == ResultFailed {

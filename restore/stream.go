@@ -185,6 +185,13 @@ func (s *itemStream) take(ctx context.Context, i int32) ([]byte, error) {
 	return data, nil
 }
 
+// endedWith is why the pass ended with items left unread, nil until it has.
+func (s *itemStream) endedWith() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
+}
+
 // close stops the pass and waits for it to end.
 func (s *itemStream) close() {
 	s.stop()
