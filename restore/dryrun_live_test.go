@@ -173,7 +173,7 @@ func TestLiveDryRunThenRestore(t *testing.T) {
 // The target's refusal of an item is reported with the API server's message (here a
 // ValidatingAdmissionPolicy's), an object already there is reported existing as a real
 // run reports it, and the exit of the run is an error naming how many would not be
-// restored; nothing is created.
+// restored and, the refusal being the only failure, the refusal; nothing is created.
 func TestLiveDryRunRefusedAndExisting(t *testing.T) {
 	c := env.Cluster(t)
 	ns := c.Namespace(t)
@@ -219,7 +219,10 @@ func TestLiveDryRunRefusedAndExisting(t *testing.T) {
 		liveObject("v1", "ConfigMap", ns, "there", map[string]any{"data": map[string]any{"k": "ours"}}))
 	var dry events
 	sum, err := restore.Run(t.Context(), plan, cluster, restore.WithDryRun(true), restore.WithEvents(dry.add))
-	require.EqualError(t, err, "restore: dry run: 1 of 3 items would not be restored: manifest: walk: 1 items failed, 0 skipped")
+	require.ErrorContains(t, err, "restore: dry run: 1 of 3 items would not be restored: manifest: walk: 1 items failed, 0 skipped: "+
+		"every failed item: the target refuses resources/configmaps/namespaces/"+ns+"/refused.json: ")
+	require.ErrorContains(t, err, message)
+	require.ErrorAs(t, err, new(*restore.RefusedError), "the one refusal, wrapped")
 	require.Equal(t, map[restore.Result]int{restore.ResultWouldCreate: 1, restore.ResultRefused: 1, restore.ResultExists: 1}, sum.Counts)
 
 	byName := map[string]restore.Event{}
