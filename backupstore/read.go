@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"gocloud.dev/blob"
@@ -53,28 +54,87 @@ func (s *Store) opener(name string, key func(string) string) func(context.Contex
 		if err := validName(name); err != nil {
 			return nil, err
 		}
-		k := key(name)
-		r, err := s.bucket.NewRangeReader(ctx, k, 0, -1, nil)
-		if err != nil {
-			return nil, fmt.Errorf("backupstore: read %s in %s: %w", k, s.label, s.classify(err))
+		rr := &resumingReader{ctx: ctx, s: s, key: key(name), size: -1}
+		if err := rr.reopen(); err != nil {
+			return nil, err
 		}
-		return &resumingReader{ctx: ctx, s: s, key: k, r: r, size: r.Size(), mod: r.ModTime()}, nil
+		return rr, nil
 	}
 }
 
 // resumingReader reads one object, reopening it with a ranged read from where a failed read
-// stopped.
+// stopped. Each attempt (one ranged read) has a context of its own, cancelled when one of
+// its reads waits the store's stall timeout without a byte: that attempt is then cut, as
+// by a reset, and the read resumes.
 type resumingReader struct {
 	ctx       context.Context
 	s         *Store
 	key       string
-	r         *blob.Reader // nil after a failure, until reopened
-	off, size int64
+	r         *blob.Reader       // nil after a failure, until reopened
+	stop      context.CancelFunc // ends r's context
+	watch     *stallWatch        // r's
+	off, size int64              // size -1 until the first open
 	mod       time.Time
 	fails     int   // consecutive attempts that failed before delivering a byte
 	gotBytes  bool  // the current attempt delivered bytes
 	lastErr   error // the last failure
 	closed    bool
+}
+
+// ErrStalled: an object's read delivered no byte for the store's stall timeout (Timeouts);
+// it is cut and resumed as any cut read, and shows in the error of one that is given up.
+var ErrStalled = errors.New("backupstore: read stalled")
+
+// Name names what rr reads: its key and the store's URL as Redact gives it.
+func (rr *resumingReader) Name() string { return rr.key + " in " + rr.s.label }
+
+// stalled is the error of an attempt that waited the stall timeout for a byte.
+func (rr *resumingReader) stalled() error {
+	return fmt.Errorf("%w: no byte for %s", ErrStalled, rr.s.timeouts.Stall)
+}
+
+// stallWatch cancels an attempt's context when one of its reads waits the stall timeout.
+type stallWatch struct {
+	t     *time.Timer
+	d     time.Duration
+	fired atomic.Bool
+}
+
+func newStallWatch(d time.Duration, cancel context.CancelFunc) *stallWatch {
+	w := &stallWatch{d: d}
+	w.t = time.AfterFunc(d, func() { w.fired.Store(true); cancel() })
+	w.t.Stop()
+	return w
+}
+
+// arm starts the clock of one wait; disarm stops it and reports whether it ran out.
+func (w *stallWatch) arm() { w.t.Reset(w.d) }
+func (w *stallWatch) disarm() bool {
+	w.t.Stop()
+	return w.fired.Load()
+}
+
+// open opens an attempt at rr.off and checks that the object is the one the first attempt
+// opened. Opening is bounded by the bucket's client (for Open's s3:// buckets, the store's
+// Timeouts), not by the stall timeout: it may take the driver's own retries.
+func (rr *resumingReader) open() error {
+	actx, cancel := context.WithCancel(rr.ctx)
+	r, err := rr.s.bucket.NewRangeReader(actx, rr.key, rr.off, -1, nil)
+	if err != nil {
+		cancel()
+		return err
+	}
+	watch := newStallWatch(rr.s.timeouts.Stall, cancel)
+	if rr.size < 0 {
+		rr.size, rr.mod = r.Size(), r.ModTime()
+	} else if r.Size() != rr.size || !r.ModTime().Equal(rr.mod) {
+		_ = r.Close()
+		cancel()
+		return fmt.Errorf("%w (size %d, modified %s; was %d, %s)", ErrChanged, r.Size(), r.ModTime().UTC().Format(time.RFC3339), rr.size, rr.mod.UTC().Format(time.RFC3339))
+	}
+	rr.r, rr.watch = r, watch
+	rr.stop = cancel
+	return nil
 }
 
 func (rr *resumingReader) Read(p []byte) (int, error) {
@@ -91,10 +151,20 @@ func (rr *resumingReader) Read(p []byte) (int, error) {
 				return 0, err
 			}
 		}
+		rr.watch.arm()
 		n, err := rr.r.Read(p)
+		stalled := rr.watch.disarm()
 		rr.off += int64(n)
 		if n > 0 {
 			rr.gotBytes = true
+		}
+		if stalled && rr.ctx.Err() == nil {
+			// The attempt's context is gone: whatever this read returned, the next would fail.
+			if n > 0 || err == nil {
+				rr.fail(rr.stalled())
+				return n, nil
+			}
+			err = rr.stalled()
 		}
 		if err == nil || (errors.Is(err, io.EOF) && rr.off >= rr.size) {
 			return n, err
@@ -109,21 +179,26 @@ func (rr *resumingReader) Read(p []byte) (int, error) {
 			err = io.ErrUnexpectedEOF
 		}
 		if rr.off == rr.size {
-			_ = rr.r.Close()
-			rr.r = nil
+			rr.closeAttempt()
 			return n, io.EOF
 		}
-		rr.fail(err)
+		rr.fail(rr.s.classify(err))
 		if n > 0 {
 			return n, nil
 		}
 	}
 }
 
+// closeAttempt closes the current attempt and ends its context.
+func (rr *resumingReader) closeAttempt() {
+	_ = rr.r.Close()
+	rr.stop()
+	rr.r, rr.watch, rr.stop = nil, nil, nil
+}
+
 // fail closes the current attempt, which failed with err.
 func (rr *resumingReader) fail(err error) {
-	_ = rr.r.Close()
-	rr.r = nil
+	rr.closeAttempt()
 	rr.lastErr = err
 	if rr.gotBytes {
 		rr.fails = 0
@@ -132,13 +207,17 @@ func (rr *resumingReader) fail(err error) {
 	rr.fails++
 }
 
-// reopen opens the object again from rr.off, after a pause that grows with the failures,
+// reopen opens the object (again) from rr.off, after a pause that grows with the failures,
 // unless the failures are more than the retries allowed.
 func (rr *resumingReader) reopen() error {
 	for {
 		if rr.fails > rr.s.retries {
-			return fmt.Errorf("backupstore: read %s in %s at byte %d of %d: %w after %d attempts: %w",
-				rr.key, rr.s.label, rr.off, rr.size, ErrRetriesExhausted, rr.fails, rr.lastErr)
+			at := fmt.Sprintf("at byte %d of %d", rr.off, rr.size)
+			if rr.size < 0 {
+				at = "opening it"
+			}
+			return fmt.Errorf("backupstore: read %s in %s %s: %w after %d attempts: %w",
+				rr.key, rr.s.label, at, ErrRetriesExhausted, rr.fails, rr.lastErr)
 		}
 		// A read that delivered bytes before it failed is resumed at once; one that failed
 		// again without any waits, longer each time.
@@ -151,22 +230,18 @@ func (rr *resumingReader) reopen() error {
 			case <-t.C:
 			}
 		}
-		r, err := rr.s.bucket.NewRangeReader(rr.ctx, rr.key, rr.off, -1, nil)
-		if err != nil {
-			if code := gcerrors.Code(err); code == gcerrors.NotFound || code == gcerrors.PermissionDenied {
-				return fmt.Errorf("backupstore: read %s in %s again at byte %d: %w", rr.key, rr.s.label, rr.off, rr.s.classify(err))
-			}
-			rr.lastErr = err
-			rr.fails++
-			continue
+		err := rr.open()
+		if err == nil {
+			return nil
 		}
-		if r.Size() != rr.size || !r.ModTime().Equal(rr.mod) {
-			_ = r.Close()
-			return fmt.Errorf("backupstore: read %s in %s again at byte %d: %w (size %d, modified %s; was %d, %s)",
-				rr.key, rr.s.label, rr.off, ErrChanged, r.Size(), r.ModTime().UTC().Format(time.RFC3339), rr.size, rr.mod.UTC().Format(time.RFC3339))
+		if errors.Is(err, ErrChanged) {
+			return fmt.Errorf("backupstore: read %s in %s at byte %d: %w", rr.key, rr.s.label, rr.off, err)
 		}
-		rr.r = r
-		return nil
+		if code := gcerrors.Code(err); code == gcerrors.NotFound || code == gcerrors.PermissionDenied {
+			return fmt.Errorf("backupstore: read %s in %s at byte %d: %w", rr.key, rr.s.label, rr.off, rr.s.classify(err))
+		}
+		rr.lastErr = rr.s.classify(err)
+		rr.fails++
 	}
 }
 
@@ -179,7 +254,9 @@ func (rr *resumingReader) Close() error {
 	if rr.r == nil {
 		return nil
 	}
-	return rr.r.Close()
+	err := rr.r.Close()
+	rr.stop()
+	return err
 }
 
 // The metadata of a sibling object that binds it to the tarball upload it was written

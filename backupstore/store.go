@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"net/url"
 	"path"
 	"sort"
@@ -44,11 +45,14 @@ const DefaultReadRetries = 5
 // Store is a Velero-layout backup store over a blob bucket. Its methods are safe for
 // concurrent use.
 type Store struct {
-	bucket  *blob.Bucket
-	owned   bool
-	label   string
-	prefix  string
-	retries int
+	bucket     *blob.Bucket
+	owned      bool
+	label      string
+	secrets    []string // of the URL Open opened: taken out of every error's text
+	prefix     string
+	retries    int
+	timeouts   Timeouts
+	httpClient *http.Client // WithHTTPClient
 }
 
 // Option configures a Store.
@@ -73,21 +77,25 @@ func WithReadRetries(n int) Option {
 // Open opens the bucket at bucketURL with gocloud.dev/blob (s3:// and file:// are
 // registered by this package; other schemes need their driver imported) and checks that it
 // is there and readable with the credentials the driver finds (for s3://, the AWS SDK's:
-// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a shared profile). A bucket that does
-// not exist is an error wrapping ErrNotFound. Errors name the URL without any user
-// information or credential-like query values. Close closes the bucket.
+// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a shared profile). For s3:// the SDK talks
+// through an HTTP client of the store's own, bounded by its Timeouts (WithTimeouts), unless
+// WithHTTPClient gives one; its query parameters are s3blob's. A bucket that does not exist
+// is an error wrapping ErrNotFound. Errors name the URL as Redact gives it, and no error of
+// the store holds a secret of the URL (user information, credential-like query values) in
+// any encoding. Close closes the bucket.
 func Open(ctx context.Context, bucketURL string, opts ...Option) (*Store, error) {
-	label := Redact(bucketURL)
-	b, err := blob.OpenBucket(ctx, bucketURL)
+	label, secrets := Redact(bucketURL), secretsOf(bucketURL)
+	s := New(nil, label, opts...)
+	s.owned, s.secrets = true, secrets
+	b, err := s.openBucket(ctx, bucketURL)
 	if err != nil {
-		err = scrub(err, bucketURL, label)
+		err = scrub(err, secrets)
 		if errors.Is(err, fs.ErrNotExist) { // fileblob: no such directory
 			err = &notFound{err}
 		}
 		return nil, fmt.Errorf("backupstore: open %s: %w", label, err)
 	}
-	s := New(b, label, opts...)
-	s.owned = true
+	s.bucket = b
 	ok, err := b.IsAccessible(ctx)
 	if err == nil && !ok {
 		err = ErrNotFound
@@ -99,10 +107,26 @@ func Open(ctx context.Context, bucketURL string, opts ...Option) (*Store, error)
 	return s, nil
 }
 
+// openBucket opens the bucket at rawURL: s3:// with the store's HTTP client, others with
+// blob.OpenBucket.
+func (s *Store) openBucket(ctx context.Context, rawURL string) (*blob.Bucket, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "s3" {
+		return blob.OpenBucket(ctx, rawURL)
+	}
+	hc := s.httpClient
+	if hc == nil {
+		hc = newHTTPClient(s.timeouts)
+	}
+	return openS3(ctx, u, hc)
+}
+
 // New is a store over bucket, which the caller opened and closes (Close leaves it open).
-// label names the bucket in errors (its URL, say); it is used as given.
+// label names the bucket in errors (its URL, say); it is used as given. The requests of
+// bucket are bounded by the client the caller opened it with; the store bounds its reads'
+// stalls and its clean-up by its Timeouts.
 func New(bucket *blob.Bucket, label string, opts ...Option) *Store {
-	s := &Store{bucket: bucket, label: label, retries: DefaultReadRetries}
+	s := &Store{bucket: bucket, label: label, retries: DefaultReadRetries, timeouts: DefaultTimeouts()}
 	for _, o := range opts {
 		if o != nil {
 			o(s)
@@ -187,16 +211,16 @@ func validName(name string) error {
 	return nil
 }
 
-// classify returns err, made to match ErrNotFound as well when the driver says the bucket or
-// object is not there.
+// classify returns a driver's err without the store's secrets in its text, made to match
+// ErrNotFound as well when the driver says the bucket or object is not there.
 func (s *Store) classify(err error) error {
 	if errors.Is(err, ErrNotFound) {
-		return err
+		return scrub(err, s.secrets)
 	}
 	if gcerrors.Code(err) == gcerrors.NotFound {
-		return &notFound{err}
+		return &notFound{scrub(err, s.secrets)}
 	}
-	return err
+	return scrub(err, s.secrets)
 }
 
 // notFound is a driver's error that also matches ErrNotFound.
@@ -205,48 +229,4 @@ type notFound struct{ err error }
 func (e *notFound) Error() string { return e.err.Error() }
 func (e *notFound) Unwrap() []error {
 	return []error{ErrNotFound, e.err}
-}
-
-// scrub returns err, its text without raw (when raw differs from label).
-func scrub(err error, raw, label string) error {
-	if raw == label || !strings.Contains(err.Error(), raw) {
-		return err
-	}
-	return &scrubbed{msg: strings.ReplaceAll(err.Error(), raw, label), err: err}
-}
-
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (e *scrubbed) Error() string { return e.msg }
-func (e *scrubbed) Unwrap() error { return e.err }
-
-// Redact returns rawURL without its user information and with the value of every query
-// parameter whose name suggests a credential (holding "secret", "password", "token",
-// "key" or "sig", in any case) replaced by "REDACTED". What does not parse as a URL is
-// returned as "<unparsable URL>".
-func Redact(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "<unparsable URL>"
-	}
-	u.User = nil
-	q := u.Query()
-	changed := false
-	for k := range q {
-		lk := strings.ToLower(k)
-		for _, w := range []string{"secret", "password", "token", "key", "sig"} {
-			if strings.Contains(lk, w) {
-				q[k] = []string{"REDACTED"}
-				changed = true
-				break
-			}
-		}
-	}
-	if changed {
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
 }

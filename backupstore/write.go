@@ -22,6 +22,8 @@ type BackupWriter struct {
 	parent   context.Context // NewBackupWriter's; the sibling is written with it
 	cancel   context.CancelFunc
 	w        *blob.Writer
+	mp       *multipart // the S3 multipart upload w started, to abort it ourselves
+	writeErr error      // the first error Write met: the upload has failed
 	finished bool
 	bytes    int64
 	sum      hash.Hash // SHA-256 of the tarball's bytes, recorded with the sibling
@@ -78,12 +80,14 @@ func (s *Store) NewBackupWriter(ctx context.Context, name string, opts ...WriteO
 		}
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	w, err := s.bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: "application/gzip", BufferSize: cfg.bufSize, MaxConcurrency: cfg.concurrency})
+	mp := &multipart{}
+	w, err := s.bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: "application/gzip", BufferSize: cfg.bufSize,
+		MaxConcurrency: cfg.concurrency, BeforeWrite: mp.beforeWrite})
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("backupstore: write %s to %s: %w", key, s.label, s.classify(err))
 	}
-	return &BackupWriter{s: s, name: name, parent: ctx, cancel: cancel, w: w, sum: sha256.New()}, nil
+	return &BackupWriter{s: s, name: name, parent: ctx, cancel: cancel, w: w, mp: mp, sum: sha256.New()}, nil
 }
 
 // Write uploads p as the tarball's next bytes.
@@ -95,7 +99,14 @@ func (w *BackupWriter) Write(p []byte) (int, error) {
 	w.bytes += int64(n)
 	w.sum.Write(p[:n])
 	if err != nil {
-		return n, fmt.Errorf("backupstore: write %s to %s: %w", w.s.TarballKey(w.name), w.s.label, w.s.classify(err))
+		err = fmt.Errorf("backupstore: write %s to %s: %w", w.s.TarballKey(w.name), w.s.label, w.s.classify(err))
+		if cerr := w.parent.Err(); cerr != nil {
+			err = fmt.Errorf("%w: %w", cerr, err)
+		}
+		if w.writeErr == nil {
+			w.writeErr = err
+		}
+		return n, err
 	}
 	return n, nil
 }
@@ -105,30 +116,39 @@ func (w *BackupWriter) Written() int64 { return w.bytes }
 
 // Commit finishes the tarball's upload and then, when sibling is not nil and the upload
 // succeeded, writes the sibling manifest beside it (SiblingKey) with what sibling writes:
-// archive.Writer.WriteSibling, after archive.Writer.Close. A tarball whose upload fails is
-// not in the store, and no sibling is written for it. A sibling that fails is an error and
-// leaves the tarball in the store without one. With sibling nil, or when it fails, a sibling
-// already at SiblingKey (of a backup this one replaced, WithOverwrite) is deleted. Commit
-// may be called once.
+// archive.Writer.WriteSibling, after archive.Writer.Close. The backup is committed whole or
+// not at all: a tarball whose upload fails is not in the store (an S3 multipart upload it
+// started is aborted, within Timeouts.Abort, whatever became of the upload's context), and
+// no sibling is written for it; when the sibling fails (sibling's error, or its upload),
+// the tarball just uploaded is deleted, within Timeouts.Abort, so that nothing is left under
+// the backup's name and the same name can be written again. When that delete fails too,
+// the error says so and names the object left. With sibling nil, a sibling already at
+// SiblingKey (of a backup this one replaced, WithOverwrite) is deleted. Commit may be called
+// once.
 func (w *BackupWriter) Commit(sibling func(io.Writer) error) error {
 	if w.finished {
 		return fmt.Errorf("backupstore: commit backup %q to %s: already committed or aborted", w.name, w.s.label)
 	}
 	w.finished = true
 	key := w.s.TarballKey(w.name)
+	if w.writeErr != nil {
+		w.cancel()
+		return errors.Join(w.writeErr, w.abortUpload())
+	}
 	err := w.w.Close()
 	w.cancel()
 	if err != nil {
+		err = fmt.Errorf("backupstore: upload %s to %s: %w", key, w.s.label, w.s.classify(err))
 		if cerr := w.parent.Err(); cerr != nil {
-			return fmt.Errorf("backupstore: upload %s to %s: %w: %w", key, w.s.label, cerr, w.s.classify(err))
+			err = fmt.Errorf("%w: %w", cerr, err)
 		}
-		return fmt.Errorf("backupstore: upload %s to %s: %w", key, w.s.label, w.s.classify(err))
+		return errors.Join(err, w.abortUpload())
 	}
 	if sibling == nil {
 		// A sibling left from a backup this one replaced (WithOverwrite) would describe
 		// another tarball.
 		if err := w.s.bucket.Delete(w.parent, w.s.SiblingKey(w.name)); err != nil && !errors.Is(w.s.classify(err), ErrNotFound) {
-			return fmt.Errorf("backupstore: delete the old %s in %s: %w", w.s.SiblingKey(w.name), w.s.label, err)
+			return fmt.Errorf("backupstore: delete the old %s in %s: %w", w.s.SiblingKey(w.name), w.s.label, w.s.classify(err))
 		}
 		return nil
 	}
@@ -144,23 +164,51 @@ func (w *BackupWriter) Commit(sibling func(io.Writer) error) error {
 		}
 	}
 	if err := w.s.writeObject(w.parent, w.s.SiblingKey(w.name), "application/gzip", meta, sibling); err != nil {
-		// Nor may an older sibling stay beside the new tarball (best effort: the restore
-		// refuses a sibling that does not match its tarball in any case).
-		_ = w.s.bucket.Delete(context.WithoutCancel(w.parent), w.s.SiblingKey(w.name))
-		return err
+		return errors.Join(err, w.removeHalf())
 	}
 	return nil
 }
 
-// Abort cancels the upload: nothing is written under the tarball's key. After Commit it
-// does nothing.
+// removeHalf deletes what a failed Commit left of the backup: the tarball it uploaded and
+// any sibling (an older one, or one written in part), on a context of its own bounded by
+// Timeouts.Abort.
+func (w *BackupWriter) removeHalf() error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.parent), w.s.timeouts.Abort)
+	defer cancel()
+	var errs []error
+	for _, key := range []string{w.s.SiblingKey(w.name), w.s.TarballKey(w.name)} {
+		if err := w.s.bucket.Delete(ctx, key); err != nil && !errors.Is(w.s.classify(err), ErrNotFound) {
+			errs = append(errs, fmt.Errorf("backupstore: %s is left in %s (delete it by hand): %w", key, w.s.label, w.s.classify(err)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// abortUpload aborts the S3 multipart upload of the tarball, if the upload started one, on
+// a context of its own bounded by Timeouts.Abort.
+func (w *BackupWriter) abortUpload() error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.parent), w.s.timeouts.Abort)
+	defer cancel()
+	if err := w.mp.abort(ctx, w.s.bucket); err != nil {
+		return fmt.Errorf("backupstore: %s: %w", w.s.label, w.s.classify(err))
+	}
+	return nil
+}
+
+// Abort cancels the upload: nothing is written under the tarball's key, and an S3 multipart
+// upload it started is aborted within Timeouts.Abort. After Commit it does nothing.
 func (w *BackupWriter) Abort() {
 	if w.finished {
 		return
 	}
 	w.finished = true
 	w.cancel()
-	_ = w.w.Close()
+	if w.writeErr == nil {
+		// After a failed Write the upload has ended, and gocloud.dev v0.38's S3 writer
+		// races its Close with the end of its upload goroutine: not closed then.
+		_ = w.w.Close()
+	}
+	_ = w.abortUpload()
 }
 
 // writeObject writes key with what write writes; an error from write aborts the object.

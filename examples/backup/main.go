@@ -249,7 +249,7 @@ func backup(ctx context.Context, cfg *rest.Config, f *flags, stdout, stderr io.W
 		return nil, err
 	}
 	res := &result{plans: plans, sibling: f.manifestOutput, skipped: skipped, counts: b.counts, versions: b.versFor, unread: b.unread,
-		problems: b.w.Problems(), bytes: cw.n, elapsed: time.Since(start), output: f.output, manifestItems: b.w.ManifestItems()}
+		problems: b.w.Problems(), bytes: cw.n, elapsed: time.Since(start), output: shownOutput(f.output), manifestItems: b.w.ManifestItems()}
 	res.write(summaryTo)
 	return res, nil
 }
@@ -313,6 +313,15 @@ func openOutput(path string, stdout, stderr io.Writer) (out io.Writer, closeOut 
 		}
 		return err
 	}, stdout, nil
+}
+
+// shownOutput is --output as the summary shows it: a URL as backupstore.Redact gives it,
+// without credentials.
+func shownOutput(output string) string {
+	if backupstore.IsURL(output) {
+		return backupstore.Redact(output)
+	}
+	return output
 }
 
 // siblingBeside stands for --manifest-output with a URL --output: the sibling manifest is

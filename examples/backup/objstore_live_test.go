@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/backupstore"
+	"github.com/backupkit/backupkit/internal/faultproxy"
 	"github.com/backupkit/backupkit/internal/s3server"
 )
 
@@ -109,4 +111,49 @@ func TestBackupToObjectStoreErrors(t *testing.T) {
 	it := s.Bucket().List(nil)
 	obj, err := it.Next(t.Context())
 	require.ErrorIs(t, err, io.EOF, "the store holds %v", obj)
+}
+
+// A secret in the URL (its user information, a credential-like query parameter) is never
+// printed, whether the backup succeeds or fails; a sibling that cannot be written (503 on
+// every try) fails the backup, leaves nothing under its name, and the same backup is then
+// taken again.
+func TestBackupToObjectStoreSecretsAndHalfCommits(t *testing.T) {
+	srv, _, ns, kubeconfig := objstoreSetup(t)
+	const secret = "Sekr1t-in-the-url/xyz"
+	sibling503, err := faultproxy.StartPlain(srv.Endpoint, faultproxy.When(func(r *http.Request) bool {
+		return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "-manifest.json.gz")
+	}, func(*http.Request, int64) faultproxy.Fault { return faultproxy.Status503 }))
+	require.NoError(t, err)
+	defer sibling503.Close()
+	withUser := func(u string) string { return strings.Replace(u, "s3://", "s3://AKIAUSER:"+url.PathEscape(secret)+"@", 1) }
+	for _, tc := range []struct {
+		name, url string
+		ok        bool
+		want      string // in the output
+	}{
+		{"credentials in the user information", withUser(withPath(srv.BucketURL(s3Bucket, ""), "/sec/nightly")), true, "s3://" + s3Bucket + "/sec/nightly?"},
+		{"a secret in the query", withPath(srv.BucketURL(s3Bucket, ""), "/sec/other") + "&aws_secret_access_key=" + url.QueryEscape(secret), false, "aws_secret_access_key=REDACTED"},
+		{"the sibling refused", withUser(withPath(srv.BucketURL(s3Bucket, sibling503.URL()), "/half/nightly")), false, "backups/nightly/nightly-manifest.json.gz"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(t.Context(), []string{"--kubeconfig", kubeconfig, "--output", tc.url, "--include-namespaces", ns}, &stdout, &stderr)
+			out := stdout.String() + stderr.String()
+			require.Equal(t, tc.ok, code == 0, out)
+			require.Contains(t, out, tc.want)
+			for _, s := range []string{secret, url.PathEscape(secret), url.QueryEscape(secret)} {
+				require.NotContains(t, out, s)
+			}
+		})
+	}
+	require.Positive(t, sibling503.Counts()[faultproxy.Status503])
+	s, err := backupstore.Open(t.Context(), srv.BucketURL(s3Bucket, ""), backupstore.WithPrefix("half"))
+	require.NoError(t, err)
+	defer s.Close()
+	names, err := s.List(t.Context())
+	require.NoError(t, err)
+	require.Empty(t, names, "the half-committed backup is gone")
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"--kubeconfig", kubeconfig, "--output", withPath(srv.BucketURL(s3Bucket, ""), "/half/nightly"), "--include-namespaces", ns}, &stdout, &stderr)
+	require.Equal(t, 0, code, "the same backup again:\n%s", stderr.String())
 }

@@ -5,20 +5,25 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/backupkit/backupkit/archive/archivetest"
 	"github.com/backupkit/backupkit/backupstore"
+	"github.com/backupkit/backupkit/internal/faultproxy"
 	"github.com/backupkit/backupkit/internal/s3server"
 	"github.com/backupkit/backupkit/restore"
 )
@@ -202,4 +207,77 @@ func TestLivePlanFromObjectStoreReadsNoTarball(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	require.Zero(t, gets, "tarball downloads while planning")
+}
+
+// A restore from object storage names the object and the URL (without its secrets) when
+// the backup cannot be read: a tarball cut in half with no sibling fails the plan; reads
+// that keep failing after their retries fail every item, and the last line says why. A
+// secret in the URL's user information is printed by no run, failing or not.
+func TestLiveRestoreFromObjectStoreSaysWhere(t *testing.T) {
+	c := env.Cluster(t)
+	srv := s3server.ForTest(t, s3Bucket)
+	srv.SetEnv(t)
+	kubeconfig := writeKubeconfig(t, c.RESTConfig())
+	const secret = "Sekr1t-in-the-url/xyz"
+	withUser := func(u string) string { return strings.Replace(u, "s3://", "s3://AKIAUSER:"+url.PathEscape(secret)+"@", 1) }
+	var failing atomic.Bool
+	p, err := faultproxy.StartPlain(srv.Endpoint, faultproxy.When(func(r *http.Request) bool {
+		return failing.Load() && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, ".tar.gz")
+	}, func(*http.Request, int64) faultproxy.Fault { return faultproxy.Status503 }))
+	require.NoError(t, err)
+	defer p.Close()
+
+	ns := c.Namespace(t)
+	objs := configMaps(ns, 20)
+	uploadBackup(t, srv.BucketURL(s3Bucket, ""), "", "nightly", objs)
+	s, err := backupstore.Open(t.Context(), srv.BucketURL(s3Bucket, ""))
+	require.NoError(t, err)
+	defer s.Close()
+	rc, err := s.Tarball("nightly")(t.Context())
+	require.NoError(t, err)
+	whole, err := io.ReadAll(rc)
+	require.NoError(t, err)
+	require.NoError(t, rc.Close())
+	require.NoError(t, s.Bucket().WriteAll(t.Context(), s.TarballKey("half"), whole[:len(whole)/2], nil))
+
+	bucketURL := srv.BucketURL(s3Bucket, p.URL())
+	for _, tc := range []struct {
+		name, backup string
+		fail         bool
+		want         []string // in the last line of stderr
+	}{
+		{"cut in half, no sibling", withUser(withPath(bucketURL, "/half")), false,
+			[]string{"backups/half/half.tar.gz", backupstore.Redact(bucketURL), "unexpected EOF"}},
+		{"every read refused", withUser(withPath(bucketURL, "/nightly")), true,
+			[]string{"20 of 20 items not restored", "every failed item", "backups/nightly/nightly.tar.gz", backupstore.Redact(bucketURL), "retries exhausted", "503"}},
+		{"restored", withUser(withPath(bucketURL, "/nightly")), false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			failing.Store(tc.fail)
+			var stdout, stderr bytes.Buffer
+			code := run(t.Context(), []string{"--kubeconfig", kubeconfig, "--backup", tc.backup}, &stdout, &stderr)
+			out := stdout.String() + stderr.String()
+			for _, s := range []string{secret, url.PathEscape(secret), url.QueryEscape(secret)} {
+				require.NotContains(t, out, s)
+			}
+			if tc.want == nil {
+				require.Equal(t, 0, code, out)
+				requireRestored(t, mustDynamic(t, c.RESTConfig()), ns, objs)
+				return
+			}
+			require.Equal(t, 1, code, out)
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			last := lines[len(lines)-1]
+			for _, w := range tc.want {
+				require.Contains(t, last, w)
+			}
+		})
+	}
+}
+
+func mustDynamic(t *testing.T, cfg *rest.Config) dynamic.Interface {
+	t.Helper()
+	d, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	return d
 }

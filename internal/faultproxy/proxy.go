@@ -57,6 +57,10 @@ const (
 	// CorruptBody answers 200 with a JSON content type and a body that is not valid JSON,
 	// without forwarding.
 	CorruptBody Fault = "CorruptBody"
+	// StallBody forwards the request, sends the real status line and headers (with the real
+	// Content-Length) and the first half of the real body, then sends nothing more and holds
+	// the connection open until the client gives up (closes it) or the proxy closes.
+	StallBody Fault = "StallBody"
 	// WatchCutAfterOneEvent, on a watch request (?watch=true), forwards it and passes the
 	// first event line of the stream, then ends the stream cleanly. On other requests it is
 	// None (and is not counted).
@@ -66,7 +70,7 @@ const (
 // Faults lists every Fault but None, in the order of their declarations.
 func Faults() []Fault {
 	return []Fault{Status429, Status500, Status503, Status504, Hang, ResetBeforeAnswer,
-		ForwardThenStatus503, ForwardThenReset, CutBodyFIN, CutBodyRST, CorruptBody, WatchCutAfterOneEvent}
+		ForwardThenStatus503, ForwardThenReset, CutBodyFIN, CutBodyRST, StallBody, CorruptBody, WatchCutAfterOneEvent}
 }
 
 // Decider picks the fault of one request; n is the 0-based number of the request among all
@@ -102,9 +106,23 @@ type Proxy struct {
 // which would otherwise discard it from the client's receive buffer.
 const resetPause = 20 * time.Millisecond
 
+// StartPlain starts a proxy to the plain-HTTP server at targetURL ("http://127.0.0.1:port":
+// an S3 server, say) on 127.0.0.1, faulting requests as decide says. Unlike Start, it passes
+// each request's Host header on unchanged, as a request signed for the address it was sent
+// to (S3's SigV4 signs the host) needs. Close it when done.
+func StartPlain(targetURL string, decide Decider) (*Proxy, error) {
+	return start(&rest.Config{Host: targetURL}, decide, false)
+}
+
 // Start starts a proxy to target's API server on 127.0.0.1 (a free port), faulting requests
 // as decide says. Close it when done.
 func Start(target *rest.Config, decide Decider) (*Proxy, error) {
+	return start(target, decide, true)
+}
+
+// start is Start, with the Host header of forwarded requests set to the target's when
+// rewriteHost is true, passed on unchanged when not.
+func start(target *rest.Config, decide Decider, rewriteHost bool) (*Proxy, error) {
 	if target == nil {
 		return nil, errors.New("faultproxy: nil target config")
 	}
@@ -153,7 +171,14 @@ func Start(target *rest.Config, decide Decider) (*Proxy, error) {
 		addr: "http://" + ln.Addr().String(), counts: map[Fault]int{}, served: make(chan struct{})}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.rp = &httputil.ReverseProxy{
-		Rewrite:        func(pr *httputil.ProxyRequest) { pr.SetURL(u); pr.Out.Host = u.Host },
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(u)
+			if rewriteHost {
+				pr.Out.Host = u.Host
+			} else {
+				pr.Out.Host = pr.In.Host
+			}
+		},
 		Transport:      rt,
 		FlushInterval:  -1, // watch events pass at once
 		ModifyResponse: p.modifyResponse,
@@ -346,7 +371,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		resp.TransferEncoding = nil
 		resp.Body = io.NopCloser(bytes.NewReader([]byte(body)))
 		return nil
-	case ForwardThenReset, CutBodyFIN, CutBodyRST:
+	case ForwardThenReset, CutBodyFIN, CutBodyRST, StallBody:
 		var body []byte
 		if !watching {
 			body, _ = io.ReadAll(resp.Body) // a read error: whatever came is cut anyway
@@ -373,6 +398,14 @@ func (p *Proxy) errorHandler(w http.ResponseWriter, _ *http.Request, err error) 
 	}
 	writeCut(buf.Writer, ce)
 	_ = buf.Flush()
+	if ce.fault == StallBody {
+		// The client sends nothing more on this connection: a read ends when it closes it.
+		stop := context.AfterFunc(p.ctx, func() { _ = conn.Close() })
+		_, _ = io.Copy(io.Discard, conn)
+		stop()
+		_ = conn.Close()
+		return
+	}
 	if ce.fault == CutBodyRST {
 		t := time.NewTimer(resetPause)
 		select {

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -226,4 +229,46 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 			t.Fatalf("%d goroutines, %d before Start:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
 		}
 	}
+}
+
+// StartPlain passes the Host header on as the client sent it; StallBody delivers the
+// headers and half the body, then nothing until the client gives up.
+func TestStartPlainStallBody(t *testing.T) {
+	body := strings.Repeat("x", 1000)
+	var hosts []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts = append(hosts, r.Host)
+		mu.Unlock()
+		_, _ = io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	p, err := faultproxy.StartPlain(srv.URL, faultproxy.Sequence(faultproxy.None, faultproxy.StallBody))
+	require.NoError(t, err)
+	defer p.Close()
+
+	resp, err := http.Get(p.URL() + "/a")
+	require.NoError(t, err)
+	got, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, body, string(got))
+
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.URL()+"/b", nil)
+	require.NoError(t, err)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err, "the headers arrive")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	got, err = io.ReadAll(resp.Body)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the body stalls until the client gives up")
+	require.Equal(t, body[:len(body)/2], string(got))
+	_ = resp.Body.Close()
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{p.URL()[len("http://"):], p.URL()[len("http://"):]}, hosts)
+	require.Equal(t, map[faultproxy.Fault]int{faultproxy.StallBody: 1}, p.Counts())
 }
