@@ -23,10 +23,10 @@ import (
 // already cancelled when the caller gave up, and is not sent at all when the process dies
 // in the middle of it. For buckets of other drivers it does nothing.
 type multipart struct {
-	mu             sync.Mutex
-	bucket, key    string // as the upload's input names them
-	id             string // the upload's ID, once CreateMultipartUpload has answered
-	v1, v2         bool
+	mu          sync.Mutex
+	bucket, key string // as the upload's input names them
+	id          string // the upload's ID, once CreateMultipartUpload has answered
+	v1, v2      bool
 }
 
 // beforeWrite is a blob.WriterOptions.BeforeWrite that records the upload's bucket and key

@@ -125,7 +125,9 @@ func TestBackupToObjectStoreSecretsAndHalfCommits(t *testing.T) {
 	}, func(*http.Request, int64) faultproxy.Fault { return faultproxy.Status503 }))
 	require.NoError(t, err)
 	defer sibling503.Close()
-	withUser := func(u string) string { return strings.Replace(u, "s3://", "s3://AKIAUSER:"+url.PathEscape(secret)+"@", 1) }
+	withUser := func(u string) string {
+		return strings.Replace(u, "s3://", "s3://AKIAUSER:"+url.PathEscape(secret)+"@", 1)
+	}
 	for _, tc := range []struct {
 		name, url string
 		ok        bool

@@ -219,7 +219,9 @@ func TestLiveRestoreFromObjectStoreSaysWhere(t *testing.T) {
 	srv.SetEnv(t)
 	kubeconfig := writeKubeconfig(t, c.RESTConfig())
 	const secret = "Sekr1t-in-the-url/xyz"
-	withUser := func(u string) string { return strings.Replace(u, "s3://", "s3://AKIAUSER:"+url.PathEscape(secret)+"@", 1) }
+	withUser := func(u string) string {
+		return strings.Replace(u, "s3://", "s3://AKIAUSER:"+url.PathEscape(secret)+"@", 1)
+	}
 	var failing atomic.Bool
 	p, err := faultproxy.StartPlain(srv.Endpoint, faultproxy.When(func(r *http.Request) bool {
 		return failing.Load() && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, ".tar.gz")
