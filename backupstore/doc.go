@@ -11,7 +11,15 @@
 // local file. Its Commit finishes the tarball first and writes the sibling only once the
 // tarball's upload has succeeded, so a store never holds a sibling without its tarball; an
 // upload that is aborted (Abort, or a cancelled context) leaves no object under the
-// tarball's name, because a blob writer makes its object visible only when it is closed.
+// tarball's name, because a blob writer makes its object visible only when it is closed,
+// and no S3 multipart upload in progress: it is aborted on a context of its own. A sibling
+// that cannot be written removes the tarball it belongs to: a backup is committed whole or
+// not at all, and a failed one can be written again under the same name.
+//
+// Every request is bounded (Timeouts, WithTimeouts): for s3:// URLs Open gives the AWS SDK
+// an HTTP client of the store's own with connection, response-header and stall timeouts
+// (WithHTTPClient replaces it), and a read that delivers nothing for the stall timeout is
+// cut and resumed, whatever the bucket's client.
 //
 // Reading streams too: Tarball and SiblingManifest return openers assignable to
 // restore.Source, and a read cut mid-way resumes with a ranged read from the offset it
@@ -23,6 +31,9 @@
 // tarball as it streams by. restore.WithSibling then plans from it; no local copy of the
 // tarball is made.
 //
-// Errors name the store's URL (with any user information removed) and the object's key; a
-// backup or object that is not there is an error wrapping ErrNotFound.
+// Errors name the store's URL as Redact shows it (without user information and
+// credential-like query values; no error of the store holds them in any encoding) and the
+// object's key; a backup or object that is not there is an error wrapping ErrNotFound. The
+// readers Tarball and SiblingManifest open have a Name method giving the key and the URL,
+// which restore puts in the errors of reading them.
 package backupstore
