@@ -143,3 +143,31 @@ func TestOpenErrorsHoldNoSecret(t *testing.T) {
 		})
 	}
 }
+
+// Redact takes any text without panicking; what it shows holds no password of the URL's user
+// information, and showing it again changes nothing.
+func FuzzRedact(f *testing.F) {
+	for _, seed := range []string{
+		"s3://user:pass@bucket/x",
+		"s3://b?secret_access_key=SECRET&region=r",
+		"s3://b?endpoint=http%3A%2F%2Fu%3Ap%40127.0.0.1%3A1",
+		"s3://b?endpoint=http://u:p@h&X-Amz-Signature=ab;c=d",
+		"%zz://x:SECRET@y",
+		"file:///srv/backups",
+		"",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		shown := backupstore.Redact(raw)
+		u, err := url.Parse(raw)
+		if err != nil {
+			require.Equal(t, "<unparsable URL>", shown)
+			return
+		}
+		require.Equal(t, shown, backupstore.Redact(shown), "redacting twice")
+		if p, ok := u.User.Password(); ok && len(p) >= 8 && !strings.Contains(raw[strings.Index(raw, "@")+1:], p) {
+			require.NotContains(t, shown, p)
+		}
+	})
+}
