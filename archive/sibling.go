@@ -312,7 +312,7 @@ func (s *Sibling) Verify(ctx context.Context, tarball io.Reader) error {
 
 // Bind accepts the sibling for a tarball of size bytes whose SHA-256 is sum, known without
 // reading the tarball: from a backup store that hashed the tarball as it uploaded it and
-// recorded the digest for that very object (backupstore.Store.VerifySibling checks the
+// recorded the digest for that very object (backupstore.Store.BindSibling checks the
 // object is still the one uploaded). It compares them with what the sibling was written
 // for, as Verify compares what it reads: a mismatch is an error wrapping ErrSiblingMismatch
 // and the sibling stays unverified; a match lets Index be called.
@@ -337,6 +337,9 @@ func (s *Sibling) bind(op string, n int64, got [sha256.Size]byte) error {
 	s.verified = true
 	return nil
 }
+
+// Verified reports whether Verify or Bind has accepted the sibling for its tarball.
+func (s *Sibling) Verified() bool { return s.verified }
 
 // Index returns what the sibling says of the backup as an Index, for a planner to use in
 // place of Scan's: FormatVersion, GroupVersions (a copy) and Manifest (the sibling's own),

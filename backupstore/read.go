@@ -268,20 +268,14 @@ const (
 )
 
 // VerifySibling verifies sib, backup name's sibling manifest as ReadSibling read it,
-// against the backup's tarball, so that a planner may trust it (archive.Sibling.Index).
-// When the sibling object was written by Commit and the tarball object is still the one
-// that upload made (its ETag and size are those Commit recorded on the sibling object), the
-// sibling is bound to the digest Commit computed as the tarball went up
-// (archive.Sibling.Bind), without reading the tarball; otherwise the tarball is read to
-// its end and hashed (archive.Sibling.Verify), as a stream, resumed as Tarball resumes. A
-// sibling that was written for another tarball is an error wrapping
-// archive.ErrSiblingMismatch either way.
+// against the backup's tarball, so that a planner may trust it (archive.Sibling.Index):
+// bound by the upload's record without reading the tarball when BindSibling can, otherwise
+// by reading the tarball to its end and hashing it (archive.Sibling.Verify), as a stream,
+// resumed as Tarball resumes. A sibling that was written for another tarball is an error
+// wrapping archive.ErrSiblingMismatch either way.
 func (s *Store) VerifySibling(ctx context.Context, name string, sib *archive.Sibling) error {
-	if sum, size, ok := s.uploadDigest(ctx, name); ok {
-		if err := sib.Bind(size, sum); err != nil {
-			return fmt.Errorf("backupstore: %s in %s: %w", s.SiblingKey(name), s.label, err)
-		}
-		return nil
+	if ok, err := s.BindSibling(ctx, name, sib); ok || err != nil {
+		return err
 	}
 	rc, err := s.Tarball(name)(ctx)
 	if err != nil {
@@ -292,6 +286,26 @@ func (s *Store) VerifySibling(ctx context.Context, name string, sib *archive.Sib
 		return fmt.Errorf("backupstore: %s in %s: %w", s.SiblingKey(name), s.label, err)
 	}
 	return nil
+}
+
+// BindSibling binds sib, backup name's sibling manifest as ReadSibling read it, to the
+// backup's tarball without reading the tarball, and reports whether it could: when the
+// sibling object was written by Commit and the tarball object is still the one that upload
+// made (its ETag and size are those Commit recorded on the sibling object), the sibling is
+// bound to the digest Commit computed as the tarball went up (archive.Sibling.Bind). A
+// sibling bound so to another tarball than it was written for is an error wrapping
+// archive.ErrSiblingMismatch. Without such a record it returns false and leaves sib
+// unverified: VerifySibling then reads the tarball, or restore.WithSibling verifies sib in
+// the plan's one read of it.
+func (s *Store) BindSibling(ctx context.Context, name string, sib *archive.Sibling) (bool, error) {
+	sum, size, ok := s.uploadDigest(ctx, name)
+	if !ok {
+		return false, nil
+	}
+	if err := sib.Bind(size, sum); err != nil {
+		return false, fmt.Errorf("backupstore: %s in %s: %w", s.SiblingKey(name), s.label, err)
+	}
+	return true, nil
 }
 
 // uploadDigest returns the tarball digest Commit recorded on backup name's sibling object,
@@ -318,10 +332,14 @@ func (s *Store) uploadDigest(ctx context.Context, name string) (sum [sha256.Size
 }
 
 // Backup is what a restore needs of backup name: its tarball's opener (Tarball) and, when
-// the backup has a sibling manifest, that sibling read (ReadSibling, with opts) and
-// verified (VerifySibling), for restore.WithSibling; nil when it has none. A backup whose
-// tarball is not in the store is an error wrapping ErrNotFound; a sibling that cannot be
-// read or does not match the tarball is an error, never handed out.
+// the backup has a sibling manifest, that sibling read (ReadSibling, with opts), for
+// restore.WithSibling; nil when it has none. The sibling is bound to the tarball by the
+// upload's record when it has one (BindSibling), without reading the tarball; otherwise it
+// is handed out unverified, and restore.WithSibling verifies it in the plan's one read of
+// the tarball (VerifySibling verifies it alone). An unverified sibling is never trusted:
+// archive.Sibling.Index refuses it. A backup whose tarball is not in the store is an error
+// wrapping ErrNotFound; a sibling that cannot be read, or that the upload's record binds
+// to another tarball, is an error.
 func (s *Store) Backup(ctx context.Context, name string, opts ...archive.Option) (tarball func(context.Context) (io.ReadCloser, error), sib *archive.Sibling, err error) {
 	if err := validName(name); err != nil {
 		return nil, nil, err
@@ -339,7 +357,7 @@ func (s *Store) Backup(ctx context.Context, name string, opts ...archive.Option)
 	}
 	if ok {
 		if sib, err = s.ReadSibling(ctx, name, opts...); err == nil {
-			err = s.VerifySibling(ctx, name, sib)
+			_, err = s.BindSibling(ctx, name, sib)
 		}
 		if err != nil {
 			return nil, nil, err

@@ -99,7 +99,8 @@ func TestVerifySiblingReadsNoTarball(t *testing.T) {
 	require.ErrorIs(t, unread.Verify(context.Background(), bytes.NewReader(changed)), archive.ErrSiblingMismatch, "what reading would have found")
 }
 
-// Backup hands a restore the tarball's opener and the verified sibling when there is one.
+// Backup hands a restore the tarball's opener and the sibling when there is one, bound by
+// the upload's record when it holds.
 func TestBackup(t *testing.T) {
 	for kind, s := range stores(t) {
 		t.Run(kind, func(t *testing.T) {
@@ -129,10 +130,17 @@ func TestBackup(t *testing.T) {
 			require.ErrorIs(t, err, backupstore.ErrNotFound)
 			require.ErrorContains(t, err, s.TarballKey("missing"))
 
+			// Another tarball written over "with"'s: the upload's record no longer binds
+			// the sibling, which is handed out unverified, never trusted, and refused when
+			// verified against the tarball.
 			other, _ := commit(t, s, "other", 9)
 			require.NoError(t, s.Bucket().WriteAll(ctx, s.TarballKey("with"), other, nil))
-			_, _, err = s.Backup(ctx, "with")
+			_, sib, err = s.Backup(ctx, "with")
+			require.NoError(t, err)
+			require.False(t, sib.Verified())
+			_, err = sib.Index()
 			require.ErrorIs(t, err, archive.ErrSiblingMismatch)
+			require.ErrorIs(t, s.VerifySibling(ctx, "with", sib), archive.ErrSiblingMismatch)
 		})
 	}
 }

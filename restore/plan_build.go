@@ -37,7 +37,7 @@ type planConfig struct {
 	priorities       ResourcePriorities
 	refs             map[types.UID]references // read from the objects by NewPlan
 	sibling          Source
-	verified         *archive.Sibling  // WithSibling
+	given            *archive.Sibling  // WithSibling
 	mapping          map[string]string // WithNamespaceMapping
 	filter           *Filter           // WithFilter; nil: everything
 }
@@ -102,18 +102,19 @@ func WithSiblingBeside(path string) PlanOption {
 	return WithSiblingManifest(FromFile(sib))
 }
 
-// WithSibling plans from a sibling manifest the caller has read (archive.ReadSibling) and
-// verified against the backup's tarball (archive.Sibling.Verify or Bind;
-// backupstore.Store.VerifySibling binds one from object storage without reading the
-// tarball), as WithSiblingManifest does but without hashing the tarball again: the tarball
-// is read only when the backup holds kinds whose bodies name dependencies, once, for those
-// bodies. An unverified sibling is an error wrapping archive.ErrSiblingMismatch. It takes
-// precedence over WithSiblingManifest. Read the sibling with
+// WithSibling plans from a sibling manifest the caller has read (archive.ReadSibling), as
+// WithSiblingManifest does. A sibling already verified against the backup's tarball
+// (archive.Sibling.Verify or Bind; backupstore.Store.BindSibling binds one from object
+// storage without reading the tarball) is not hashed again: the tarball is read only when
+// the backup holds kinds whose bodies name dependencies, once, for those bodies. A sibling
+// not yet verified is verified as WithSiblingManifest's is, in the plan's one read of the
+// tarball; one that does not match it is an error wrapping archive.ErrSiblingMismatch. It
+// takes precedence over WithSiblingManifest. Read the sibling with
 // archive.WithProjection(PlanProjection(opts...)), the plan's other options, to keep only
 // what the plan reads of its labels and annotations; a sibling read with a projection that
 // leaves out any of those plans as if the objects lacked them. Default: none.
 func WithSibling(sib *archive.Sibling) PlanOption {
-	return func(c *planConfig) { c.verified = sib }
+	return func(c *planConfig) { c.given = sib }
 }
 
 // WithLimits sets the limits archive.Scan reads the backup with. Default: archive.DefaultLimits.
@@ -184,8 +185,8 @@ func NewPlan(ctx context.Context, src Source, target []metav1.APIGroup, opts ...
 	var idx *archive.Index
 	var err error
 	switch {
-	case cfg.verified != nil:
-		idx, err = indexFromVerified(ctx, src, cfg, cfg.verified, body)
+	case cfg.given != nil:
+		idx, err = indexOfSibling(ctx, src, cfg, cfg.given, body)
 	case cfg.sibling != nil:
 		idx, err = indexFromSibling(ctx, src, cfg, body)
 	default:
@@ -278,9 +279,7 @@ func readOnce(ctx context.Context, src Source, read func(io.Reader) error) error
 	return named(r, read(r))
 }
 
-// indexFromSibling reads the sibling manifest, then the tarball once: to verify the
-// sibling against its bytes, and in the same pass, when the backup holds any resource whose
-// bodies the references need, to read those bodies.
+// indexFromSibling reads the sibling manifest, then the tarball once (indexOfSibling).
 func indexFromSibling(ctx context.Context, src Source, cfg planConfig, body *bodyReader) (*archive.Index, error) {
 	var sib *archive.Sibling
 	if err := readOnce(ctx, cfg.sibling, func(r io.Reader) error {
@@ -289,6 +288,17 @@ func indexFromSibling(ctx context.Context, src Source, cfg planConfig, body *bod
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("sibling manifest: %w", err)
+	}
+	return indexOfSibling(ctx, src, cfg, sib, body)
+}
+
+// indexOfSibling is the Index of sib, read from the tarball once at most: a verified sibling
+// as indexFromVerified reads it; another verified against the tarball's bytes and, in the
+// same pass, when the backup holds any resource whose bodies the references need, with
+// those bodies read.
+func indexOfSibling(ctx context.Context, src Source, cfg planConfig, sib *archive.Sibling, body *bodyReader) (*archive.Index, error) {
+	if sib.Verified() {
+		return indexFromVerified(ctx, src, cfg, sib, body)
 	}
 	verify := func(r io.Reader) error { return sib.Verify(ctx, r) }
 	if holdsBodies(sib.GroupVersions) {

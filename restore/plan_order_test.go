@@ -169,11 +169,23 @@ func TestNewPlanFromSiblingManifest(t *testing.T) {
 	require.ErrorIs(t, err, archive.ErrFormat)
 
 	// A sibling the caller read and verified: the same plan, the tarball read only for the
-	// bodies; unverified, refused.
+	// bodies; unverified, verified in the plan's read: refused for another tarball, and the
+	// same plan for its own.
+	otherSib, err := archive.ReadSibling(t.Context(), bytes.NewReader(otherSibling))
+	require.NoError(t, err)
+	_, err = NewPlan(t.Context(), FromBytes(backup), target, WithSibling(otherSib))
+	require.ErrorIs(t, err, archive.ErrSiblingMismatch)
+	require.False(t, otherSib.Verified())
 	sib, err := archive.ReadSibling(t.Context(), bytes.NewReader(sibling))
 	require.NoError(t, err)
-	_, err = NewPlan(t.Context(), FromBytes(backup), target, WithSibling(sib))
-	require.ErrorIs(t, err, archive.ErrSiblingMismatch)
+	unverified, err := NewPlan(t.Context(), FromBytes(backup), target, WithSibling(sib))
+	require.NoError(t, err)
+	require.True(t, sib.Verified())
+	u, err := json.Marshal(unverified)
+	require.NoError(t, err)
+	require.JSONEq(t, string(a), string(u))
+	sib, err = archive.ReadSibling(t.Context(), bytes.NewReader(sibling))
+	require.NoError(t, err)
 	require.NoError(t, sib.Bind(int64(len(backup)), sha256.Sum256(backup)))
 	verified, err := NewPlan(t.Context(), FromBytes(backup), target, WithSibling(sib), WithSiblingManifest(FromBytes(otherSibling)))
 	require.NoError(t, err, "WithSibling takes precedence")

@@ -88,7 +88,7 @@ func TestNewPlanReadsTheTarballOnce(t *testing.T) {
 	tests := []struct {
 		name      string
 		objs      []*unstructured.Unstructured
-		sibling   string // "", "manifest" (WithSiblingManifest) or "verified" (WithSibling)
+		sibling   string // "", "manifest" (WithSiblingManifest), "read" (WithSibling, not verified) or "verified" (WithSibling)
 		planOpens int32
 		deps      int // the references read from the bodies
 	}{
@@ -96,6 +96,8 @@ func TestNewPlanReadsTheTarballOnce(t *testing.T) {
 		{"no sibling, only ConfigMaps", withoutPod, "", 1, 0},
 		{"unverified sibling, a Pod", withPod, "manifest", 1, 1},
 		{"unverified sibling, only ConfigMaps", withoutPod, "manifest", 1, 0},
+		{"sibling read, not verified, a Pod", withPod, "read", 1, 1},
+		{"sibling read, not verified, only ConfigMaps", withoutPod, "read", 1, 0},
 		{"verified sibling, a Pod", withPod, "verified", 1, 1},
 		{"verified sibling, only ConfigMaps", withoutPod, "verified", 0, 0},
 	}
@@ -107,10 +109,12 @@ func TestNewPlanReadsTheTarballOnce(t *testing.T) {
 			switch tt.sibling {
 			case "manifest":
 				opts = append(opts, WithSiblingManifest(counted(FromBytes(sibling), &siblingOpens)))
-			case "verified":
+			case "read", "verified":
 				sib, err := archive.ReadSibling(t.Context(), bytes.NewReader(sibling))
 				require.NoError(t, err)
-				require.NoError(t, sib.Bind(int64(len(backup)), sha256.Sum256(backup)))
+				if tt.sibling == "verified" {
+					require.NoError(t, sib.Bind(int64(len(backup)), sha256.Sum256(backup)))
+				}
 				opts = append(opts, WithSibling(sib))
 			}
 			plan, err := NewPlan(t.Context(), counted(FromBytes(backup), &opens), target, opts...)
