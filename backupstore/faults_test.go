@@ -102,6 +102,11 @@ func requireNoUploads(t *testing.T, s *backupstore.Store) {
 
 func ptr[T any](v T) *T { return &v }
 
+// every faults every request with f.
+func every(f faultproxy.Fault) faultproxy.Decider {
+	return func(*http.Request, int64) faultproxy.Fault { return f }
+}
+
 // isPart reports whether r uploads one part of a multipart upload.
 func isPart(r *http.Request) bool {
 	return r.Method == http.MethodPut && r.URL.Query().Has("partNumber")
@@ -119,9 +124,6 @@ func isTarballGet(r *http.Request) bool {
 // either whole (read back byte for byte, its sibling verified) or absent (no object, no
 // multipart upload in progress), in which case the same name is written again at once.
 func TestS3UploadUnderFaults(t *testing.T) {
-	every := func(f faultproxy.Fault) faultproxy.Decider {
-		return func(*http.Request, int64) faultproxy.Fault { return f }
-	}
 	for _, tc := range []struct {
 		name   string
 		decide faultproxy.Decider
@@ -199,9 +201,6 @@ func TestS3UploadGivenUpIsAborted(t *testing.T) {
 // whole, resumed where it stopped, or ends within its timeouts with an error that names
 // the object and the URL and says why.
 func TestS3DownloadUnderFaults(t *testing.T) {
-	every := func(f faultproxy.Fault) faultproxy.Decider {
-		return func(*http.Request, int64) faultproxy.Fault { return f }
-	}
 	for _, tc := range []struct {
 		name   string
 		decide faultproxy.Decider
