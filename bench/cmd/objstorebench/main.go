@@ -1,14 +1,18 @@
-// Command objstorebench measures backups kept in object storage (issue 30) against the
-// same backups in local files, in one run: examples/restore restoring a backup of
-// ConfigMaps (workload.ConfigMapsWorkload) from a file and from a real S3 server
-// (versitygw, internal/s3server) on loopback, each into a fresh kube-apiserver and etcd and
-// verified (restorejobs.Run), and examples/backup backing a cluster the ceiling filled up
-// to a file and to the S3 server (restorejobs.RunBackup), its peak RSS compared. The runs
-// alternate (file, S3, S3, file, ...) so that a drift of the machine's speed favours
-// neither. It prints a Markdown section.
+// Command objstorebench measures backups kept in object storage (issues 30 and 40) against
+// the same backups in local files, in one run: examples/restore restoring a backup
+// (-workload: workload.ConfigMapsWorkload, or workload.MixedWorkload, whose plan reads the
+// tarball for the references) from a file and from a real S3 server (versitygw,
+// internal/s3server) on loopback, through a proxy (internal/faultproxy, no faults) that
+// counts the reads of the tarball from its first byte, each into a fresh kube-apiserver and
+// etcd and verified (restorejobs.Run), and examples/backup backing a cluster the ceiling
+// filled up to a file and to the S3 server (restorejobs.RunBackup), its peak RSS compared.
+// The sibling in the bucket is copied there, without the upload's record, so a restore from
+// S3 verifies it by reading the tarball. The runs alternate (file, S3, S3, file, ...) so
+// that a drift of the machine's speed favours neither. It prints a Markdown section, with
+// medians and bests.
 //
 //	cd bench && BACKUPKIT_TESTBIN="$(bash ../hack/testbin/build.sh)" BACKUPKIT_S3BIN="$(bash ../hack/s3bin/build.sh)" \
-//		go run ./cmd/objstorebench -n 10000 -runs 2
+//		go run ./cmd/objstorebench -workload mixed -n 10000 -runs 3 -backups=false
 package main
 
 import (
