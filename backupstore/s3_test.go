@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -163,4 +167,45 @@ func TestS3UploadCancelled(t *testing.T) {
 	cancel()
 	require.ErrorIs(t, w.Commit(aw.WriteSibling), context.Canceled)
 	requireEmpty(t, s)
+}
+
+// WithHTTPClient's client carries the store's requests, with either AWS SDK. (With a custom
+// CA bundle, AWS_CA_BUNDLE, the SDK v1 takes only a client whose Transport is an
+// *http.Transport: the client here counts its connections.)
+func TestS3WithHTTPClient(t *testing.T) {
+	srv := s3server.ForTest(t, bucket)
+	srv.SetEnv(t)
+	var dials atomic.Int64
+	counting := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}}
+	s, err := backupstore.Open(t.Context(), srv.BucketURL(bucket, ""), backupstore.WithHTTPClient(&http.Client{Transport: counting}))
+	require.NoError(t, err)
+	defer s.Close()
+	writeReadBack(t, s, "b", 20)
+	require.Positive(t, dials.Load(), "connections of the caller's client")
+
+	// The AWS SDK v2 (awssdk=v2) addresses the bucket by virtual host, which no local
+	// server answers: the caller's client, dialling a stub whatever the host, sees the
+	// bucket check.
+	var hosts []string
+	var mu sync.Mutex
+	stub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts = append(hosts, r.Host)
+		mu.Unlock()
+	}))
+	defer stub.Close()
+	dial := func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, stub.Listener.Addr().String())
+	}
+	v2, err := backupstore.Open(t.Context(), "s3://"+bucket+"?awssdk=v2&region=us-east-1&endpoint=http://s3.example.test",
+		backupstore.WithHTTPClient(&http.Client{Transport: &http.Transport{DialContext: dial}}))
+	require.NoError(t, err)
+	defer v2.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, hosts)
+	require.Contains(t, hosts[0], "s3.example.test")
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	s3v2 "github.com/aws/aws-sdk-go-v2/service/s3"
 	s3typesv2 "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go/aws"
@@ -17,12 +18,16 @@ import (
 )
 
 // openS3 opens the s3:// bucket at u as gocloud.dev/blob's s3blob opens it (the same query
-// parameters, the same choice of AWS SDK by awssdk=v1|v2, the same credentials), but with
-// hc as the SDK's HTTP client: the SDKs' defaults have no response or stall timeouts.
-func openS3(ctx context.Context, u *url.URL, hc *http.Client) (*blob.Bucket, error) {
+// parameters, the same choice of AWS SDK by awssdk=v1|v2, the same credentials and custom
+// CA bundle), but with hc as the SDK's HTTP client, or when hc is nil one bounded by t: the
+// SDKs' defaults have no response or stall timeouts.
+func openS3(ctx context.Context, u *url.URL, hc *http.Client, t Timeouts) (*blob.Bucket, error) {
 	q := u.Query()
 	if gcaws.UseV2(q) {
-		return openS3V2(ctx, u, q, hc)
+		return openS3V2(ctx, u, q, hc, t)
+	}
+	if hc == nil {
+		hc = newHTTPClient(t)
 	}
 	opts := session.Options{SharedConfigState: session.SharedConfigEnable, Config: aws.Config{HTTPClient: hc}}
 	if p, ok := q["profile"]; ok {
@@ -39,8 +44,9 @@ func openS3(ctx context.Context, u *url.URL, hc *http.Client) (*blob.Bucket, err
 	return (&s3blob.URLOpener{ConfigProvider: sess}).OpenBucketURL(ctx, &rest)
 }
 
-// openS3V2 is openS3 with the AWS SDK v2.
-func openS3V2(ctx context.Context, u *url.URL, q url.Values, hc *http.Client) (*blob.Bucket, error) {
+// openS3V2 is openS3 with the AWS SDK v2. Without hc, the SDK's own client (which carries a
+// custom CA bundle the configuration loaded) gets the bounds of t.
+func openS3V2(ctx context.Context, u *url.URL, q url.Values, hc *http.Client, t Timeouts) (*blob.Bucket, error) {
 	var opts s3blob.Options
 	if v := q.Get("ssetype"); v != "" {
 		found := false
@@ -60,6 +66,13 @@ func openS3V2(ctx context.Context, u *url.URL, q url.Values, hc *http.Client) (*
 	if err != nil {
 		return nil, err
 	}
-	cfg.HTTPClient = hc
+	switch bc, ok := cfg.HTTPClient.(*awshttp.BuildableClient); {
+	case hc != nil:
+		cfg.HTTPClient = hc
+	case ok:
+		cfg.HTTPClient = bc.WithTransportOptions(func(tr *http.Transport) { boundTransport(tr, t) })
+	default:
+		cfg.HTTPClient = newHTTPClient(t)
+	}
 	return s3blob.OpenBucketV2(ctx, s3v2.NewFromConfig(cfg), u.Host, &opts)
 }

@@ -114,11 +114,7 @@ func (s *Store) openBucket(ctx context.Context, rawURL string) (*blob.Bucket, er
 	if err != nil || u.Scheme != "s3" {
 		return blob.OpenBucket(ctx, rawURL)
 	}
-	hc := s.httpClient
-	if hc == nil {
-		hc = newHTTPClient(s.timeouts)
-	}
-	return openS3(ctx, u, hc)
+	return openS3(ctx, u, s.httpClient, s.timeouts)
 }
 
 // New is a store over bucket, which the caller opened and closes (Close leaves it open).

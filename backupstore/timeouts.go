@@ -55,35 +55,38 @@ func WithTimeouts(t Timeouts) Option {
 }
 
 // WithHTTPClient makes Open use c for s3:// URLs instead of the client it builds with the
-// store's Timeouts; c's own timeouts then bound the requests. Other schemes ignore it.
-// Default: none.
+// store's Timeouts; c's own timeouts then bound the requests. Other schemes ignore it. With
+// the AWS SDK v1 (s3blob's default) and a custom CA bundle (AWS_CA_BUNDLE), the SDK takes
+// only a client whose Transport is an *http.Transport. Default: none.
 func WithHTTPClient(c *http.Client) Option {
 	return func(s *Store) { s.httpClient = c }
 }
 
-// newHTTPClient is the client a store talks to S3 with: every connection is opened within
-// t.Connect, every answer's headers arrive within t.Response, and no read or write on a
-// connection waits more than t.Stall for a byte. The client itself has no overall timeout:
-// a large upload or download may take as long as its bytes keep moving.
+// newHTTPClient is the client a store talks to S3 with: an *http.Transport set up by
+// boundTransport. The client itself has no overall timeout: a large upload or download may
+// take as long as its bytes keep moving.
 func newHTTPClient(t Timeouts) *http.Client {
-	dialer := &net.Dialer{Timeout: t.Connect, KeepAlive: 30 * time.Second}
-	tr := &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return &stallConn{Conn: c, stall: t.Stall}, nil
-		},
-		TLSHandshakeTimeout:   t.Connect,
-		ResponseHeaderTimeout: t.ResponseHeader,
-		ExpectContinueTimeout: time.Second,
-		// An idle connection is closed before its pending read would reach the stall bound.
-		IdleConnTimeout:     min(90*time.Second, t.Stall/2),
-		MaxIdleConnsPerHost: 16,
-	}
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, ExpectContinueTimeout: time.Second, MaxIdleConnsPerHost: 16}
+	boundTransport(tr, t)
 	return &http.Client{Transport: tr}
+}
+
+// boundTransport sets tr up so that every connection is opened within t.Connect, every
+// answer's headers arrive within t.ResponseHeader, and no read or write on a connection
+// waits more than t.Stall for a byte.
+func boundTransport(tr *http.Transport, t Timeouts) {
+	dialer := &net.Dialer{Timeout: t.Connect, KeepAlive: 30 * time.Second}
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &stallConn{Conn: c, stall: t.Stall}, nil
+	}
+	tr.TLSHandshakeTimeout = t.Connect
+	tr.ResponseHeaderTimeout = t.ResponseHeader
+	// An idle connection is closed before its pending read would reach the stall bound.
+	tr.IdleConnTimeout = min(90*time.Second, t.Stall/2)
 }
 
 // stallConn is a connection each of whose reads and writes fails with a timeout once it has
