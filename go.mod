@@ -23,6 +23,10 @@ require (
 	// manifest.Read decodes manifest.json with it too (DefaultOptionsV1: encoding/json's
 	// meaning, faster: manifest's BenchmarkRead, figures in bench/NOTES.md).
 	github.com/go-json-experiment/json v1.27.0
+	// restore's resource modifier rules match groupResource and namespaces with the glob
+	// library Velero v1.18.3 uses, at the version it pins: its meaning, by construction
+	// (no dependencies of its own).
+	github.com/gobwas/glob v0.2.3
 	// v1.15.9 (and v1.10.3, also tried) read and write backups, but their gzip output at
 	// DefaultCompression differs, so the byte-for-byte check of the checked-in sample
 	// backup (examples/internal/sample) fails.

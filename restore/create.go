@@ -161,7 +161,7 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 		return nil, err
 	}
 	r.unbindFromSkippedVolume(gr, u)
-	if err := r.cfg.modifiers.Apply(u, gr); err != nil {
+	if err := r.applyModifiers(u, it, gr); err != nil {
 		return nil, fmt.Errorf("%s: %w", it.Item(), err)
 	}
 	r.mark(u, it)
@@ -275,6 +275,26 @@ func (r *restorer) wouldCreate(gr schema.GroupResource, namespace, name string) 
 func (r *restorer) wouldCreateItem(mi *manifest.Item) bool {
 	i, ok := r.number(mi)
 	return ok && r.states[i].decided.Load() && results[r.states[i].result] == ResultWouldCreate
+}
+
+// applyModifiers applies the resource modifier rules (WithResourceModifiers) to u, item it
+// of resource gr, as Velero v1.18.3's restoreItem does: the rules see the object in the
+// namespace it was backed up in (a rule's namespaces and a /metadata/namespace test match
+// the backed-up namespace, not the one a namespace mapping restores it to), and the object
+// then goes to the namespace the plan maps it to, whatever a patch did to its namespace. A
+// Namespace is never given to the rules: Velero creates namespaces outside restoreItem.
+func (r *restorer) applyModifiers(u *unstructured.Unstructured, it PlanItem, gr schema.GroupResource) error {
+	if r.cfg.modifiers == nil || it.isNamespace() {
+		return nil
+	}
+	if ns := it.BackupNamespace(); ns != "" {
+		u.SetNamespace(ns)
+	}
+	err := r.cfg.modifiers.Apply(u, gr)
+	if ns := it.Namespace(); ns != "" {
+		u.SetNamespace(ns)
+	}
+	return err
 }
 
 // mark labels u with the restore's name and annotates its backed-up UID and this run.

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/gobwas/glob"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -53,15 +53,18 @@ type ModifierRule struct {
 // condition given.
 type ModifierConditions struct {
 	// GroupResource is a glob ("deployments.apps", "*.apps", "*"), required, matched
-	// against "<resource>.<group>" ("<resource>" for the core group): '*' stands for
+	// against "<resource>.<group>" ("<resource>" for the core group) as Velero matches it,
+	// with its glob library (github.com/gobwas/glob, '.' the separator): '*' stands for
 	// any run of characters without a '.', '**' for any run, '?' for one character other
-	// than '.'; [a-z], [!abc] and {a,b} as in shells.
+	// than '.'; [a-z], [!abc] and {a,b} as in shells. What that library refuses ("[a-]",
+	// "[a-b-c]") is refused; what it reads leniently ("{pods" as "pods") is read so.
 	GroupResource string `json:"groupResource"`
 	// ResourceNameRegex, if set, must match somewhere in the object's name (RE2 syntax,
 	// unanchored).
 	ResourceNameRegex string `json:"resourceNameRegex,omitempty"`
-	// Namespaces, if set, are globs one of which must match the namespace of a
-	// namespaced object ("*" matches all); a cluster-scoped object meets this condition.
+	// Namespaces, if set, are globs (the same library, no separator) one of which must
+	// match the namespace of a namespaced object ("*" matches all); a cluster-scoped
+	// object meets this condition.
 	Namespaces []string `json:"namespaces,omitempty"`
 	// LabelSelector, if set, must select the object's labels.
 	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
@@ -224,11 +227,11 @@ const (
 )
 
 type compiledRule struct {
-	groupResource *regexp.Regexp
-	name          *regexp.Regexp   // nil: any
-	namespaces    []*regexp.Regexp // none: any
-	selector      labels.Selector  // nil: any
-	matches       []jsonOp         // test operations
+	groupResource glob.Glob
+	name          *regexp.Regexp  // nil: any
+	namespaces    []glob.Glob     // none: any
+	selector      labels.Selector // nil: any
+	matches       []jsonOp        // test operations
 	kind          patchKind
 	ops           []jsonOp // patchJSON
 	patches       [][]byte // patchMerge, patchStrategic: JSON objects
@@ -247,10 +250,10 @@ func compileRule(r ModifierRule) (compiledRule, error) {
 	cond := r.Conditions
 	if cond.GroupResource == "" {
 		bad("conditions.groupResource is empty")
-	} else if re, err := compileGlob(cond.GroupResource, '.'); err != nil {
+	} else if g, err := glob.Compile(cond.GroupResource, '.'); err != nil {
 		bad("conditions.groupResource %q: %w", cond.GroupResource, err)
 	} else {
-		c.groupResource = re
+		c.groupResource = g
 	}
 	if cond.ResourceNameRegex != "" {
 		re, err := regexp.Compile(cond.ResourceNameRegex)
@@ -260,11 +263,11 @@ func compileRule(r ModifierRule) (compiledRule, error) {
 		c.name = re
 	}
 	for i, ns := range cond.Namespaces {
-		re, err := compileGlob(ns, 0)
+		g, err := glob.Compile(ns)
 		if err != nil {
 			bad("conditions.namespaces[%d] %q: %w", i, ns, err)
 		}
-		c.namespaces = append(c.namespaces, re)
+		c.namespaces = append(c.namespaces, g)
 	}
 	if cond.LabelSelector != nil {
 		sel, err := metav1.LabelSelectorAsSelector(cond.LabelSelector)
@@ -415,96 +418,4 @@ func patchValue(v string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("value %q is not valid JSON", v)
 	}
 	return json.RawMessage(v), nil
-}
-
-// compileGlob turns a glob of the syntax Velero's glob library reads into an anchored
-// regular expression. sep, if not 0, is a separator '*' and '?' do not cross.
-func compileGlob(g string, sep rune) (*regexp.Regexp, error) {
-	if !utf8.ValidString(g) {
-		return nil, errors.New("not valid UTF-8")
-	}
-	notSep := "."
-	if sep != 0 {
-		notSep = "[^" + regexp.QuoteMeta(string(sep)) + "]"
-	}
-	var b strings.Builder
-	b.WriteString(`(?s)\A`)
-	rs := []rune(g)
-	depth := 0
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case r == '*' && i+1 < len(rs) && rs[i+1] == '*':
-			b.WriteString(".*")
-			i++
-		case r == '*':
-			b.WriteString(notSep + "*")
-		case r == '?':
-			b.WriteString(notSep)
-		case r == '{':
-			depth++
-			b.WriteString("(?:")
-		case r == ',' && depth > 0:
-			b.WriteString("|")
-		case r == '}' && depth > 0:
-			depth--
-			b.WriteString(")")
-		case r == '[':
-			var in []rune
-			j := i + 1
-			for ; j < len(rs) && rs[j] != ']'; j++ {
-				if rs[j] == '\\' && j+1 < len(rs) {
-					j++
-				}
-				in = append(in, rs[j])
-			}
-			if j == len(rs) {
-				return nil, errors.New("'[' without ']'")
-			}
-			class, err := globClass(in)
-			if err != nil {
-				return nil, err
-			}
-			b.WriteString(class)
-			i = j
-		case r == '\\':
-			if i+1 < len(rs) {
-				i++
-				b.WriteString(regexp.QuoteMeta(string(rs[i])))
-			}
-		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
-		}
-	}
-	if depth > 0 {
-		return nil, errors.New("'{' without '}'")
-	}
-	b.WriteString(`\z`)
-	return regexp.Compile(b.String())
-}
-
-// globClass turns the inside of a glob's [...] into a regular expression's class: an
-// optional '!', then a range a-b or a list of characters.
-func globClass(in []rune) (string, error) {
-	var b strings.Builder
-	b.WriteString("[")
-	if len(in) > 0 && in[0] == '!' {
-		b.WriteString("^")
-		in = in[1:]
-	}
-	switch {
-	case len(in) == 0:
-		return "", errors.New("empty [...]")
-	case len(in) == 3 && in[1] == '-':
-		if in[0] > in[2] {
-			return "", fmt.Errorf("range %c-%c is reversed", in[0], in[2])
-		}
-		fmt.Fprintf(&b, `\x{%x}-\x{%x}`, in[0], in[2])
-	default:
-		for _, r := range in {
-			fmt.Fprintf(&b, `\x{%x}`, r)
-		}
-	}
-	b.WriteString("]")
-	return b.String(), nil
 }

@@ -67,14 +67,14 @@ func objectName(gr schema.GroupResource, u *unstructured.Unstructured) string {
 func (r *compiledRule) match(u *unstructured.Unstructured, gr schema.GroupResource) (bool, error) {
 	if ns := u.GetNamespace(); ns != "" && len(r.namespaces) > 0 {
 		in := false
-		for _, re := range r.namespaces {
-			in = in || re.MatchString(ns)
+		for _, g := range r.namespaces {
+			in = in || g.Match(ns)
 		}
 		if !in {
 			return false, nil
 		}
 	}
-	if !r.groupResource.MatchString(gr.String()) {
+	if !r.groupResource.Match(gr.String()) {
 		return false, nil
 	}
 	if r.name != nil && !r.name.MatchString(u.GetName()) {

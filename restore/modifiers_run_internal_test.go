@@ -47,3 +47,45 @@ resourceModifierRules:
 	_, err = dyn.Resource(configMaps).Namespace("ns").Get(t.Context(), "b", metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "b is not created: %v", err)
 }
+
+// As Velero: a rule's namespaces and a /metadata/namespace test match the namespace an
+// object was backed up in, not the one a mapping restores it to, and the object lands in
+// the mapped namespace whatever a patch did to its namespace; rules never apply to
+// Namespace objects, so a broad rule that cannot apply to them does not fail them and
+// skip everything inside.
+func TestRunModifiersAsVelero(t *testing.T) {
+	ns := testObject("v1", "Namespace", "", "old", "uid-ns", nil)
+	cm := testObject("v1", "ConfigMap", "old", "cm-a", "uid-cm", map[string]any{"data": map[string]any{"k": "v"}})
+	plan, err := NewPlan(t.Context(), FromBytes(backupOf(t, ns, cm)), []metav1.APIGroup{group("", "v1", "v1")},
+		WithNamespaceMapping(map[string]string{"old": "new"}))
+	require.NoError(t, err)
+	mods, err := ParseResourceModifiers([]byte(`version: v1
+resourceModifierRules:
+- conditions: {groupResource: configmaps, namespaces: [old]}
+  mergePatches: [{patchData: '{"metadata":{"labels":{"by-namespace":"yes"},"namespace":"elsewhere"}}'}]
+- conditions:
+    groupResource: configmaps
+    matches: [{path: /metadata/namespace, value: old}]
+  mergePatches: [{patchData: '{"metadata":{"labels":{"by-test":"yes"}}}'}]
+- conditions: {groupResource: configmaps, namespaces: [new]}
+  mergePatches: [{patchData: '{"metadata":{"labels":{"by-mapped":"yes"}}}'}]
+- conditions: {groupResource: '*'}
+  patches: [{operation: replace, path: /data/k, value: '"w"'}]
+`))
+	require.NoError(t, err)
+
+	c, dyn := fakeCluster(t)
+	sum, events, err := runEvents(t, plan, c, WithResourceModifiers(mods))
+	require.NoError(t, err)
+	require.Equal(t, 2, sum.Restored)
+	require.Equal(t, ResultCreated, events["new"].Result, "the Namespace, under its mapped name")
+	got, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("new").Get(t.Context(), "cm-a", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "yes", got.GetLabels()["by-namespace"])
+	require.Equal(t, "yes", got.GetLabels()["by-test"])
+	require.NotContains(t, got.GetLabels(), "by-mapped")
+	require.Equal(t, map[string]any{"k": "w"}, got.Object["data"])
+	gotNS, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Get(t.Context(), "new", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Nil(t, gotNS.Object["data"])
+}

@@ -127,7 +127,9 @@ func WithEvents(fn func(Event)) RunOption { return func(c *runConfig) { c.events
 
 // WithResourceModifiers applies Velero's resource modifier rules to each item after the
 // item actions, before it is created; an item a rule fails on is not created and fails
-// with an error naming the rule. Default: none.
+// with an error naming the rule. As in Velero, the rules match an object in the namespace
+// it was backed up in (before WithNamespaceMapping's), and are not applied to Namespaces.
+// Default: none.
 func WithResourceModifiers(m *ResourceModifiers) RunOption {
 	return func(c *runConfig) { c.modifiers = m }
 }
