@@ -304,7 +304,7 @@ func compileRule(r ModifierRule) (compiledRule, error) {
 		}
 		c.kind, kinds = k.kind, append(kinds, k.name)
 		for i, p := range k.patches {
-			data, err := patchJSONObject(p.PatchData)
+			data, err := patchJSONObject(p.PatchData, k.kind == patchStrategic)
 			if err != nil {
 				bad("%s[%d]: %w", k.name, i, err)
 			}
@@ -318,11 +318,16 @@ func compileRule(r ModifierRule) (compiledRule, error) {
 }
 
 // patchJSONObject reads a merge or strategic merge patch, YAML or JSON (a key given twice:
-// the last counts), into a JSON object.
-func patchJSONObject(data string) ([]byte, error) {
+// the last counts), into a JSON object. With emptyOK, a patch that is empty, null or only a
+// comment is the empty object, which changes nothing: Velero applies such a strategic
+// merge patch as a no-op.
+func patchJSONObject(data string, emptyOK bool) ([]byte, error) {
 	j, err := yaml.YAMLToJSON([]byte(data))
 	if err != nil {
 		return nil, fmt.Errorf("patchData: %w", err)
+	}
+	if emptyOK && string(j) == "null" {
+		return []byte("{}"), nil
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(j, &obj); err != nil || obj == nil {

@@ -269,6 +269,8 @@ func TestParseResourceModifiersInvalid(t *testing.T) {
 		{"strategic patch bad JSON", rule("conditions: {groupResource: pods}\nstrategicPatches: [{patchData: '{\"a\"::1}'}]"), "resourceModifierRules[0]: strategicPatches[0]: patchData"},
 		{"patch not an object", rule("conditions: {groupResource: pods}\nmergePatches: [{patchData: '[1]'}]"),
 			"resourceModifierRules[0]: mergePatches[0]: patchData is not an object: [1]"},
+		{"strategic patch not an object", rule("conditions: {groupResource: pods}\nstrategicPatches: [{patchData: '[1]'}]"),
+			"resourceModifierRules[0]: strategicPatches[0]: patchData is not an object: [1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -470,6 +472,15 @@ func TestResourceModifiersApply(t *testing.T) {
 		{name: "glob *: not across the '.'",
 			rules: rules("- conditions: {groupResource: '*', namespaces: [fake]}\n  mergePatches: [{patchData: '{\"metadata\":{\"labels\":{\"a\":\"c\"}}}'}]"),
 			obj:   cmAB, gr: "fake.apps"},
+		{name: "strategic: an empty patch changes nothing, as in Velero",
+			rules: rules("- conditions: {groupResource: pods, namespaces: [fake]}\n  strategicPatches: [{patchData: ''}]"),
+			obj:   podNginx, gr: "pods"},
+		{name: "strategic: a null patch changes nothing",
+			rules: rules("- conditions: {groupResource: pods, namespaces: [fake]}\n  strategicPatches: [{patchData: 'null'}]"),
+			obj:   podNginx, gr: "pods"},
+		{name: "strategic: a patch of only a comment changes nothing, the next one applies",
+			rules: rules("- conditions: {groupResource: pods, namespaces: [fake]}\n  strategicPatches:\n  - patchData: '# nothing yet'\n  - patchData: '{\"spec\":{\"containers\":[{\"name\":\"nginx\",\"image\":\"nginx1\"}]}}'"),
+			obj:   podNginx, gr: "pods", want: replace(podNginx, "image: nginx,", "image: nginx1,")},
 		{name: "glob '{pods', which Velero's glob library reads as 'pods'",
 			rules: rules("- conditions: {groupResource: '{configmaps', namespaces: [fake]}\n  mergePatches: [{patchData: '{\"metadata\":{\"labels\":{\"a\":\"c\"}}}'}]"),
 			obj:   cmAB, gr: "configmaps", want: cmAC},
