@@ -16,6 +16,11 @@ require (
 	github.com/aws/aws-sdk-go-v2/feature/s3/manager v1.16.15
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.53.1
 	github.com/aws/smithy-go v1.20.2
+	// restore's resource modifiers apply JSON Patch and JSON Merge Patch with the library
+	// and version Velero v1.18.3 pins (v4 differs: copy from a missing member writes null,
+	// a test against null fails on a missing member). It requires go-flags v1.6.1 (for its
+	// command only) and golang.org/x/sys v0.21.0, below ours.
+	github.com/evanphx/json-patch/v5 v5.9.11
 	// convert's numberAsInt64 falls back with errors.ErrUnsupported from an
 	// UnmarshalFromFunc function and calls jsontext.Token's Int and Float for their errors:
 	// versions before February 2026 (Velero v1.18.3's module graph holds one from July 2025)
@@ -40,9 +45,6 @@ require (
 	// feature/s3/manager v1.15.11, sts v1.26.7 (and sso, ssooidc, imds, ini), which s3blob
 	// raises (to v1.27.11, v1.17.11, v1.16.15, v1.28.6, ...) with every gocloud.dev release.
 	gocloud.dev v0.38.0
-	// restore's resource modifiers (JSON Patch, merge patch; the rules as Velero reads
-	// them): already required at these versions by k8s.io/apimachinery and client-go v0.33.0.
-	gopkg.in/evanphx/json-patch.v4 v4.12.0
 	// Velero v1.18.3's line (it pins v0.33.12); v0.33.0 is its oldest patch.
 	k8s.io/api v0.33.0
 	k8s.io/apimachinery v0.33.0
@@ -111,6 +113,7 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20240415180920-8c6c420018be // indirect
 	google.golang.org/grpc v1.63.2 // indirect
 	google.golang.org/protobuf v1.36.5 // indirect
+	gopkg.in/evanphx/json-patch.v4 v4.12.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -131,34 +131,28 @@ func (r *compiledRule) apply(u *unstructured.Unstructured) error {
 	return nil
 }
 
-// applyJSONPatch applies ops to u's JSON and returns the result. Replace is applied as a
-// remove and an add of the same path, so that replacing a member that is not there fails
-// (RFC 6902, and Velero's JSON Patch library); the library here would add it.
+// applyJSONPatch applies ops to u's JSON, with the JSON Patch library and options Velero
+// applies them with (github.com/evanphx/json-patch/v5, its defaults), and returns the
+// result.
 func applyJSONPatch(u *unstructured.Unstructured, ops []jsonOp) ([]byte, error) {
 	patch := make(jsonpatch.Patch, 0, len(ops))
-	add := func(fields map[string]string, value json.RawMessage) {
+	for _, o := range ops {
 		op := jsonpatch.Operation{}
-		for k, v := range fields {
+		set := func(k, v string) {
 			b, _ := json.Marshal(v)
 			raw := json.RawMessage(b)
 			op[k] = &raw
 		}
-		if value != nil {
-			v := value
+		set("op", o.op)
+		set("path", o.path)
+		if o.op == "move" || o.op == "copy" {
+			set("from", o.from)
+		}
+		if o.value != nil {
+			v := o.value
 			op["value"] = &v
 		}
 		patch = append(patch, op)
-	}
-	for _, o := range ops {
-		switch o.op {
-		case "replace":
-			add(map[string]string{"op": "remove", "path": o.path}, nil)
-			add(map[string]string{"op": "add", "path": o.path}, o.value)
-		case "move", "copy":
-			add(map[string]string{"op": o.op, "path": o.path, "from": o.from}, o.value)
-		default:
-			add(map[string]string{"op": o.op, "path": o.path}, o.value)
-		}
 	}
 	doc, err := u.MarshalJSON()
 	if err != nil {

@@ -37,7 +37,7 @@ resourceModifierRules:
 	require.ErrorAs(t, events["b"].Err, &re)
 	require.Equal(t, 1, re.Rule)
 	require.EqualError(t, events["b"].Err, "resources/configmaps/namespaces/ns/b.json: restore: resource modifier failed: "+
-		"resourceModifierRules[1] on configmaps ns/b: patches: error in remove for path: '/spec': Unable to remove nonexistent key: spec: missing value")
+		"resourceModifierRules[1] on configmaps ns/b: patches: error in remove for path: '/spec': unable to remove nonexistent key: spec: missing value")
 
 	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	got, err := dyn.Resource(configMaps).Namespace("ns").Get(t.Context(), "a", metav1.GetOptions{})
