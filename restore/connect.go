@@ -18,7 +18,7 @@ import (
 // client, and a RESTMapper over cached discovery that Run resets when the restore creates
 // CRDs) and reads what planning needs from it: the API groups it serves, for NewPlan's
 // target, and the resources it serves at each version, as the PlanOption to pass to
-// NewPlan (versionselect.WithServedResources). A group whose discovery fails is left out of
+// NewPlan (WithServedResources). A group whose discovery fails is left out of
 // the served resources, as client-go's discovery reports it; any other failure is an error.
 func Connect(ctx context.Context, cfg *rest.Config) (Cluster, []metav1.APIGroup, PlanOption, error) {
 	d, err := discovery.NewDiscoveryClientForConfig(cfg)
@@ -38,5 +38,5 @@ func Connect(ctx context.Context, cfg *rest.Config) (Cluster, []metav1.APIGroup,
 		return Cluster{}, nil, nil, fmt.Errorf("restore: the target's served resources: %w", err)
 	}
 	c := Cluster{Dynamic: dyn, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d))}
-	return c, target, WithVersionOptions(versionselect.WithServedResources(lists)), nil
+	return c, target, WithServedResources(lists), nil
 }

@@ -37,9 +37,10 @@ type planConfig struct {
 	priorities       ResourcePriorities
 	refs             map[types.UID]references // read from the objects by NewPlan
 	sibling          Source
-	given            *archive.Sibling  // WithSibling
-	mapping          map[string]string // WithNamespaceMapping
-	filter           *Filter           // WithFilter; nil: everything
+	given            *archive.Sibling          // WithSibling
+	served           []*metav1.APIResourceList // WithServedResources; nil: not known
+	mapping          map[string]string         // WithNamespaceMapping
+	filter           *Filter                   // WithFilter; nil: everything
 }
 
 // WithVersionOptions passes options to versionselect, which chooses each resource's
@@ -48,6 +49,24 @@ type planConfig struct {
 // [WithAPIGroupVersions] and [WithConverter].
 func WithVersionOptions(opts ...versionselect.Option) PlanOption {
 	return func(c *planConfig) { c.versionOpts = append(c.versionOpts, opts...) }
+}
+
+// WithServedResources gives the plan the resources the target serves, as discovery lists
+// them per group version (ServerGroupsAndResources; Connect reads them): versions are
+// chosen among those at which each resource is served (versionselect.WithServedResources),
+// and the resource priorities (WithResourcePriorities) are resolved against them as Velero
+// resolves them through the target's discovery: an entry without a group names the
+// resource of that name (or singular name) in the first group that serves it, core first
+// ("services" is the core Services even when the backup holds only Knative's), and an
+// entry naming a resource by its singular name ("volumesnapshotclass.snapshot.storage.k8s.io")
+// names that resource. An entry the target does not serve is resolved against the backup,
+// as without this option: a resource whose CustomResourceDefinition the restore creates.
+// Default: none; the priorities are resolved against the backup alone.
+func WithServedResources(lists []*metav1.APIResourceList) PlanOption {
+	return func(c *planConfig) {
+		c.served = lists
+		c.versionOpts = append(c.versionOpts, versionselect.WithServedResources(lists))
+	}
 }
 
 // WithConverter lets the plan restore a resource at a version the target serves that was
@@ -234,7 +253,7 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*P
 	}
 	byKey := plan.chooseVersions(versionselect.Explain(idx.GroupVersions, target, vopts...), facts)
 	readStored(idx, byKey, &facts)
-	plan.addOrder(cfg.refs, cfg.priorities)
+	plan.addOrder(cfg.refs, cfg.priorities, cfg.served)
 	var filtered map[*manifest.Item]string
 	if cfg.filter != nil {
 		if filtered, err = cfg.filter.apply(idx.Manifest); err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -60,7 +61,7 @@ func (b *bodyReader) visit(it *archive.Item) error {
 // addOrder adds to the backup's manifest the dependencies read from the objects and the
 // resource priorities, so that the waves and the walk take them in; it records both in
 // the plan.
-func (p *Plan) addOrder(refs map[types.UID]references, prio ResourcePriorities) {
+func (p *Plan) addOrder(refs map[types.UID]references, prio ResourcePriorities, served []*metav1.APIResourceList) {
 	m := p.manifest
 	p.deps = dependencies(m, refs)
 	for _, d := range p.deps {
@@ -74,7 +75,7 @@ func (p *Plan) addOrder(refs map[types.UID]references, prio ResourcePriorities) 
 	for _, it := range m.Items() {
 		present.Insert(it.GroupResource())
 	}
-	p.order = manifest.ResourceOrder{First: resolvePriorities(prio.High, present), Last: resolvePriorities(prio.Low, present)}
+	p.order = manifest.ResourceOrder{First: resolvePriorities(prio.High, present, served), Last: resolvePriorities(prio.Low, present, served)}
 	m.SetResourceOrder(p.order)
 	for _, e := range m.OrderEdges() {
 		p.ResourceOrder = append(p.ResourceOrder, fmt.Sprintf("%s < %s", e.Before, e.After))
@@ -119,16 +120,33 @@ func (p *Plan) markReady() {
 	})
 }
 
-// resolvePriorities names each listed resource as the backup holds it. A resource listed
-// without a group that the core group does not hold stands, as Velero resolves it through
-// discovery, for the resources of that name in every group ("customresourcedefinitions"
-// for customresourcedefinitions.apiextensions.k8s.io, "storageclasses" for
-// storageclasses.storage.k8s.io), in the order of their groups.
-func resolvePriorities(list []schema.GroupResource, present sets.Set[schema.GroupResource]) []schema.GroupResource {
+// resolvePriorities names each listed resource as the restore meets it. With the target's
+// served resources (WithServedResources), as Velero resolves an entry through the
+// target's discovery: a resource of that name or singular name, in the entry's group, or
+// for an entry without a group in the first group that serves one (served's order: core
+// first). An entry the target does not serve, or any entry without served, is resolved
+// against the backup: a resource listed without a group that the core group does not hold
+// stands for the resources of that name in every group ("customresourcedefinitions" for
+// customresourcedefinitions.apiextensions.k8s.io), in the order of their groups. A
+// resource two entries resolve to keeps the first place.
+func resolvePriorities(list []schema.GroupResource, present sets.Set[schema.GroupResource], served []*metav1.APIResourceList) []schema.GroupResource {
 	var out []schema.GroupResource
+	seen := sets.New[schema.GroupResource]()
+	add := func(grs ...schema.GroupResource) {
+		for _, gr := range grs {
+			if !seen.Has(gr) {
+				seen.Insert(gr)
+				out = append(out, gr)
+			}
+		}
+	}
 	for _, gr := range list {
+		if r, ok := servedResource(gr, served); ok {
+			add(r)
+			continue
+		}
 		if gr.Group != "" || present.Has(gr) {
-			out = append(out, gr)
+			add(gr)
 			continue
 		}
 		var named []schema.GroupResource
@@ -138,7 +156,36 @@ func resolvePriorities(list []schema.GroupResource, present sets.Set[schema.Grou
 			}
 		}
 		slices.SortFunc(named, func(a, b schema.GroupResource) int { return strings.Compare(a.Group, b.Group) })
-		out = append(out, named...)
+		add(named...)
 	}
 	return out
+}
+
+// servedResource is the resource gr names among the served ones, as a discovery
+// RESTMapper finds it: by name or singular name (its kind in lower case when discovery
+// gives none), in gr's group, or in the first group of served that serves it when gr has
+// none. Subresources are not resources.
+func servedResource(gr schema.GroupResource, served []*metav1.APIResourceList) (schema.GroupResource, bool) {
+	for _, l := range served {
+		if l == nil {
+			continue
+		}
+		gv, err := schema.ParseGroupVersion(l.GroupVersion)
+		if err != nil || (gr.Group != "" && gv.Group != gr.Group) {
+			continue
+		}
+		for _, r := range l.APIResources {
+			if strings.Contains(r.Name, "/") {
+				continue
+			}
+			singular := r.SingularName
+			if singular == "" {
+				singular = strings.ToLower(r.Kind)
+			}
+			if r.Name == gr.Resource || singular == gr.Resource {
+				return schema.GroupResource{Group: gv.Group, Resource: r.Name}, true
+			}
+		}
+	}
+	return schema.GroupResource{}, false
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/archive/archivetest"
 )
 
 // NewPlan reads the references in the objects and orders by them and by the resource
@@ -130,7 +131,7 @@ func TestResolvePriorities(t *testing.T) {
 	present := sets.New(gr("customresourcedefinitions.apiextensions.k8s.io"), gr("pods"), gr("ingresses.networking.k8s.io"),
 		gr("ingresses.extensions"), gr("storageclasses.storage.k8s.io"))
 	got := resolvePriorities([]schema.GroupResource{gr("customresourcedefinitions"), gr("namespaces"), gr("pods"), gr("ingresses"),
-		gr("storageclasses.storage.k8s.io"), gr("widgets.example.com")}, present)
+		gr("storageclasses.storage.k8s.io"), gr("widgets.example.com")}, present, nil)
 	require.Equal(t, []schema.GroupResource{gr("customresourcedefinitions.apiextensions.k8s.io"), gr("pods"),
 		gr("ingresses.extensions"), gr("ingresses.networking.k8s.io"), gr("storageclasses.storage.k8s.io"), gr("widgets.example.com")}, got)
 }
@@ -208,4 +209,60 @@ func TestNewPlanFromSiblingManifest(t *testing.T) {
 	require.NoError(t, os.WriteFile(archive.SiblingManifestName(path), otherSibling, 0o600))
 	_, err = NewPlan(t.Context(), FromFile(path), target, WithSiblingBeside(path))
 	require.ErrorIs(t, err, archive.ErrSiblingMismatch)
+}
+
+// As Velero resolves its priorities through the target's discovery: "services" is the core
+// Services even when the backup holds only Knative's, which stay unprioritised, and the
+// singular entry "volumesnapshotclass.snapshot.storage.k8s.io" names the
+// VolumeSnapshotClasses, restored before the contents (issue 42, defects 7 and 8).
+// Without the served resources the entries are resolved against the backup.
+func TestPrioritiesResolvedAgainstTheTarget(t *testing.T) {
+	objs := []*unstructured.Unstructured{
+		testObject("v1", "Pod", "ns", "p", "uid-p", map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "i"}}}}),
+		testObject("serving.knative.dev/v1", "Service", "ns", "ks", "uid-ks", nil),
+		testObject("snapshot.storage.k8s.io/v1", "VolumeSnapshotClass", "", "vsc", "uid-vsc", nil),
+		testObject("snapshot.storage.k8s.io/v1", "VolumeSnapshotContent", "", "content", "uid-content", nil),
+		testObject("apps/v1", "Deployment", "ns", "d", "uid-d", nil), // unprioritised: after every High one
+	}
+	resources := []string{"pods", "services.serving.knative.dev", "volumesnapshotclasses.snapshot.storage.k8s.io",
+		"volumesnapshotcontents.snapshot.storage.k8s.io", "deployments.apps"}
+	n := 0
+	var buf bytes.Buffer
+	_, err := archivetest.WriteObjects(&buf, func(string) string { n++; return resources[n-1] }, objs...)
+	require.NoError(t, err)
+	target := []metav1.APIGroup{group("", "v1", "v1"), group("apps", "v1", "v1"), group("serving.knative.dev", "v1", "v1"), group("snapshot.storage.k8s.io", "v1", "v1")}
+	served := []*metav1.APIResourceList{
+		{GroupVersion: "v1", APIResources: []metav1.APIResource{
+			{Name: "pods", SingularName: "pod", Kind: "Pod", Namespaced: true},
+			{Name: "pods/log", Kind: "Pod", Namespaced: true},
+			{Name: "services", Kind: "Service", Namespaced: true}, // no singular name: "service" from the kind
+		}},
+		{GroupVersion: "serving.knative.dev/v1", APIResources: []metav1.APIResource{{Name: "services", SingularName: "service", Kind: "Service", Namespaced: true}}},
+		{GroupVersion: "snapshot.storage.k8s.io/v1", APIResources: []metav1.APIResource{
+			{Name: "volumesnapshotclasses", SingularName: "volumesnapshotclass", Kind: "VolumeSnapshotClass"},
+			{Name: "volumesnapshotcontents", SingularName: "volumesnapshotcontent", Kind: "VolumeSnapshotContent"},
+		}},
+		{GroupVersion: "apps/v1", APIResources: []metav1.APIResource{{Name: "deployments", SingularName: "deployment", Kind: "Deployment", Namespaced: true}}},
+	}
+	order := func(opts ...PlanOption) []string {
+		plan, err := NewPlan(t.Context(), FromBytes(buf.Bytes()), target, opts...)
+		require.NoError(t, err)
+		require.Equal(t, 5, plan.Restorable(), "%v", plan.Skipped)
+		return plan.ResourceOrder
+	}
+	withTarget := order(WithServedResources(served))
+	require.Contains(t, withTarget, "volumesnapshotclasses.snapshot.storage.k8s.io < volumesnapshotcontents.snapshot.storage.k8s.io")
+	require.NotContains(t, withTarget, "services.serving.knative.dev < deployments.apps", "Knative's Services are not the core's")
+
+	fromBackup := order()
+	require.Contains(t, fromBackup, "services.serving.knative.dev < deployments.apps", "%v", fromBackup)
+	for _, e := range fromBackup {
+		require.False(t, strings.HasPrefix(e, "volumesnapshotclasses"), "the singular entry names nothing in the backup: %v", fromBackup)
+	}
+
+	got := resolvePriorities([]schema.GroupResource{{Resource: "services"}, {Group: "snapshot.storage.k8s.io", Resource: "volumesnapshotclass"},
+		{Group: "snapshot.storage.k8s.io", Resource: "volumesnapshotclasses"}, {Resource: "pod"}, {Resource: "widgets"}},
+		sets.New(schema.GroupResource{Group: "example.com", Resource: "widgets"}), served)
+	require.Equal(t, []schema.GroupResource{{Resource: "services"}, {Group: "snapshot.storage.k8s.io", Resource: "volumesnapshotclasses"},
+		{Resource: "pods"}, {Group: "example.com", Resource: "widgets"}}, got, "resolved, the repeated one once, the unserved from the backup")
 }

@@ -28,8 +28,10 @@ const prioritySeparator = "-"
 // Velero's tag v1.18.1, the newest tag of the copy of Velero it was read from, whose
 // release-1.18 branch (May 2026) and main branch hold the same list; v1.18.3 itself was not
 // available. It is reproduced as Velero writes it, including its entry
-// "volumesnapshotclass.snapshot.storage.k8s.io", which is singular and so matches no
-// resource in Velero either. Each call returns new slices.
+// "volumesnapshotclass.snapshot.storage.k8s.io", which is singular: Velero resolves it
+// through the target's discovery to the VolumeSnapshotClasses, and so does NewPlan given
+// the target's served resources (WithServedResources; Connect reads them); resolved
+// against the backup alone it names nothing. Each call returns new slices.
 func DefaultResourcePriorities() ResourcePriorities {
 	gr := func(s string) schema.GroupResource { return schema.ParseGroupResource(s) }
 	return ResourcePriorities{
