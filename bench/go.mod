@@ -12,6 +12,7 @@ require (
 	k8s.io/api v0.36.6
 	k8s.io/apimachinery v0.36.6
 	k8s.io/client-go v0.36.6
+	pgregory.net/rapid v0.5.5
 	sigs.k8s.io/controller-runtime v0.24.1
 )
 

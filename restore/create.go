@@ -304,6 +304,10 @@ func (r *restorer) mark(u *unstructured.Unstructured, it PlanItem) {
 		labels = map[string]string{}
 	}
 	labels[RestoreNameLabel] = r.cfg.name
+	if r.cfg.veleroFrom != nil {
+		labels[VeleroRestoreNameLabel] = veleroLabelValue(r.cfg.name)
+		labels[VeleroBackupNameLabel] = veleroLabelValue(*r.cfg.veleroFrom)
+	}
 	u.SetLabels(labels)
 	annotations := u.GetAnnotations()
 	if annotations == nil {

@@ -1,6 +1,7 @@
 package restore
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -88,4 +89,35 @@ resourceModifierRules:
 	gotNS, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Get(t.Context(), "new", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Nil(t, gotNS.Object["data"])
+}
+
+// WithVeleroLabels labels what the restore creates with Velero's restore and backup names,
+// a long value cut as Velero cuts it; without it, no velero.io label is written.
+func TestRunVeleroLabels(t *testing.T) {
+	cm := testObject("v1", "ConfigMap", "ns", "a", "uid-a", map[string]any{"data": map[string]any{"k": "v"}})
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	long := strings.Repeat("nightly-", 9) // 72 characters
+	for _, tc := range []struct {
+		name string
+		opts []RunOption
+		want map[string]string
+	}{
+		{"off", nil, map[string]string{RestoreNameLabel: "r1"}},
+		{"on", []RunOption{WithVeleroLabels("nightly")}, map[string]string{RestoreNameLabel: "r1",
+			VeleroRestoreNameLabel: "r1", VeleroBackupNameLabel: "nightly"}},
+		{"a long backup name", []RunOption{WithVeleroLabels(long)}, map[string]string{RestoreNameLabel: "r1",
+			// f41fc0: the first hexadecimal digits of the long name's SHA-256, by sha256sum.
+			VeleroRestoreNameLabel: "r1", VeleroBackupNameLabel: long[:57] + "f41fc0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := NewPlan(t.Context(), FromBytes(backupOf(t, cm)), []metav1.APIGroup{group("", "v1", "v1")})
+			require.NoError(t, err)
+			c, dyn := fakeCluster(t)
+			_, _, err = runEvents(t, plan, c, append(tc.opts, WithName("r1"))...)
+			require.NoError(t, err)
+			got, err := dyn.Resource(configMaps).Namespace("ns").Get(t.Context(), "a", metav1.GetOptions{})
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got.GetLabels())
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -80,12 +81,39 @@ type runConfig struct {
 	info        Info
 	modifiers   *ResourceModifiers
 	dryRun      bool
+	veleroFrom  *string // WithVeleroLabels: the backup's name
 }
 
 // WithName sets the restore's name, labelled on every object it creates (RestoreNameLabel);
 // running a restore again under the same name recognises what an earlier run made. It
 // must be a valid label value. Default: "restore-<UTC time>-<random>".
 func WithName(name string) RunOption { return func(c *runConfig) { c.name = name } }
+
+// Velero's labels (WithVeleroLabels), as Velero v1.18.3 writes them on what it restores.
+const (
+	VeleroRestoreNameLabel = "velero.io/restore-name"
+	VeleroBackupNameLabel  = "velero.io/backup-name"
+)
+
+// WithVeleroLabels labels every object the restore creates, as Velero does, with
+// VeleroRestoreNameLabel (the restore's name, WithName) and VeleroBackupNameLabel
+// (backupName), each value as Velero writes it: a value over 63 characters is cut to its
+// first 57 and the first 6 hexadecimal digits of its SHA-256, so that a fork's users and
+// tools that select on Velero's labels find the objects. RestoreNameLabel is written
+// either way. Default: off (the restore is not Velero's).
+func WithVeleroLabels(backupName string) RunOption {
+	return func(c *runConfig) { c.veleroFrom = &backupName }
+}
+
+// veleroLabelValue is s as Velero's label.GetValidName writes a label value.
+func veleroLabelValue(s string) string {
+	const maxLen = 63 // validation.DNS1035LabelMaxLength
+	if len(s) <= maxLen {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return s[:maxLen-6] + hex.EncodeToString(sum[:])[:6]
+}
 
 // WithParallelism sets how many items are restored at a time. Default: DefaultParallelism.
 func WithParallelism(n int) RunOption { return func(c *runConfig) { c.parallel = n } }
