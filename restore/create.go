@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +17,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/backupkit/backupkit/convert/removedapis"
 	"github.com/backupkit/backupkit/manifest"
@@ -40,6 +42,9 @@ const (
 	DetailLeftAsFound = "left as found"
 	// DetailUpdatedToBackedUp (ResultUpdated): updated to the backed-up object (PolicyUpdate).
 	DetailUpdatedToBackedUp = "updated to the backed-up object"
+	// DetailStatusNotRestored begins the Detail of an object created whose backed-up
+	// status could not be written (WithStatus), after what went before, then the reason.
+	DetailStatusNotRestored = "created, but its status was not restored"
 )
 
 // Event.Detail of a dry run's ResultWouldCreate and ResultWouldUpdate (see WithDryRun).
@@ -141,7 +146,7 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 	}
 	gr := schema.GroupResource{Group: it.Group(), Resource: it.Resource()}
 	var status any
-	if r.cfg.status[gr] {
+	if r.cfg.restoresStatus(gr, u) {
 		status = u.Object["status"]
 	}
 	ResetMetadata(u, r.cfg.finalizers)
@@ -179,7 +184,7 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 		return created, nil
 	case err == nil:
 		ev.Result = ResultCreated
-		return r.restoreStatus(ctx, ri, created, status, it)
+		return r.restoreStatus(ctx, ri, created, status, ev)
 	case r.cfg.dryRun && !apierrors.IsAlreadyExists(err):
 		if detail := r.notYet(it, err); detail != "" {
 			ev.Result, ev.Detail = ResultWouldCreate, detail
@@ -203,7 +208,7 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 	if ours := existing.GetLabels()[RestoreNameLabel] == r.cfg.name && existing.GetAnnotations()[OriginalUIDAnnotation] == string(it.UID()); ours {
 		if existing.GetAnnotations()[RunAnnotation] == r.runID {
 			ev.Result, ev.Detail = ResultCreated, DetailConfirmedByRetry
-			return r.restoreStatus(ctx, ri, existing, status, it)
+			return r.restoreStatus(ctx, ri, existing, status, ev)
 		}
 		ev.Result, ev.Detail = ResultExists, DetailEarlierRun
 		return existing, nil
@@ -318,20 +323,33 @@ func (r *restorer) mark(u *unstructured.Unstructured, it PlanItem) {
 	u.SetAnnotations(annotations)
 }
 
-// restoreStatus writes the backed-up status (WithStatus) onto the object this run created.
-func (r *restorer) restoreStatus(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, status any, it PlanItem) (*unstructured.Unstructured, error) {
+// restoreStatus writes the backed-up status (WithStatus) onto obj, the object this run
+// created, as Velero does: on a conflict it reads the object's newest resourceVersion and
+// tries again (retry.DefaultRetry's steps). A status that cannot be written leaves the
+// object created: it returns obj, and ev's Detail says why (DetailStatusNotRestored).
+func (r *restorer) restoreStatus(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, status any, ev *Event) (*unstructured.Unstructured, error) {
 	if status == nil {
 		return obj, nil
 	}
 	withStatus := obj.DeepCopy()
 	withStatus.Object["status"] = status
 	var updated *unstructured.Unstructured
-	if _, err := r.retry(ctx, func() error {
-		var err error
-		updated, err = ri.UpdateStatus(ctx, withStatus, metav1.UpdateOptions{})
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		_, err := r.retry(ctx, func() error {
+			var err error
+			updated, err = ri.UpdateStatus(ctx, withStatus, metav1.UpdateOptions{})
+			return err
+		})
+		if apierrors.IsConflict(err) {
+			if cur, gerr := ri.Get(ctx, obj.GetName(), metav1.GetOptions{}); gerr == nil {
+				withStatus.SetResourceVersion(cur.GetResourceVersion())
+			}
+		}
 		return err
-	}); err != nil {
-		return nil, fmt.Errorf("%s created, and restoring its status failed: %w", it.Item(), err)
+	})
+	if err != nil {
+		ev.Detail = strings.TrimPrefix(ev.Detail+"; ", "; ") + DetailStatusNotRestored + ": " + err.Error()
+		return obj, nil
 	}
 	return updated, nil
 }

@@ -75,7 +75,9 @@ type runConfig struct {
 	waitTimeout time.Duration
 	actions     []ItemAction
 	actionsSet  bool
-	status      map[schema.GroupResource]bool
+	status         map[schema.GroupResource]bool // WithStatus
+	statusExcluded map[schema.GroupResource]bool // WithStatusExcluded
+	statusSet      bool                          // either was given
 	finalizers  bool
 	events      func(Event)
 	info        Info
@@ -134,15 +136,53 @@ func WithActions(actions ...ItemAction) RunOption {
 	return func(c *runConfig) { c.actions = slices.Clone(actions); c.actionsSet = true }
 }
 
+// AllResources, given to WithStatus, stands for every resource, as Velero's "*".
+var AllResources = schema.GroupResource{Resource: "*"}
+
+// StatusAnnotation on a backed-up object decides, as in Velero, whether its status is
+// restored, whatever WithStatus and WithStatusExcluded say: "true" or "false" (in any
+// case, spaces around ignored); another value is ignored.
+const StatusAnnotation = "velero.io/restore-status"
+
 // WithStatus restores the status of the given resources' objects (Velero's
-// --status-include-resources): the object is created, then its status written with the
-// status subresource. Default: no status is restored; the controllers write it.
+// --status-include-resources; AllResources for every resource): the object is created,
+// then its status written with the status subresource, retried with the object's newest
+// resourceVersion on a conflict, as Velero does. A status that cannot be written leaves the
+// object created, and its event's Detail says why, as Velero's warning does. Default: no
+// status is restored; the controllers write it.
 func WithStatus(resources ...schema.GroupResource) RunOption {
 	return func(c *runConfig) {
+		c.statusSet = true
 		for _, gr := range resources {
 			c.status[gr] = true
 		}
 	}
+}
+
+// WithStatusExcluded does not restore the status of the given resources' objects (Velero's
+// --status-exclude-resources), even under WithStatus(AllResources). Given without
+// WithStatus, as Velero's restoreStatus with only excluded resources, it restores the
+// status of every other resource. Default: none.
+func WithStatusExcluded(resources ...schema.GroupResource) RunOption {
+	return func(c *runConfig) {
+		c.statusSet = true
+		for _, gr := range resources {
+			c.statusExcluded[gr] = true
+		}
+	}
+}
+
+// restoresStatus says whether the status of u, backed up as an object of resource gr, is
+// restored: as Velero's determineRestoreStatus decides.
+func (c *runConfig) restoresStatus(gr schema.GroupResource, u *unstructured.Unstructured) bool {
+	on := c.statusSet && !c.statusExcluded[gr] && (len(c.status) == 0 || c.status[AllResources] || c.status[gr])
+	switch strings.ToLower(strings.TrimSpace(u.GetAnnotations()[StatusAnnotation])) {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	return on
 }
 
 // WithFinalizers keeps the objects' finalizers as backed up. Default: dropped, as Velero
@@ -218,7 +258,7 @@ func WithDryRun(on bool) RunOption { return func(c *runConfig) { c.dryRun = on }
 // of what the run would do; see WithDryRun.
 func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summary, error) {
 	cfg := runConfig{parallel: DefaultParallelism, policy: PolicyNone, waitTimeout: readiness.DefaultTimeout,
-		status: map[schema.GroupResource]bool{}}
+		status: map[schema.GroupResource]bool{}, statusExcluded: map[schema.GroupResource]bool{}}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)

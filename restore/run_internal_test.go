@@ -2,16 +2,20 @@ package restore
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // fakeCluster is client-go's fake dynamic client over the kinds these tests restore.
@@ -137,6 +141,84 @@ func TestRunStatusAndFinalizers(t *testing.T) {
 			other, err := dyn.Resource(configMaps).Namespace("ns").Get(t.Context(), "settings", metav1.GetOptions{})
 			require.NoError(t, err)
 			require.NotContains(t, other.Object, "status", "only the resources named")
+		})
+	}
+}
+
+// Velero's status restore: every resource ("*"), the excluded ones left out, only
+// excluded ones meaning every other, the object's own velero.io/restore-status annotation
+// deciding over both; a conflict retried with the newest resourceVersion; a status that
+// cannot be written leaves the object created, its event saying so.
+func TestRunStatusAsVelero(t *testing.T) {
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	deps := schema.GroupResource{Group: "apps", Resource: "deployments"}
+	cms := schema.GroupResource{Resource: "configmaps"}
+	objects := func(depAnnotation, cmAnnotation string) []byte {
+		dep := testObject("apps/v1", "Deployment", "ns", "web", "uid-web", map[string]any{"status": map[string]any{"readyReplicas": int64(2)}})
+		cm := testObject("v1", "ConfigMap", "ns", "settings", "uid-cm", map[string]any{"status": map[string]any{"odd": "yes"}})
+		if depAnnotation != "" {
+			dep.SetAnnotations(map[string]string{StatusAnnotation: depAnnotation})
+		}
+		if cmAnnotation != "" {
+			cm.SetAnnotations(map[string]string{StatusAnnotation: cmAnnotation})
+		}
+		return backupOf(t, dep, cm)
+	}
+	tests := []struct {
+		name                  string
+		depAnnotation, cmNote string
+		opts                  []RunOption
+		conflicts             int // status updates of the Deployment answered 409 first
+		fail                  bool
+		depStatus, cmStatus   bool
+	}{
+		{name: "every resource", opts: []RunOption{WithStatus(AllResources)}, depStatus: true, cmStatus: true},
+		{name: "every resource but the excluded", opts: []RunOption{WithStatus(AllResources), WithStatusExcluded(deps)}, cmStatus: true},
+		{name: "only excluded: every other", opts: []RunOption{WithStatusExcluded(cms)}, depStatus: true},
+		{name: "none, but the annotation says true", cmNote: "true", cmStatus: true},
+		{name: "named, but the annotation says false", depAnnotation: " FALSE ", opts: []RunOption{WithStatus(deps)}},
+		{name: "an annotation of another value is ignored", depAnnotation: "maybe", opts: []RunOption{WithStatus(deps)}, depStatus: true},
+		{name: "conflicts retried", opts: []RunOption{WithStatus(deps)}, conflicts: 2, depStatus: true},
+		{name: "a status that cannot be written", opts: []RunOption{WithStatus(deps)}, fail: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := NewPlan(t.Context(), FromBytes(objects(tt.depAnnotation, tt.cmNote)), []metav1.APIGroup{group("", "v1", "v1"), group("apps", "v1", "v1")})
+			require.NoError(t, err)
+			c, dyn := fakeCluster(t)
+			conflicts := tt.conflicts
+			dyn.PrependReactor("update", "deployments", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if a.GetSubresource() != "status" {
+					return false, nil, nil
+				}
+				if tt.fail {
+					return true, nil, apierrors.NewForbidden(deps, "web", errors.New("no status for you"))
+				}
+				if conflicts > 0 {
+					conflicts--
+					return true, nil, apierrors.NewConflict(deps, "web", errors.New("stale"))
+				}
+				return false, nil, nil
+			})
+			_, events, err := runEvents(t, plan, c, tt.opts...)
+			require.NoError(t, err)
+			require.Equal(t, ResultCreated, events["web"].Result)
+			if tt.fail {
+				require.True(t, strings.HasPrefix(events["web"].Detail, DetailStatusNotRestored+": "), events["web"].Detail)
+				require.Contains(t, events["web"].Detail, "no status for you")
+			} else {
+				require.Empty(t, events["web"].Detail)
+			}
+			require.Zero(t, conflicts)
+			dep, err := dyn.Resource(deployments).Namespace("ns").Get(t.Context(), "web", metav1.GetOptions{})
+			require.NoError(t, err)
+			_, found, _ := unstructured.NestedInt64(dep.Object, "status", "readyReplicas")
+			require.Equal(t, tt.depStatus, found, "the Deployment's status")
+			cm, err := dyn.Resource(configMaps).Namespace("ns").Get(t.Context(), "settings", metav1.GetOptions{})
+			require.NoError(t, err)
+			_, found = cm.Object["status"]
+			require.Equal(t, tt.cmStatus, found, "the ConfigMap's status")
 		})
 	}
 }

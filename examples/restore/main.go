@@ -50,6 +50,7 @@ func main() {
 type flags struct {
 	backup, target, kubeconfig, priorities, output, prioritiesConfigMap string
 	existingPolicy, restoreName, resourcePriorities, statusResources    string
+	statusExcluded                                                      string
 	dryRun, wait, enableAPIGroupVersions, builtinConversions, keepFin   bool
 	waitTimeout                                                         time.Duration
 	parallel, burst                                                     int
@@ -82,7 +83,8 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.IntVar(&f.burst, "burst", 0, "client-side burst with --qps; 0: twice --qps")
 	fs.StringVar(&f.existingPolicy, "existing-resource-policy", string(restore.PolicyNone), "what to do with an object that already exists: none (leave it as found) or update (update it to the backed-up one)")
 	fs.StringVar(&f.restoreName, "restore-name", "", "the name labelled on every restored object ("+restore.RestoreNameLabel+"); default: restore-<time>-<random>")
-	fs.StringVar(&f.statusResources, "status-include-resources", "", "comma-separated resources (<resource>[.<group>]) whose status is restored too")
+	fs.StringVar(&f.statusResources, "status-include-resources", "", "comma-separated resources (<resource>[.<group>]; * for every resource) whose status is restored too")
+	fs.StringVar(&f.statusExcluded, "status-exclude-resources", "", "comma-separated resources whose status is not restored; given alone, the status of every other resource is")
 	fs.BoolVar(&f.keepFin, "keep-finalizers", false, "keep the objects' finalizers as backed up")
 	limitflag.Add(fs, &f.limits)
 	fs.StringVar(&f.resourceModifiers, "resource-modifiers", "", "file of Velero's resource modifier rules (YAML or JSON), or a manifest of the ConfigMap holding them, applied to each item before it is created")
@@ -262,23 +264,33 @@ func targetFromFile(path string) ([]metav1.APIGroup, error) {
 
 // runRestore restores the plan with progress on stderr and the report on stdout.
 func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster, f *flags, stdout, stderr io.Writer) error {
-	var status []schema.GroupResource
-	for _, r := range strings.FieldsFunc(f.statusResources, func(r rune) bool { return r == ',' }) {
-		status = append(status, schema.ParseGroupResource(strings.TrimSpace(r)))
+	resources := func(list string) []schema.GroupResource {
+		var out []schema.GroupResource
+		for _, r := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' }) {
+			out = append(out, schema.ParseGroupResource(strings.TrimSpace(r)))
+		}
+		return out
+	}
+	var statusOpts []restore.RunOption
+	if f.statusResources != "" {
+		statusOpts = append(statusOpts, restore.WithStatus(resources(f.statusResources)...))
+	}
+	if f.statusExcluded != "" {
+		statusOpts = append(statusOpts, restore.WithStatusExcluded(resources(f.statusExcluded)...))
 	}
 	rep, err := newReporter(stdout, plan, f)
 	if err != nil {
 		return err
 	}
 	prog := startProgress(stderr, plan.Restorable(), time.Now())
-	sum, err := restore.Run(ctx, plan, cluster,
+	sum, err := restore.Run(ctx, plan, cluster, append([]restore.RunOption{
 		restore.WithName(f.restoreName), restore.WithParallelism(f.parallel), restore.WithExistingPolicy(restore.ExistingPolicy(f.existingPolicy)),
-		restore.WithWait(f.wait), restore.WithWaitTimeout(f.waitTimeout), restore.WithStatus(status...), restore.WithFinalizers(f.keepFin), restore.WithDryRun(f.dryRun),
+		restore.WithWait(f.wait), restore.WithWaitTimeout(f.waitTimeout), restore.WithFinalizers(f.keepFin), restore.WithDryRun(f.dryRun),
 		restore.WithResourceModifiers(f.modifiers),
 		restore.WithEvents(func(ev restore.Event) {
 			prog.add(ev.Err != nil)
 			rep.Add(ev)
-		}))
+		})}, statusOpts...)...)
 	prog.stop()
 	if sum != nil {
 		err = errors.Join(err, rep.Finish(sum))
