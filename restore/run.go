@@ -68,22 +68,22 @@ const DefaultParallelism = 32
 type RunOption func(*runConfig)
 
 type runConfig struct {
-	name        string
-	parallel    int
-	policy      ExistingPolicy
-	waitAll     bool
-	waitTimeout time.Duration
-	actions     []ItemAction
-	actionsSet  bool
+	name           string
+	parallel       int
+	policy         ExistingPolicy
+	waitAll        bool
+	waitTimeout    time.Duration
+	actions        []ItemAction
+	actionsSet     bool
 	status         map[schema.GroupResource]bool // WithStatus
 	statusExcluded map[schema.GroupResource]bool // WithStatusExcluded
 	statusSet      bool                          // either was given
-	finalizers  bool
-	events      func(Event)
-	info        Info
-	modifiers   *ResourceModifiers
-	dryRun      bool
-	veleroFrom  *string // WithVeleroLabels: the backup's name
+	finalizers     bool
+	events         func(Event)
+	info           Info
+	modifiers      *ResourceModifiers
+	dryRun         bool
+	veleroFrom     *string // WithVeleroLabels: the backup's name
 }
 
 // WithName sets the restore's name, labelled on every object it creates (RestoreNameLabel);
