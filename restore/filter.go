@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gobwas/glob"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -12,9 +13,12 @@ import (
 
 // Filter chooses what of the backup is restored, with the meaning of Velero's restore
 // flags (--include-namespaces, --exclude-namespaces, --include-resources,
-// --exclude-resources, --selector, --include-cluster-resources). Namespaces are the
-// backup's (before WithNamespaceMapping). Resources are written "<resource>" (of any
-// group) or "<resource>.<group>"; "*" stands for all. The zero Filter restores everything.
+// --exclude-resources, --selector, --or-selector, --include-cluster-resources). Namespaces
+// are the backup's (before WithNamespaceMapping), each a glob as Velero reads it
+// (github.com/gobwas/glob: "*" stands for all, "app-*" for every namespace it matches; a
+// glob that library refuses is an error of NewPlan). Resources are written "<resource>"
+// (of any group) or "<resource>.<group>"; "*" stands for all. The zero Filter restores
+// everything.
 //
 // A namespaced item is selected when its namespace, its resource and its labels pass. A
 // Namespace object is selected as a namespaced item of its own namespace would be (its
@@ -37,11 +41,53 @@ type Filter struct {
 	ExcludedResources  []string
 	// LabelSelector, when not nil, must match the item's labels.
 	LabelSelector labels.Selector
+	// OrLabelSelectors, when not empty, select an item whose labels match any one of them
+	// (Velero's orLabelSelectors). As Velero, NewPlan refuses them with LabelSelector.
+	OrLabelSelectors []labels.Selector
 	// IncludeClusterResources is Velero's --include-cluster-resources: nil restores every
 	// cluster-scoped item when the namespaces are not filtered and, when they are, those the
 	// selected items need; true restores every cluster-scoped item (the resource and label
 	// filters apply); false restores none but the Namespace objects of the selected items.
 	IncludeClusterResources *bool
+
+	included, excluded []glob.Glob // the namespace globs, compiled by compile
+}
+
+// compile compiles the namespace globs and checks what Velero refuses together.
+func (f *Filter) compile() error {
+	if f.LabelSelector != nil && len(f.OrLabelSelectors) > 0 {
+		return fmt.Errorf("restore: filter: a label selector and or-label selectors together (Velero takes one or the other)")
+	}
+	globs := func(list []string, what string) ([]glob.Glob, error) {
+		var out []glob.Glob
+		for _, p := range list {
+			g, err := glob.Compile(p)
+			if err != nil {
+				return nil, fmt.Errorf("restore: filter: %s namespace %q: %w", what, p, err)
+			}
+			out = append(out, g)
+		}
+		return out, nil
+	}
+	var err error
+	if f.included, err = globs(f.IncludedNamespaces, "included"); err != nil {
+		return err
+	}
+	f.excluded, err = globs(f.ExcludedNamespaces, "excluded")
+	return err
+}
+
+// matchesAny reports whether one of the globs matches s.
+func matchesAny(globs []glob.Glob, s string) bool {
+	return slices.ContainsFunc(globs, func(g glob.Glob) bool { return g.Match(s) })
+}
+
+// selectsLabels reports whether the label selectors select an item with these labels.
+func (f *Filter) selectsLabels(l map[string]string) bool {
+	if f.LabelSelector != nil && !f.LabelSelector.Matches(labels.Set(l)) {
+		return false
+	}
+	return len(f.OrLabelSelectors) == 0 || slices.ContainsFunc(f.OrLabelSelectors, func(s labels.Selector) bool { return s.Matches(labels.Set(l)) })
 }
 
 // WithFilter restores only what f selects; see [Filter]. Default: everything.
@@ -84,13 +130,13 @@ func (f *Filter) resourceExcluded(it *manifest.Item) string {
 	return ""
 }
 
-// namespaceExcluded says why the filter's namespace lists leave namespace ns out, "" when
-// they do not.
+// namespaceExcluded says why the filter's namespace globs (compiled) leave namespace ns
+// out, "" when they do not.
 func (f *Filter) namespaceExcluded(ns string) string {
 	switch {
-	case listed(f.ExcludedNamespaces, ns):
+	case matchesAny(f.excluded, ns):
 		return fmt.Sprintf("filtered out: namespace %s is excluded", ns)
-	case len(f.IncludedNamespaces) > 0 && !listed(f.IncludedNamespaces, ns):
+	case len(f.included) > 0 && !matchesAny(f.included, ns):
 		return fmt.Sprintf("filtered out: namespace %s is not included", ns)
 	}
 	return ""
@@ -115,8 +161,11 @@ func (f *Filter) seed(it *manifest.Item) string {
 	if why := f.resourceExcluded(it); why != "" {
 		return why
 	}
-	if f.LabelSelector != nil && !f.LabelSelector.Matches(labels.Set(it.Labels)) {
-		return fmt.Sprintf("filtered out: labels do not match %s", f.LabelSelector)
+	if !f.selectsLabels(it.Labels) {
+		if f.LabelSelector != nil {
+			return fmt.Sprintf("filtered out: labels do not match %s", f.LabelSelector)
+		}
+		return fmt.Sprintf("filtered out: labels match none of %v", f.OrLabelSelectors)
 	}
 	return ""
 }
@@ -126,6 +175,9 @@ func (f *Filter) seed(it *manifest.Item) string {
 // those excluded by name, the cluster-scoped ones IncludeClusterResources false excludes,
 // and the Namespace objects of namespaces left out.
 func (f *Filter) apply(m *manifest.Manifest) (map[*manifest.Item]string, error) {
+	if err := f.compile(); err != nil {
+		return nil, err
+	}
 	out := map[*manifest.Item]string{}
 	items := m.Items()
 	for _, it := range items {

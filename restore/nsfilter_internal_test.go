@@ -222,6 +222,14 @@ func TestNewPlanFilter(t *testing.T) {
 			want: []string{"ClusterRole /reader", "Namespace /shop", "PersistentVolume /pv-1", "PersistentVolumeClaim shop/data", "Pod shop/worker",
 				"PriorityClass /high", "RoleBinding shop/runner", "ServiceAccount shop/runner"},
 			filtered: map[string]string{"resources/clusterroles.rbac.authorization.k8s.io/cluster/unrelated.json": "labels do not match app=shop"}},
+		{name: "a namespace glob, as Velero 1.18 reads it", filter: Filter{IncludedNamespaces: []string{"sh*"}}, want: shopAll,
+			filtered: map[string]string{"resources/configmaps/namespaces/blog/settings.json": "namespace blog is not included"}},
+		{name: "an excluded namespace glob", filter: Filter{ExcludedNamespaces: []string{"b?o[a-z]"}}, want: shopAll,
+			filtered: map[string]string{"resources/configmaps/namespaces/blog/settings.json": "namespace blog is excluded"}},
+		{name: "or-selectors: labelled by either", filter: Filter{IncludedNamespaces: []string{"shop"}, IncludeClusterResources: &no,
+			OrLabelSelectors: []labels.Selector{labels.SelectorFromSet(labels.Set{"app": "none"}), labels.SelectorFromSet(labels.Set{"app": "shop"})}},
+			want:     []string{"Namespace /shop", "PersistentVolumeClaim shop/data", "Pod shop/worker", "RoleBinding shop/runner", "ServiceAccount shop/runner"},
+			filtered: map[string]string{"resources/configmaps/namespaces/shop/settings.json": "labels match none of [app=none app=shop]"}},
 		{name: "selector with namespaces filtered", filter: Filter{LabelSelector: labels.SelectorFromSet(labels.Set{"app": "shop"}), ExcludedNamespaces: []string{"blog"}},
 			want: []string{"ClusterRole /reader", "Namespace /shop", "PersistentVolume /pv-1", "PersistentVolumeClaim shop/data", "Pod shop/worker",
 				"PriorityClass /high", "RoleBinding shop/runner", "ServiceAccount shop/runner"}},
@@ -240,6 +248,26 @@ func TestNewPlanFilter(t *testing.T) {
 			for item, why := range tc.filtered {
 				require.Contains(t, reasons[item], why, item)
 			}
+		})
+	}
+}
+
+// What Velero refuses NewPlan refuses: a label selector with or-selectors, a namespace glob
+// its glob library cannot read.
+func TestNewPlanFilterRefused(t *testing.T) {
+	backup := appBackup(t)
+	for _, tc := range []struct {
+		name   string
+		filter Filter
+		want   string
+	}{
+		{"selector and or-selectors", Filter{LabelSelector: labels.Everything(), OrLabelSelectors: []labels.Selector{labels.Everything()}}, "a label selector and or-label selectors together"},
+		{"a bad included glob", Filter{IncludedNamespaces: []string{"shop", "[a-"}}, `included namespace "[a-"`},
+		{"a bad excluded glob", Filter{ExcludedNamespaces: []string{"[a-]"}}, `excluded namespace "[a-]"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewPlan(t.Context(), FromBytes(backup), nsTarget, WithFilter(tc.filter))
+			require.ErrorContains(t, err, tc.want)
 		})
 	}
 }

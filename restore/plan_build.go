@@ -161,7 +161,7 @@ func PlanProjection(opts ...PlanOption) manifest.Projection {
 // projection is PlanProjection of cfg.
 func (cfg *planConfig) projection() manifest.Projection {
 	p := manifest.Projection{Labels: planLabels, Annotations: planAnnotations}
-	if cfg.filter != nil && cfg.filter.LabelSelector != nil {
+	if cfg.filter != nil && (cfg.filter.LabelSelector != nil || len(cfg.filter.OrLabelSelectors) > 0) {
 		p.Labels = nil // every label
 	}
 	return p

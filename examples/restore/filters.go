@@ -15,6 +15,7 @@ import (
 // --namespace-mappings and the filters, with examples/backup's names and meaning.
 type filterFlags struct {
 	mappings, includeNS, excludeNS, includeRes, excludeRes, selector string
+	orSelector                                                       string
 	clusterResources                                                 optbool.Value
 }
 
@@ -22,11 +23,12 @@ type filterFlags struct {
 func addFilterFlags(fs *flag.FlagSet) *filterFlags {
 	ff := &filterFlags{}
 	fs.StringVar(&ff.mappings, "namespace-mappings", "", `restore namespaces under other names: comma-separated <backed-up>:<target> pairs ("shop:shop-copy,blog:blog-copy"); no two may share a target`)
-	fs.StringVar(&ff.includeNS, "include-namespaces", "*", `comma-separated namespaces of the backup to restore; "*": all`)
-	fs.StringVar(&ff.excludeNS, "exclude-namespaces", "", "comma-separated namespaces of the backup not to restore")
+	fs.StringVar(&ff.includeNS, "include-namespaces", "*", `comma-separated namespaces of the backup to restore, each a glob ("app-*"); "*": all`)
+	fs.StringVar(&ff.excludeNS, "exclude-namespaces", "", "comma-separated namespaces of the backup not to restore, each a glob")
 	fs.StringVar(&ff.includeRes, "include-resources", "*", `comma-separated resources to restore, as "<resource>" (any group) or "<resource>.<group>"; "*": all`)
 	fs.StringVar(&ff.excludeRes, "exclude-resources", "", "comma-separated resources not to restore, named as for --include-resources; also keeps out the cluster-scoped objects the restored ones need")
 	fs.StringVar(&ff.selector, "selector", "", "restore only objects matching this label selector (and the cluster-scoped objects they need)")
+	fs.StringVar(&ff.orSelector, "or-selector", "", `restore only objects matching at least one of these label selectors, separated by " or " ("app=web or tier=db"); not with --selector`)
 	fs.Var(&ff.clusterResources, "include-cluster-resources", "true: restore every cluster-scoped object; false: none but the Namespaces; unset: all when every namespace is restored, else those the restored objects need (CRDs, ClusterRoles, PriorityClasses, PersistentVolumes, ...)")
 	return ff
 }
@@ -53,6 +55,15 @@ func (ff *filterFlags) planOptions() ([]restore.PlanOption, error) {
 	}
 	if ff.selector != "" {
 		f.LabelSelector = sel
+	}
+	if ff.orSelector != "" {
+		for i, part := range strings.Split(ff.orSelector, " or ") {
+			s, err := labels.Parse(strings.TrimSpace(part))
+			if err != nil {
+				return nil, fmt.Errorf("--or-selector: selector %d: %w", i+1, err)
+			}
+			f.OrLabelSelectors = append(f.OrLabelSelectors, s)
+		}
 	}
 	return append(opts, restore.WithFilter(f)), nil
 }

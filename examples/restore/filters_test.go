@@ -25,6 +25,7 @@ func TestFilterFlagErrors(t *testing.T) {
 		{name: "not a label", args: []string{"--namespace-mappings", "shop:Shop"}, stderr: `"Shop" in shop:Shop is not a namespace name`},
 		{name: "source twice", args: []string{"--namespace-mappings", "shop:a,shop:b"}, stderr: `namespace "shop" is mapped twice`},
 		{name: "bad selector", args: []string{"--selector", "app in (web"}, stderr: "--selector: "},
+		{name: "bad or-selector", args: []string{"--or-selector", "app=web or tier in (db"}, stderr: "--or-selector: selector 2: "},
 		{name: "bad cluster resources", args: []string{"--include-cluster-resources=maybe"}, stderr: `invalid boolean value "maybe" for -include-cluster-resources`},
 		{name: "empty include list", args: []string{"--include-namespaces", ","}, stderr: "--include-namespaces and --include-resources must not be empty"},
 	} {
