@@ -27,6 +27,15 @@ type ItemAction interface {
 	Execute(ctx context.Context, in *Input) (*Output, error)
 }
 
+// AdditionalItemsChecker is what an [ItemAction] implements to say itself when the
+// additional items it returned are ready (Velero's AreAdditionalItemsReady): when the
+// action's Output asks to wait for them, the restore calls it about once a second until it
+// reports true, returns an error, or AdditionalItemsReadyTimeout runs out. Without it, the
+// restore waits for them by the readiness rules (WithReadiness).
+type AdditionalItemsChecker interface {
+	AreAdditionalItemsReady(ctx context.Context, items []ItemRef, restore *Info) (bool, error)
+}
+
 // Selector says which items an [ItemAction] applies to. An empty field selects everything
 // along its dimension. Resources are written "<resource>" for the core group and
 // "<resource>.<group>" otherwise (as versionselect keys them), or "*" for all; an item is
@@ -126,7 +135,10 @@ type Output struct {
 	// the backup holds them and the plan restores them), identified as backed up.
 	AdditionalItems []ItemRef
 	// WaitForAdditionalItems makes the restore wait, up to AdditionalItemsReadyTimeout
-	// (0: the restore's wait timeout), until the additional items are ready.
+	// (0: the restore's wait timeout), until the additional items are ready
+	// (AdditionalItemsChecker, or the readiness rules). As in Velero, when they are not
+	// ready in time (or the check fails) the item is restored all the same, and its event's
+	// Detail says its additional items were not ready (DetailAdditionalNotReady).
 	WaitForAdditionalItems      bool
 	AdditionalItemsReadyTimeout time.Duration
 }

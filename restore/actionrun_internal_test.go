@@ -2,15 +2,25 @@ package restore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/backupkit/backupkit/readiness"
 )
 
 // recordingAction counts its AppliesTo calls and records what each Execute was given.
@@ -86,4 +96,81 @@ func TestRunActionsSelectorsAndBackedUpItem(t *testing.T) {
 		require.Empty(t, in.Item.GetResourceVersion(), "%s: reset for the target", name)
 	}
 	require.Empty(t, dbOnly.seen["c"].ItemFromBackup.GetLabels(), "the backed-up object, not the changed one")
+}
+
+// checkingAction returns the ConfigMap "dep" as an additional item of every Pod, asks to
+// wait for it, and says itself when it is ready: ready after readyAfter calls (0: never),
+// or fail with err.
+type checkingAction struct {
+	readyAfter int
+	err        error
+	calls      atomic.Int32
+}
+
+func (a *checkingAction) Name() string        { return "example.com/checking" }
+func (a *checkingAction) AppliesTo() Selector { return Selector{IncludedResources: []string{"pods"}} }
+func (a *checkingAction) Execute(context.Context, *Input) (*Output, error) {
+	return &Output{AdditionalItems: []ItemRef{{GroupResource: schema.GroupResource{Resource: "configmaps"}, Namespace: "ns", Name: "dep"}},
+		WaitForAdditionalItems: true, AdditionalItemsReadyTimeout: 1500 * time.Millisecond}, nil
+}
+func (a *checkingAction) AreAdditionalItemsReady(_ context.Context, items []ItemRef, _ *Info) (bool, error) {
+	n := a.calls.Add(1)
+	if len(items) != 1 || items[0].Name != "dep" {
+		return false, fmt.Errorf("asked about %v", items)
+	}
+	return a.readyAfter > 0 && int(n) >= a.readyAfter, a.err
+}
+
+// waitingAction is checkingAction without its own check: the readiness rules decide.
+type waitingAction struct{ checkingAction }
+
+func (a *waitingAction) AreAdditionalItemsReady() {} // not the interface's method
+
+// Seed 002 as Velero runs it: an action's additional items are restored first and waited
+// for, by the action's own check or by the readiness rules (WithReadiness's registry
+// among them); when they are not ready in time, or the check fails, the item is restored
+// all the same and its event says its additional items were not ready.
+func TestRunAdditionalItemsReadiness(t *testing.T) {
+	pod := testObject("v1", "Pod", "ns", "p", "uid-p", map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "i"}}}})
+	dep := testObject("v1", "ConfigMap", "ns", "dep", "uid-dep", nil)
+	plan, err := NewPlan(t.Context(), FromBytes(backupOf(t, dep, pod)), []metav1.APIGroup{group("", "v1", "v1")})
+	require.NoError(t, err)
+	configMapsReady := readiness.NewRegistry()
+	configMapsReady.Register(schema.GroupKind{Kind: "ConfigMap"}, func(*unstructured.Unstructured, readiness.Env) readiness.Result {
+		return readiness.Result{Status: readiness.Current}
+	})
+	neverReady := readiness.NewRegistry()
+	neverReady.Register(schema.GroupKind{Kind: "ConfigMap"}, func(*unstructured.Unstructured, readiness.Env) readiness.Result {
+		return readiness.Result{Status: readiness.InProgress, Reason: "Waiting"}
+	})
+	for _, tc := range []struct {
+		name   string
+		action ItemAction
+		opts   []RunOption
+		detail string // what the Pod's Detail holds; "" for nothing
+	}{
+		{name: "the action's check says ready", action: &checkingAction{readyAfter: 2}},
+		{name: "the action's check never says ready", action: &checkingAction{},
+			detail: DetailAdditionalNotReady + ": example.com/checking: not ready within 1.5s"},
+		{name: "the action's check fails", action: &checkingAction{err: errors.New("cannot tell")},
+			detail: DetailAdditionalNotReady + ": example.com/checking: checking them failed: cannot tell"},
+		{name: "the readiness rules: the caller's registry says ready", action: &waitingAction{}, opts: []RunOption{WithReadiness(configMapsReady)}},
+		{name: "the readiness rules: the caller's registry says not ready", action: &waitingAction{}, opts: []RunOption{WithReadiness(neverReady)},
+			detail: DetailAdditionalNotReady + ": example.com/checking: not ready within 1.5s: ConfigMap ns/dep"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dyn := fakeCluster(t)
+			// The fake gives no UID; the restore waits only for what is in the target.
+			dyn.PrependReactor("create", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if u, ok := a.(k8stesting.CreateAction).GetObject().(*unstructured.Unstructured); ok && u.GetUID() == "" {
+					u.SetUID(types.UID("target-" + u.GetName()))
+				}
+				return false, nil, nil
+			})
+			sum, events, err := runEvents(t, plan, c, append(tc.opts, WithActions(tc.action))...)
+			require.NoError(t, err)
+			require.Equal(t, 2, sum.Counts[ResultCreated], "both restored, ready or not")
+			require.Equal(t, tc.detail, events["p"].Detail)
+		})
+	}
 }

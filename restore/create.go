@@ -42,6 +42,10 @@ const (
 	DetailLeftAsFound = "left as found"
 	// DetailUpdatedToBackedUp (ResultUpdated): updated to the backed-up object (PolicyUpdate).
 	DetailUpdatedToBackedUp = "updated to the backed-up object"
+	// DetailAdditionalNotReady begins the part of a Detail that says an item action's
+	// additional items were not ready in time, or their check failed (Output.
+	// WaitForAdditionalItems): the item was restored all the same, as in Velero.
+	DetailAdditionalNotReady = "its additional items were not ready"
 	// DetailStatusNotRestored begins the Detail of an object created whose backed-up
 	// status could not be written (WithStatus), after what went before, then the reason.
 	DetailStatusNotRestored = "created, but its status was not restored"
@@ -160,7 +164,12 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 	if err := r.remapOwners(ctx, u); err != nil {
 		return nil, err
 	}
-	u, skip, err := r.runActions(ctx, it, gr, u, data)
+	u, skip, notReady, err := r.runActions(ctx, it, gr, u, data)
+	if notReady != "" {
+		defer func() {
+			ev.Detail = strings.TrimPrefix(ev.Detail+"; ", "; ") + DetailAdditionalNotReady + ": " + notReady
+		}()
+	}
 	if err != nil || skip != "" {
 		ev.Result, ev.Detail = ResultExcluded, skip
 		return nil, err
@@ -359,8 +368,9 @@ func (r *restorer) restoreStatus(ctx context.Context, ri dynamic.ResourceInterfa
 // action skipped it. The item's labels are read only for an action selecting by labels,
 // and the object as backed up (Input.ItemFromBackup) is decoded from data only for the
 // first action that runs.
-func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupResource, u *unstructured.Unstructured, data []byte) (*unstructured.Unstructured, string, error) {
+func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupResource, u *unstructured.Unstructured, data []byte) (_ *unstructured.Unstructured, skip, notReady string, _ error) {
 	var backedUp *unstructured.Unstructured
+	var notes []string
 	key := selectorKey(gr)
 	for k, a := range r.cfg.actions {
 		sel := &r.selectors[k]
@@ -370,33 +380,41 @@ func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupR
 		if backedUp == nil {
 			var err error
 			if backedUp, err = decodeBackedUp(it, data); err != nil {
-				return nil, "", err
+				return nil, "", "", err
 			}
 		}
 		out, err := a.Execute(ctx, &Input{Item: u, ItemFromBackup: backedUp, Resource: gr, Restore: &r.cfg.info})
 		if err != nil {
-			return nil, "", &ActionError{Action: a.Name(), Item: it.Item(), UID: it.UID(), Err: err}
+			return nil, "", "", &ActionError{Action: a.Name(), Item: it.Item(), UID: it.UID(), Err: err}
 		}
 		if out == nil {
 			continue
 		}
 		if out.Skip {
-			return nil, fmt.Sprintf("by item action %s: %s", a.Name(), out.Reason), nil
+			return nil, fmt.Sprintf("by item action %s: %s", a.Name(), out.Reason), "", nil
 		}
 		if out.Item != nil {
 			u = out.Item
 		}
-		if err := r.additionalItems(ctx, it, out); err != nil {
-			return nil, "", &ActionError{Action: a.Name(), Item: it.Item(), UID: it.UID(), Err: err}
+		note, err := r.additionalItems(ctx, it, a, out)
+		if err != nil {
+			return nil, "", "", &ActionError{Action: a.Name(), Item: it.Item(), UID: it.UID(), Err: err}
+		}
+		if note != "" {
+			notes = append(notes, a.Name()+": "+note)
 		}
 	}
-	return u, "", nil
+	return u, "", strings.Join(notes, "; "), nil
 }
 
-// additionalItems restores the additional items an action named before the item, those
-// the plan restores, and waits for them to be ready when the action asked (not in a dry
-// run).
-func (r *restorer) additionalItems(ctx context.Context, it PlanItem, out *Output) error {
+// additionalItems restores the additional items action a named before the item, those the
+// plan restores, and, when the action asked and the run is not a dry run, then waits for
+// them to be ready, as Velero does: by the action's own check (AdditionalItemsChecker),
+// about once a second, or by the readiness rules. Not ready in time, or a failed check, is
+// no error, as in Velero: the item is restored all the same; the returned note says why.
+func (r *restorer) additionalItems(ctx context.Context, it PlanItem, a ItemAction, out *Output) (string, error) {
+	var restored []ItemRef
+	var objs []readiness.ObjectRef
 	for _, ref := range out.AdditionalItems {
 		mi, ok := r.plan.manifest.Lookup(ref.GroupResource, ref.Namespace, ref.Name)
 		if !ok {
@@ -407,27 +425,60 @@ func (r *restorer) additionalItems(ctx context.Context, it PlanItem, out *Output
 			continue // not restored by the plan, or already being restored up the chain
 		}
 		if err := r.restoreOnce(withChain(ctx, it.UID()), i); err != nil {
-			return fmt.Errorf("additional item %s: %w", ref, err)
+			return "", fmt.Errorf("additional item %s: %w", ref, err)
 		}
-		if !out.WaitForAdditionalItems || !r.states[i].inTarget || r.cfg.dryRun {
-			continue
-		}
-		add := r.item(i)
-		timeout := out.AdditionalItemsReadyTimeout
-		if timeout <= 0 {
-			timeout = r.cfg.waitTimeout
-		}
-		obj := &unstructured.Unstructured{}
-		obj.SetAPIVersion(schema.GroupVersion{Group: add.Group(), Version: add.Version()}.String())
-		obj.SetKind(add.Kind())
-		obj.SetNamespace(add.Namespace())
-		obj.SetName(add.Name())
-		obj.Object["status"] = map[string]any{} // not known: Compute does not call it ready
-		if err := r.waitReady(ctx, obj, timeout); err != nil {
-			return fmt.Errorf("additional item %s: %w", ref, err)
+		if r.states[i].inTarget {
+			add := r.item(i)
+			restored = append(restored, ref)
+			objs = append(objs, readiness.ObjectRef{GroupKind: schema.GroupKind{Group: add.Group(), Kind: add.Kind()}, Namespace: add.Namespace(), Name: add.Name()})
 		}
 	}
-	return nil
+	if !out.WaitForAdditionalItems || len(restored) == 0 || r.cfg.dryRun {
+		return "", nil
+	}
+	timeout := out.AdditionalItemsReadyTimeout
+	if timeout <= 0 {
+		timeout = r.cfg.waitTimeout
+	}
+	if c, ok := a.(AdditionalItemsChecker); ok {
+		var ready bool
+		err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+			var err error
+			ready, err = c.AreAdditionalItemsReady(ctx, restored, &r.cfg.info)
+			return ready || err != nil, err
+		})
+		switch {
+		case ctx.Err() != nil:
+			return "", ctx.Err()
+		case err != nil && !ready && !wait.Interrupted(err):
+			return fmt.Sprintf("checking them failed: %v", err), nil
+		case !ready:
+			return fmt.Sprintf("not ready within %s", timeout), nil
+		}
+		return "", nil
+	}
+	opts := []readiness.WaitOption{readiness.WithContinueOnTimeout()}
+	for _, o := range r.cfg.readinessOpts() {
+		opts = append(opts, o)
+	}
+	rep, err := readiness.WaitAdditionalItems(ctx, readiness.NewDynamicGetter(r.c.Dynamic, r.c.Mapper), objs, timeout, opts...)
+	if rep != nil {
+		r.requests.Add(int64(rep.Calls))
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return "", cerr
+	}
+	if err != nil {
+		return err.Error(), nil
+	}
+	if nr := rep.NotReady(); len(nr) > 0 {
+		names := make([]string, len(nr))
+		for k, ref := range nr {
+			names[k] = ref.String()
+		}
+		return fmt.Sprintf("not ready within %s: %s", timeout, strings.Join(names, ", ")), nil
+	}
+	return "", nil
 }
 
 // chainKey carries, in a context, the items whose actions are restoring additional items,

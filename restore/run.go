@@ -83,7 +83,8 @@ type runConfig struct {
 	info           Info
 	modifiers      *ResourceModifiers
 	dryRun         bool
-	veleroFrom     *string // WithVeleroLabels: the backup's name
+	veleroFrom     *string             // WithVeleroLabels: the backup's name
+	registry       *readiness.Registry // WithReadiness; nil: readiness\'s built-in rules
 }
 
 // WithName sets the restore's name, labelled on every object it creates (RestoreNameLabel);
@@ -115,6 +116,22 @@ func veleroLabelValue(s string) string {
 	}
 	sum := sha256.Sum256([]byte(s))
 	return s[:maxLen-6] + hex.EncodeToString(sum[:])[:6]
+}
+
+// WithReadiness makes Run judge readiness (WithWait, the items others need ready, an item
+// action's additional items) with reg, a caller's registry of readiness rules: a fork's
+// rules for its own kinds, beside readiness's built-in ones (readiness.WithRegistry).
+// Default: readiness's built-in rules alone.
+func WithReadiness(reg *readiness.Registry) RunOption {
+	return func(c *runConfig) { c.registry = reg }
+}
+
+// readinessOpts are the options readiness.Compute and Wait are given.
+func (c *runConfig) readinessOpts() []readiness.Option {
+	if c.registry == nil {
+		return nil
+	}
+	return []readiness.Option{readiness.WithRegistry(c.registry)}
 }
 
 // WithParallelism sets how many items are restored at a time. Default: DefaultParallelism.
@@ -606,11 +623,15 @@ func (r *restorer) restoreItem(ctx context.Context, i int32, ev *Event) error {
 // waitReady returns once obj is ready: at once when the object as created or found is
 // (a Namespace is Active from its creation), else by polling it with the readiness package.
 func (r *restorer) waitReady(ctx context.Context, obj *unstructured.Unstructured, timeout time.Duration) error {
-	if res := readiness.Compute(obj); res.Status == readiness.Current {
+	var computeOpts []readiness.ComputeOption
+	waitOpts := []readiness.WaitOption{readiness.WithTimeout(timeout)}
+	for _, o := range r.cfg.readinessOpts() {
+		computeOpts, waitOpts = append(computeOpts, o), append(waitOpts, o)
+	}
+	if res := readiness.Compute(obj, computeOpts...); res.Status == readiness.Current {
 		return nil
 	}
-	rep, err := readiness.Wait(ctx, readiness.NewDynamicGetter(r.c.Dynamic, r.c.Mapper), []readiness.ObjectRef{readiness.RefOf(obj)},
-		readiness.WithTimeout(timeout))
+	rep, err := readiness.Wait(ctx, readiness.NewDynamicGetter(r.c.Dynamic, r.c.Mapper), []readiness.ObjectRef{readiness.RefOf(obj)}, waitOpts...)
 	if rep != nil {
 		r.requests.Add(int64(rep.Calls))
 	}

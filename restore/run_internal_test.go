@@ -3,6 +3,7 @@ package restore
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +23,14 @@ import (
 func fakeCluster(t *testing.T) (Cluster, *dynamicfake.FakeDynamicClient) {
 	t.Helper()
 	kinds := map[schema.GroupVersionResource]string{}
-	mapper := meta.NewDefaultRESTMapper(nil)
+	// Every group at v1, so that a kind is found without its version, as a cluster's is.
+	var gvs []schema.GroupVersion
+	for _, res := range testResources {
+		if gv := (schema.GroupVersion{Group: schema.ParseGroupResource(res).Group, Version: "v1"}); !slices.Contains(gvs, gv) {
+			gvs = append(gvs, gv)
+		}
+	}
+	mapper := meta.NewDefaultRESTMapper(gvs)
 	for kind, res := range testResources {
 		gr := schema.ParseGroupResource(res)
 		gvk := schema.GroupVersionKind{Group: gr.Group, Version: "v1", Kind: kind}
