@@ -18,10 +18,12 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/backupkit/backupkit/archive"
@@ -68,23 +70,24 @@ const DefaultParallelism = 32
 type RunOption func(*runConfig)
 
 type runConfig struct {
-	name           string
-	parallel       int
-	policy         ExistingPolicy
-	waitAll        bool
-	waitTimeout    time.Duration
-	actions        []ItemAction
-	actionsSet     bool
-	status         map[schema.GroupResource]bool // WithStatus
-	statusExcluded map[schema.GroupResource]bool // WithStatusExcluded
-	statusSet      bool                          // either was given
-	finalizers     bool
-	events         func(Event)
-	info           Info
-	modifiers      *ResourceModifiers
-	dryRun         bool
-	veleroFrom     *string             // WithVeleroLabels: the backup's name
-	registry       *readiness.Registry // WithReadiness; nil: readiness\'s built-in rules
+	name               string
+	parallel           int
+	policy             ExistingPolicy
+	waitAll            bool
+	waitTimeout        time.Duration
+	actions            []ItemAction
+	actionsSet         bool
+	status             map[schema.GroupResource]bool // WithStatus
+	statusExcluded     map[schema.GroupResource]bool // WithStatusExcluded
+	statusSet          bool                          // either was given
+	finalizers         bool
+	events             func(Event)
+	info               Info
+	modifiers          *ResourceModifiers
+	dryRun             bool
+	veleroFrom         *string             // WithVeleroLabels: the backup's name
+	registry           *readiness.Registry // WithReadiness; nil: readiness's built-in rules
+	terminatingTimeout time.Duration       // WithTerminatingTimeout
 }
 
 // WithName sets the restore's name, labelled on every object it creates (RestoreNameLabel);
@@ -132,6 +135,18 @@ func (c *runConfig) readinessOpts() []readiness.Option {
 		return nil
 	}
 	return []readiness.Option{readiness.WithRegistry(c.registry)}
+}
+
+// DefaultTerminatingTimeout is Velero's --terminating-resource-timeout: how long a
+// restore waits for a namespace being deleted to be gone.
+const DefaultTerminatingTimeout = 10 * time.Minute
+
+// WithTerminatingTimeout bounds how long the restore waits, as Velero does, for a
+// namespace it restores into that is being deleted (the "delete the namespace, restore
+// it" drill) to be gone before it creates it again and what is in it. Default:
+// DefaultTerminatingTimeout.
+func WithTerminatingTimeout(d time.Duration) RunOption {
+	return func(c *runConfig) { c.terminatingTimeout = d }
 }
 
 // WithParallelism sets how many items are restored at a time. Default: DefaultParallelism.
@@ -274,7 +289,7 @@ func WithDryRun(on bool) RunOption { return func(c *runConfig) { c.dryRun = on }
 // namespace that cannot be made) comes with a nil Summary. With WithDryRun the same holds
 // of what the run would do; see WithDryRun.
 func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summary, error) {
-	cfg := runConfig{parallel: DefaultParallelism, policy: PolicyNone, waitTimeout: readiness.DefaultTimeout,
+	cfg := runConfig{parallel: DefaultParallelism, policy: PolicyNone, waitTimeout: readiness.DefaultTimeout, terminatingTimeout: DefaultTerminatingTimeout,
 		status: map[schema.GroupResource]bool{}, statusExcluded: map[schema.GroupResource]bool{}}
 	for _, o := range opts {
 		if o != nil {
@@ -331,6 +346,9 @@ func (c *runConfig) check(plan *Plan, cl Cluster) error {
 	}
 	if c.waitTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("wait timeout %s is not positive", c.waitTimeout))
+	}
+	if c.terminatingTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("terminating timeout %s is not positive", c.terminatingTimeout))
 	}
 	for i, a := range c.actions {
 		if a == nil {
@@ -753,6 +771,39 @@ func (r *restorer) why(walkErr error) error {
 	return fmt.Errorf("%w: every failed item: %w", walkErr, r.cause)
 }
 
+// awaitNotTerminating waits, as Velero does before it restores into a namespace, for
+// namespace ns, when it is being deleted, to be gone, polling once a second for at most
+// the terminating timeout (WithTerminatingTimeout). Still there then, it is left to the
+// creates in it to fail with the API server's reason; only ctx's end is an error.
+func (r *restorer) awaitNotTerminating(ctx context.Context, ri dynamic.NamespaceableResourceInterface, ns string) error {
+	terminating := func(ctx context.Context) (bool, error) {
+		var cur *unstructured.Unstructured
+		_, err := r.retry(ctx, func() error {
+			var err error
+			cur, err = ri.Get(ctx, ns, metav1.GetOptions{})
+			return err
+		})
+		switch {
+		case apierrors.IsNotFound(err):
+			return false, nil
+		case err != nil:
+			return false, err
+		}
+		return cur.GetDeletionTimestamp() != nil, nil
+	}
+	if t, err := terminating(ctx); err != nil || !t {
+		return ctx.Err() // another error: the creates meet it and say so
+	}
+	err := wait.PollUntilContextTimeout(ctx, time.Second, r.cfg.terminatingTimeout, false, func(ctx context.Context) (bool, error) {
+		t, err := terminating(ctx)
+		return err == nil && !t, nil
+	})
+	if cerr := ctx.Err(); cerr != nil && err != nil {
+		return fmt.Errorf("restore: waiting for namespace %s to finish terminating: %w", ns, cerr)
+	}
+	return nil
+}
+
 // ensureNamespaces creates the namespaces that planned items live in and that neither
 // the plan nor the target holds, as Velero does. In a dry run it sends dry-run creates
 // and notes the namespaces it would create.
@@ -772,8 +823,15 @@ func (r *restorer) ensureNamespaces(ctx context.Context) error {
 		}
 	}
 	ri := r.c.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
-	for _, ns := range slices.Sorted(maps.Keys(needed)) {
-		if inPlan[ns] {
+	all := maps.Clone(needed)
+	maps.Copy(all, inPlan)
+	for _, ns := range slices.Sorted(maps.Keys(all)) {
+		if !r.cfg.dryRun {
+			if err := r.awaitNotTerminating(ctx, ri, ns); err != nil {
+				return err
+			}
+		}
+		if inPlan[ns] || !needed[ns] {
 			continue
 		}
 		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -229,4 +230,31 @@ func TestRunStatusAsVelero(t *testing.T) {
 			require.Equal(t, tt.cmStatus, found, "the ConfigMap's status")
 		})
 	}
+}
+
+// A namespace being deleted is polled until it is gone, for at most the terminating
+// timeout; still there then, the restore goes on (the creates meet the API server's
+// refusal in a real cluster). A non-positive timeout is refused.
+func TestRunTerminatingNamespace(t *testing.T) {
+	cm := testObject("v1", "ConfigMap", "going", "a", "uid-a", nil)
+	plan, err := NewPlan(t.Context(), FromBytes(backupOf(t, cm)), []metav1.APIGroup{group("", "v1", "v1")})
+	require.NoError(t, err)
+	c, dyn := fakeCluster(t)
+	ns := testObject("v1", "Namespace", "", "going", "uid-going", nil)
+	now := metav1.Now()
+	ns.SetDeletionTimestamp(&now)
+	ns.SetFinalizers([]string{"kubernetes"})
+	_, err = dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Create(t.Context(), ns, metav1.CreateOptions{})
+	require.NoError(t, err)
+	gets := 0
+	dyn.PrependReactor("get", "namespaces", func(k8stesting.Action) (bool, runtime.Object, error) {
+		gets++
+		return false, nil, nil
+	})
+	_, _, err = runEvents(t, plan, c, WithTerminatingTimeout(1500*time.Millisecond))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, gets, 2, "polled while it terminated")
+
+	_, err = Run(t.Context(), plan, c, WithTerminatingTimeout(0))
+	require.ErrorContains(t, err, "terminating timeout 0s is not positive")
 }
