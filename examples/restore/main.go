@@ -52,7 +52,7 @@ type flags struct {
 	existingPolicy, restoreName, resourcePriorities, statusResources    string
 	statusExcluded                                                      string
 	dryRun, wait, enableAPIGroupVersions, builtinConversions, keepFin   bool
-	waitTimeout                                                         time.Duration
+	waitTimeout, terminatingTimeout                                     time.Duration
 	parallel, burst                                                     int
 	qps                                                                 float64
 	limits                                                              archive.Limits
@@ -78,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.output, "o", "text", "output: text or json")
 	fs.BoolVar(&f.wait, "wait", false, "wait for every item to be ready before what depends on it starts (what others need ready is always waited for)")
 	fs.DurationVar(&f.waitTimeout, "wait-timeout", 5*time.Minute, "how long to wait for one item to be ready")
+	fs.DurationVar(&f.terminatingTimeout, "terminating-timeout", restore.DefaultTerminatingTimeout, "how long to wait for a namespace being deleted to be gone before restoring it (Velero's --terminating-resource-timeout)")
 	fs.IntVar(&f.parallel, "parallel", restore.DefaultParallelism, "how many items to restore at once")
 	fs.Float64Var(&f.qps, "qps", 0, "client-side request rate limit per second; 0: none (the API server's priority and fairness protects it)")
 	fs.IntVar(&f.burst, "burst", 0, "client-side burst with --qps; 0: twice --qps")
@@ -285,7 +286,8 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 	prog := startProgress(stderr, plan.Restorable(), time.Now())
 	sum, err := restore.Run(ctx, plan, cluster, append([]restore.RunOption{
 		restore.WithName(f.restoreName), restore.WithParallelism(f.parallel), restore.WithExistingPolicy(restore.ExistingPolicy(f.existingPolicy)),
-		restore.WithWait(f.wait), restore.WithWaitTimeout(f.waitTimeout), restore.WithFinalizers(f.keepFin), restore.WithDryRun(f.dryRun),
+		restore.WithWait(f.wait), restore.WithWaitTimeout(f.waitTimeout), restore.WithTerminatingTimeout(f.terminatingTimeout),
+		restore.WithFinalizers(f.keepFin), restore.WithDryRun(f.dryRun),
 		restore.WithResourceModifiers(f.modifiers),
 		restore.WithEvents(func(ev restore.Event) {
 			prog.add(ev.Err != nil)
