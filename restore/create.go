@@ -2,7 +2,6 @@ package restore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -40,8 +39,18 @@ const (
 	DetailEarlierRun = "made by an earlier run of this restore"
 	// DetailLeftAsFound (ResultExists): not the restore's; left as found (PolicyNone).
 	DetailLeftAsFound = "left as found"
+	// DetailLeftAsFoundDiffers (ResultExists): not the restore's, and it differs from the
+	// backed-up object; left as found (PolicyNone), as Velero does, with its warning.
+	DetailLeftAsFoundDiffers = "left as found; the in-cluster version is different than the backed-up version"
+	// DetailAlreadyAsBackedUp (ResultExists): not the restore's, and already as backed up
+	// (but for what the API server sets and the restore's own marks): nothing sent.
+	DetailAlreadyAsBackedUp = "already as backed up"
 	// DetailUpdatedToBackedUp (ResultUpdated): updated to the backed-up object (PolicyUpdate).
 	DetailUpdatedToBackedUp = "updated to the backed-up object"
+	// DetailServiceAccountMerged (ResultUpdated): a ServiceAccount in the cluster given the
+	// backed-up secrets, image pull secrets, labels and annotations it lacked, as Velero
+	// does whatever the policy.
+	DetailServiceAccountMerged = "merged the backed-up secrets, image pull secrets, labels and annotations into it"
 	// DetailAdditionalNotReady begins the part of a Detail that says an item action's
 	// additional items were not ready in time, or their check failed (Output.
 	// WaitForAdditionalItems): the item was restored all the same, as in Velero.
@@ -222,30 +231,7 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 		ev.Result, ev.Detail = ResultExists, DetailEarlierRun
 		return existing, nil
 	}
-	if r.cfg.policy != PolicyUpdate {
-		ev.Result, ev.Detail = ResultExists, DetailLeftAsFound
-		return existing, nil
-	}
-	patch, err := json.Marshal(u.Object)
-	if err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", it.Item(), err)
-	}
-	var updated *unstructured.Unstructured
-	if _, err := r.retry(ctx, func() error {
-		var err error
-		updated, err = ri.Patch(ctx, it.Name(), types.MergePatchType, patch, metav1.PatchOptions{DryRun: r.createOptions().DryRun})
-		return err
-	}); err != nil {
-		// Velero's update policy: a failed update leaves the object as found, with a warning.
-		ev.Result, ev.Detail = ResultExists, fmt.Sprintf("update failed, left as found: %v", err)
-		return existing, nil
-	}
-	if r.cfg.dryRun {
-		ev.Result, ev.Detail = ResultWouldUpdate, DetailDryRunAccepted
-		return updated, nil
-	}
-	ev.Result, ev.Detail = ResultUpdated, DetailUpdatedToBackedUp
-	return updated, nil
+	return r.existingObject(ctx, ri, ev, u, existing, gr)
 }
 
 // createOptions are the options of every create (and update) the run sends: the dry-run

@@ -245,7 +245,7 @@ func TestDryRunReportsWithoutChanging(t *testing.T) {
 		"new-ns":              {ResultWouldCreate, DetailDryRunAccepted},
 		"in-new-ns":           {ResultWouldCreate, DetailNamespaceNotYet},
 		"in-unplanned-ns":     {ResultWouldCreate, DetailNamespaceNotYet},
-		"there":               {ResultExists, DetailLeftAsFound},
+		"there":               {ResultExists, DetailLeftAsFoundDiffers},
 		"ok":                  {ResultWouldCreate, DetailDryRunAccepted},
 		"owned":               {ResultWouldCreate, DetailDryRunAccepted},
 		"refused":             {ResultRefused, ""},

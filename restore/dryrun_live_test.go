@@ -231,7 +231,7 @@ func TestLiveDryRunRefusedAndExisting(t *testing.T) {
 	}
 	require.Equal(t, restore.ResultWouldCreate, byName["fine"].Result)
 	require.Equal(t, restore.ResultExists, byName["there"].Result)
-	require.Equal(t, restore.DetailLeftAsFound, byName["there"].Detail)
+	require.Equal(t, restore.DetailLeftAsFoundDiffers, byName["there"].Detail, "theirs, not ours: Velero's warning")
 	require.NotEmpty(t, byName["there"].UID)
 	refused := byName["refused"]
 	require.Equal(t, restore.ResultRefused, refused.Result)

@@ -46,10 +46,15 @@ type Cluster struct {
 type ExistingPolicy string
 
 const (
-	// PolicyNone leaves an object that already exists as found.
+	// PolicyNone leaves an object that already exists as found (DetailLeftAsFoundDiffers
+	// when it differs from the backed-up one, Velero's warning), but for a ServiceAccount,
+	// which gets the backed-up secrets it lacks merged in, as Velero does.
 	PolicyNone ExistingPolicy = "none"
-	// PolicyUpdate updates an object that already exists to the backed-up one (a merge
-	// patch); when that fails, the object is left as found and the event says why.
+	// PolicyUpdate updates an object that already exists to the backed-up one, as Velero
+	// does: with the merge patch from the object as found to the backed-up one, so that
+	// fields only the cluster has are removed; an object already as backed up is not sent
+	// (DetailAlreadyAsBackedUp). When the patch fails, the object is left as found and the
+	// event says why.
 	PolicyUpdate ExistingPolicy = "update"
 )
 

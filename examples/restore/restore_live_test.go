@@ -186,8 +186,10 @@ func TestLiveRestoreUnderFaults(t *testing.T) {
 	}
 }
 
-// Objects already in the target: left as found (none) or updated (update); children of an
-// owner the target already holds, in the backup or not, point at the owner's UID there.
+// Objects already in the target: left as found (none; both differ from the backup: Velero's
+// warning) or updated (update), as Velero does; children of an owner the target already
+// holds, in the backup or not, point at the owner's UID there. Restored again under
+// another name with the update policy, what is already as backed up is not sent again.
 func TestLiveRestoreExisting(t *testing.T) {
 	c := env.Cluster(t)
 	ns := c.Namespace(t)
@@ -227,12 +229,13 @@ func TestLiveRestoreExisting(t *testing.T) {
 		return out
 	}
 	require.Equal(t, map[string]string{
-		"kept.json": "exists: left as found", "new.json": "created: ", "web.json": "exists: left as found",
+		"kept.json": "exists: " + restore.DetailLeftAsFoundDiffers, "new.json": "created: ", "web.json": "exists: " + restore.DetailLeftAsFoundDiffers,
 		"web-1.json": "created: ", "outside-1.json": "created: ", "gone-1.json": "created: ",
 	}, result(rep))
 	// A create per item, a GET of each object found (kept, web), one of each owner outside
-	// the backup (outside, gone), and the create of the namespace the items live in.
-	require.Equal(t, int64(len(objs)+2+2+1), rep.Requests)
+	// the backup (outside, gone), a GET of the namespace the items live in (is it being
+	// deleted?) and its create.
+	require.Equal(t, int64(len(objs)+2+2+1+1), rep.Requests)
 	get := func(gvr schema.GroupVersionResource, name string) *unstructured.Unstructured {
 		u, err := client.Resource(gvr).Namespace(ns).Get(t.Context(), name, metav1.GetOptions{})
 		require.NoError(t, err)
@@ -252,7 +255,10 @@ func TestLiveRestoreExisting(t *testing.T) {
 
 	code, rep, stderr = restoreJSON(t, "--kubeconfig", kubeconfig, "--backup", backup, "--restore-name", "second", "--existing-resource-policy", "update")
 	require.Equal(t, 0, code, stderr)
-	require.Equal(t, map[restore.Result]int{restore.ResultUpdated: len(objs)}, rep.Counts, stderr)
+	// The ConfigMap the first run made is as backed up; the others differ from the objects
+	// as the API server keeps them (it defaults what the backup lacks): updated.
+	require.Equal(t, map[restore.Result]int{restore.ResultUpdated: len(objs) - 1, restore.ResultExists: 1}, rep.Counts, stderr)
+	require.Equal(t, "exists: "+restore.DetailAlreadyAsBackedUp, result(rep)["new.json"])
 	kept := get(configMapsGVR, "kept")
 	require.Equal(t, "from the backup", kept.Object["data"].(map[string]any)["value"])
 	require.Equal(t, "second", kept.GetLabels()[restore.RestoreNameLabel])
