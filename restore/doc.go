@@ -89,4 +89,20 @@
 // [RefusedError]). An object in a namespace, or of a CustomResourceDefinition, that the
 // restore would create first cannot be checked by the target yet: it is reported as would
 // be created, its Detail saying it was not checked.
+//
+// # Where the restore differs from Velero v1.18.3, on purpose
+//
+//   - A resource modifier rule that fails on an item fails the item, naming the rule;
+//     Velero records the error and creates the item unchanged by that rule.
+//   - A bad glob in a rule's namespaces is an error when the rules are read; Velero's rule
+//     then matches nothing.
+//   - An item action's error, or a failed create, fails the item and skips exactly what
+//     depends on it; Velero goes on with the items after it in its resource order.
+//   - Finalizers are dropped unless [WithFinalizers]; Velero keeps them.
+//   - Resources named in [WithStatus], [WithStatusExcluded] and [Selector] are matched as
+//     written (a bare name is the core group's), and in [Filter] a bare name matches the
+//     resource of that name in every group; Velero resolves a bare name through the
+//     target's discovery.
+//   - Velero's labels are written only with [WithVeleroLabels]: the restore is a fork's or
+//     another tool's, not Velero's, unless the caller says so.
 package restore
