@@ -30,11 +30,12 @@ func credentialName(name string) bool {
 // every query parameter whose name suggests a credential (holding "secret", "password",
 // "passwd", "pwd", "token", "key", "sig", "credential", "auth" or "session", in any case)
 // replaced by "REDACTED", and a query value that is itself a URL (an endpoint) redacted the
-// same way. What does not parse as a URL is returned as "<unparsable URL>".
+// same way. What does not parse as a URL, or would not once shown, is returned as
+// "<unparsable URL>".
 func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return "<unparsable URL>"
+		return unparsable
 	}
 	u.User = nil
 	q := u.Query()
@@ -55,8 +56,15 @@ func Redact(rawURL string) string {
 	if changed {
 		u.RawQuery = q.Encode()
 	}
-	return u.String()
+	shown := u.String()
+	if _, err := url.Parse(shown); err != nil {
+		return unparsable // net/url renders some paths ("// ") as what it cannot read back
+	}
+	return shown
 }
+
+// unparsable is what Redact shows of a text that is not a URL.
+const unparsable = "<unparsable URL>"
 
 // secretsOf returns every text of rawURL that Redact leaves out (its user information, the
 // values of its credential-like query parameters, those of a URL in a query value), in each
