@@ -97,22 +97,37 @@ var (
 
 // copyMarks sets on dst the restore's marks src carries, so that they make no difference.
 func copyMarks(dst, src *unstructured.Unstructured) {
-	copyKeys := func(from map[string]string, get func() map[string]string, set func(map[string]string), keys []string) {
-		m := get()
+	setKeys(dst.GetLabels, dst.SetLabels, src.GetLabels(), restoreMarkLabels, true)
+	setKeys(dst.GetAnnotations, dst.SetAnnotations, src.GetAnnotations(), restoreMarkAnnotations, true)
+}
+
+// setKeys copies from's values of keys (all of from's keys when keys is nil) into the map
+// get and set reach, replacing what is there when replace is true, else only adding.
+func setKeys(get func() map[string]string, set func(map[string]string), from map[string]string, keys []string, replace bool) {
+	m := get()
+	put := func(k, v string) {
+		if _, ok := m[k]; ok && !replace {
+			return
+		}
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[k] = v
+	}
+	if keys == nil {
+		for k, v := range from {
+			put(k, v)
+		}
+	} else {
 		for _, k := range keys {
 			if v, ok := from[k]; ok {
-				if m == nil {
-					m = map[string]string{}
-				}
-				m[k] = v
+				put(k, v)
 			}
 		}
-		if m != nil {
-			set(m)
-		}
 	}
-	copyKeys(src.GetLabels(), dst.GetLabels, dst.SetLabels, restoreMarkLabels)
-	copyKeys(src.GetAnnotations(), dst.GetAnnotations, dst.SetAnnotations, restoreMarkAnnotations)
+	if m != nil {
+		set(m)
+	}
 }
 
 // mergeServiceAccount is the ServiceAccount in the cluster (marked: with the restore's
@@ -141,21 +156,7 @@ func mergeServiceAccount(marked, desired *unstructured.Unstructured) *unstructur
 			_ = unstructured.SetNestedSlice(out.Object, have, field)
 		}
 	}
-	mergeMap := func(get func() map[string]string, set func(map[string]string), from map[string]string) {
-		m := get()
-		for k, v := range from {
-			if _, ok := m[k]; !ok {
-				if m == nil {
-					m = map[string]string{}
-				}
-				m[k] = v
-			}
-		}
-		if m != nil {
-			set(m)
-		}
-	}
-	mergeMap(out.GetLabels, out.SetLabels, desired.GetLabels())
-	mergeMap(out.GetAnnotations, out.SetAnnotations, desired.GetAnnotations())
+	setKeys(out.GetLabels, out.SetLabels, desired.GetLabels(), nil, false)
+	setKeys(out.GetAnnotations, out.SetAnnotations, desired.GetAnnotations(), nil, false)
 	return out
 }
