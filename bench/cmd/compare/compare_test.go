@@ -19,7 +19,7 @@ func TestSmokeCompare(t *testing.T) {
 	t.Chdir("../..") // the bench module root, as make bench-compare runs it
 	out := filepath.Join(dir, "RESULTS.md")
 	require.NoError(t, run(config{out: out, runs: 1, small: true, disk: filepath.Join(dir, "disk"),
-		tmpfs: filepath.Join(dir, "tmpfs"), orderDir: "order", notes: filepath.Join(dir, "none.md"), only: "archive,status,webhook,order"}))
+		tmpfs: filepath.Join(dir, "tmpfs"), orderDir: "order", only: "archive,status,webhook,order"}))
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	text := string(b)
@@ -30,30 +30,32 @@ func TestSmokeCompare(t *testing.T) {
 	require.NotContains(t, text, "Incomplete")
 	require.NotContains(t, text, "**NO**", "a tool pair disagreed")
 	require.Equal(t, 2, strings.Count(text, "Same group versions from Velero and backupkit (every run): yes"))
+	require.True(t, strings.HasPrefix(text, resultsHeader), "the results file starts with the generated header")
 }
 
-// TestSmokeCompareRestore runs the restore section alone (-only restore) at the smallest
-// size with the ceiling tool, into a results file that already has other sections, and
-// checks that the section is spliced in before the notes and replaced on a second run.
+// TestSpliceRestore checks what -only restore writes into an existing results file: its
+// restore section replaced in place, or the section appended when there is none, and the
+// other sections kept as they were.
 func TestSpliceRestore(t *testing.T) {
 	sec := []byte(restoreHeading + "\n\nnew\n")
-	notes := []byte("## What dominates\n\nnew notes\n")
-	for _, tc := range []struct{ name, old, notes, want string }{
-		{"inserted before the notes, which are refreshed", "# R\n\n## Order\n\nkept\n\n## What dominates\n\nold notes\n", string(notes),
-			"# R\n\n## Order\n\nkept\n\n" + restoreHeading + "\n\nnew\n\n## What dominates\n\nnew notes\n"},
-		{"replaced", "# R\n\n" + restoreHeading + "\n\nold\n\n## Order\n\nkept\n\n## What dominates\n\nold notes\n", string(notes),
-			"# R\n\n" + restoreHeading + "\n\nnew\n\n## Order\n\nkept\n\n## What dominates\n\nnew notes\n"},
-		{"no notes file: the file's kept", "# R\n\n" + restoreHeading + "\n\nold\n\n## What dominates\n\nold notes\n", "",
-			"# R\n\n" + restoreHeading + "\n\nnew\n\n## What dominates\n\nold notes\n"},
-		{"no notes anywhere", "# R\n", "", "# R\n\n" + restoreHeading + "\n\nnew\n"},
-		{"new file", "", string(notes), "\n\n" + restoreHeading + "\n\nnew\n\n## What dominates\n\nnew notes\n"},
+	for _, tc := range []struct{ name, old, want string }{
+		{"appended after the other sections", "# R\n\n## Order\n\nkept\n",
+			"# R\n\n## Order\n\nkept\n\n" + restoreHeading + "\n\nnew\n"},
+		{"replaced, the section after it kept", "# R\n\n" + restoreHeading + "\n\nold\n\n### Goals\n\nold goals\n\n## Order\n\nkept\n",
+			"# R\n\n" + restoreHeading + "\n\nnew\n\n## Order\n\nkept\n"},
+		{"replaced at the end", "# R\n\n## Order\n\nkept\n\n" + restoreHeading + "\n\nold\n",
+			"# R\n\n## Order\n\nkept\n\n" + restoreHeading + "\n\nnew\n"},
+		{"new file", "", "\n\n" + restoreHeading + "\n\nnew\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, string(spliceRestore([]byte(tc.old), sec, []byte(tc.notes))))
+			require.Equal(t, tc.want, string(spliceRestore([]byte(tc.old), sec)))
 		})
 	}
 }
 
+// TestSmokeCompareRestore runs the restore section alone (-only restore) at the smallest
+// size with the ceiling tool, into a results file that already has another section, and
+// checks that the section is appended after it and replaced on a second run.
 func TestSmokeCompareRestore(t *testing.T) {
 	if _, err := testcluster.LookupBinaries(os.Getenv); err != nil {
 		if testcluster.InCI(os.Getenv) {
@@ -64,10 +66,10 @@ func TestSmokeCompareRestore(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir("../..")
 	out := filepath.Join(dir, "RESULTS.md")
-	before := "# backupkit beside its peers\n\n## Order objects for a restore\n\nkept\n\n## What dominates, and what was changed (hand-written, bench/NOTES.md)\n\nnotes\n"
+	before := "# backupkit beside its peers\n\n## Order objects for a restore\n\nkept\n"
 	require.NoError(t, os.WriteFile(out, []byte(before), 0o644))
 	cfg := config{out: out, runs: 1, small: true, disk: filepath.Join(dir, "disk"), tmpfs: filepath.Join(dir, "tmpfs"),
-		orderDir: "order", notes: filepath.Join(dir, "none.md"), only: "restore", restoreRuns: 1, restoreTools: "ceiling"}
+		orderDir: "order", only: "restore", restoreRuns: 1, restoreTools: "ceiling"}
 	for range 2 {
 		require.NoError(t, run(cfg))
 		b, err := os.ReadFile(out)
@@ -75,7 +77,6 @@ func TestSmokeCompareRestore(t *testing.T) {
 		text := string(b)
 		require.Equal(t, 1, strings.Count(text, restoreHeading), "one restore section, replaced on the second run")
 		require.Less(t, strings.Index(text, "kept"), strings.Index(text, restoreHeading))
-		require.Less(t, strings.Index(text, restoreHeading), strings.Index(text, "notes\n"), "before the notes")
 		for _, want := range []string{"### secrets: 31 objects (1 Namespace, 30 Secret)", "### mixed: 30 objects",
 			"| ceiling: 32 workers, dynamic client | 1 of 1 |", "-only restore -small"} {
 			require.Contains(t, text, want)

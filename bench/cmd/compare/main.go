@@ -31,7 +31,6 @@ type config struct {
 	disk     string // work directory on a real disk
 	tmpfs    string // work directory on tmpfs
 	orderDir string // the bench/order module
-	notes    string // hand-written notes appended to the results
 	prepare  bool   // only generate the backups
 	only     string // comma-separated sections to run; "" for all
 
@@ -77,7 +76,6 @@ func main() {
 	flag.StringVar(&c.disk, "disk", "/var/tmp/backupkit-bench", "work directory on a real disk")
 	flag.StringVar(&c.tmpfs, "tmpfs", "/dev/shm/backupkit-bench", "work directory on tmpfs")
 	flag.StringVar(&c.orderDir, "order", "order", "directory of the bench/order module")
-	flag.StringVar(&c.notes, "notes", "NOTES.md", "hand-written analysis appended to the results, if it exists")
 	flag.BoolVar(&c.prepare, "prepare", false, "only generate the backups (kept between runs), measure nothing")
 	flag.StringVar(&c.only, "only", "", "run only these sections, comma-separated: "+strings.Join(sections, ", ")+"; -only restore replaces the restore section of -out and keeps the rest")
 	flag.IntVar(&c.restoreRuns, "restore-runs", 1, "measured runs per restore tool and workload (each in a fresh cluster)")

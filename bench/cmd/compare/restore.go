@@ -275,35 +275,19 @@ func (r *report) restoreGoals(b *bytes.Buffer) {
 	measure.WriteGoals(b, "### Goals of issue 21, judged on this run", "", gs)
 }
 
-// spliceRestore replaces the restore section of the results file old with section (or
-// inserts it before the hand-written notes, or at the end), and the notes at the end with
-// notes (when not empty; else the notes are found by NOTES.md's heading and kept), leaving the rest as it was: what `-only restore` writes, so a
-// restore run does not erase the other sections.
-func spliceRestore(old, section, notes []byte) []byte {
+// spliceRestore replaces the restore section of the results file old with section, or
+// appends section when old has none, leaving the rest as it was: what `-only restore`
+// writes, so a restore run does not erase the other sections.
+func spliceRestore(old, section []byte) []byte {
 	s := string(old)
 	sec := strings.TrimRight(string(section), "\n") + "\n"
-	first, _, _ := strings.Cut(string(notes), "\n")
-	if first == "" {
-		first = "## What dominates" // NOTES.md's heading
+	i := strings.Index(s, "\n"+restoreHeading)
+	if i < 0 {
+		return []byte(strings.TrimRight(s, "\n") + "\n\n" + sec)
 	}
-	tail := ""
-	if at := strings.Index(s, "\n"+first); at >= 0 {
-		s, tail = s[:at], s[at:]
-		if len(notes) > 0 {
-			tail = "\n" + string(notes)
-		}
+	end := len(s)
+	if j := strings.Index(s[i+1:], "\n## "); j >= 0 {
+		end = i + 1 + j
 	}
-	if i := strings.Index(s, "\n"+restoreHeading); i >= 0 {
-		end := len(s)
-		if j := strings.Index(s[i+1:], "\n## "); j >= 0 {
-			end = i + 1 + j
-		}
-		s = s[:i] + "\n" + sec + s[end:]
-	} else {
-		s = strings.TrimRight(s, "\n") + "\n\n" + sec
-	}
-	if tail == "" && len(notes) > 0 {
-		tail = "\n" + string(notes)
-	}
-	return []byte(s + tail)
+	return []byte(s[:i] + "\n" + sec + s[end:])
 }
