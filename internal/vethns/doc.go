@@ -7,9 +7,9 @@
 // (--enable-aggregator-routing, which testcluster's Full mode uses): a webhook named by a
 // Service cannot be served on loopback. [Listen] therefore makes a network namespace of its
 // own, links it to this one with a veth pair on a /30 of 198.18.0.0/15 (the range RFC 2544
-// sets aside for benchmark tests, which no real network uses), and listens in the namespace
-// on the pair's far end. Traffic to the listener crosses only that pair; nothing is served
-// on an address of the machine's interfaces.
+// sets aside for benchmark tests; RFC 6890 lists it as not globally reachable), and listens
+// in the namespace on the pair's far end. Traffic to the listener crosses only that pair;
+// nothing is served on an address of the machine's interfaces.
 //
 // A server the API server reaches by URL (a webhook's clientConfig.url, a CRD conversion
 // webhook's) needs none of this: it listens on 127.0.0.1, as httptest.NewServer does.

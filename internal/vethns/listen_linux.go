@@ -29,8 +29,9 @@ type Listener struct {
 // Listen makes a network namespace, links it to this process's with a veth pair on a /30 of
 // 198.18.0.0/15 that overlaps none of this machine's networks (the near end is the network's
 // first address, the far end its second), and listens on a free TCP port of the far end. The
-// namespace lives as long as the listener and the connections it accepts; Close removes the
-// pair. It fails, with an error matching os.ErrPermission, when the process may not make a
+// namespace lives as long as the listener and the connections it accepts (or until the
+// process exits, should the thread that made it be the process's main thread, which the Go
+// runtime never ends); Close removes the pair. It fails, with an error matching os.ErrPermission, when the process may not make a
 // namespace or a link.
 func Listen() (*Listener, error) {
 	addrs, err := net.InterfaceAddrs()
