@@ -10,9 +10,9 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME_SHORT ?= 5000x
 FUZZTIME ?= 2m
 
-.PHONY: test generate-check fmt-check no-unsafe vet staticcheck testbin s3bin unit unit-newest fuzz-short fuzz bench bench-smoke bench-compare
+.PHONY: test generate-check fmt-check no-unsafe loopback-only vet staticcheck testbin s3bin unit unit-newest fuzz-short fuzz bench bench-smoke bench-compare
 
-test: fmt-check generate-check no-unsafe vet staticcheck unit unit-newest fuzz-short bench-smoke
+test: fmt-check generate-check no-unsafe loopback-only vet staticcheck unit unit-newest fuzz-short bench-smoke
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -23,6 +23,12 @@ fmt-check:
 no-unsafe:
 	@out="$$(git grep -l -E '^[[:space:]]*(import[[:space:]]+)?([A-Za-z_.]+[[:space:]]+)?"unsafe"' -- '*.go' ':!bench/' 2>/dev/null)"; \
 	if [ -n "$$out" ]; then echo "package unsafe imported (not allowed outside bench/):"; echo "$$out"; exit 1; fi
+
+# Tests reach only loopback and the network namespaces internal/vethns makes: no Go file
+# outside internal/vethns looks up this machine's interfaces or listens on all addresses.
+loopback-only:
+	@out="$$(git grep -n -E 'net\.(Interfaces|InterfaceAddrs|InterfaceByName|InterfaceByIndex)\(|Listen(TCP|UDP|Packet)?\([^)]*"(:|0\.0\.0\.0|\[::\])' -- '*.go' ':!internal/vethns/' 2>/dev/null)"; \
+	if [ -n "$$out" ]; then echo "an interface address or all addresses (serve on 127.0.0.1, or on an internal/vethns listener):"; echo "$$out"; exit 1; fi
 
 # The CRDs controller-gen generates from kubebuilder markers (examples/externaljob/crd) must be
 # what it writes now: hack/generate-check.sh runs each go:generate controller-gen line into a

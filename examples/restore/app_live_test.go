@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -143,6 +144,14 @@ func TestLiveRealApplication(t *testing.T) {
 	ns := labelledNamespace(t, c, client, "app-", appLabelValue)
 	require.NoError(t, c.InstallCRDs(t.Context(), widgetCRD()))
 	webhook := startWebhookServer(t, "webhook", ns)
+	// Before the server stops (cleanups run last first): with its veth pair gone, a call to
+	// its address would leave this machine.
+	t.Cleanup(func() {
+		err := client.Resource(gvrWebhookConfigs).Delete(context.Background(), "widgets.realapp.backupkit.io", metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("delete the webhook configuration: %v", err)
+		}
+	})
 	phase("namespace, CRD and webhook server ready")
 
 	// The application.
@@ -503,7 +512,7 @@ func webhookEndpointSlice(ns string, ws *webhookServer) *unstructured.Unstructur
 			appLabel: appLabelValue, "kubernetes.io/service-name": "webhook",
 			"endpointslice.kubernetes.io/managed-by": "webhook-test.backupkit.io",
 		}},
-		"addressType": ws.addressType(),
+		"addressType": "IPv4", // vethns listens on IPv4
 		"endpoints":   []any{map[string]any{"addresses": []any{ws.ip.String()}, "conditions": map[string]any{"ready": true}}},
 		"ports":       []any{map[string]any{"name": "https", "port": int64(ws.port), "protocol": "TCP"}},
 	}}

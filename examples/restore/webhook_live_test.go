@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,11 +15,14 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"github.com/backupkit/backupkit/internal/testcluster"
+	"github.com/backupkit/backupkit/internal/vethns"
 )
 
-// webhookServer is a validating admission webhook served over HTTPS from this machine: it
-// allows every request and counts them. The API server reaches it through a Service whose
-// EndpointSlice holds its address (see hostAddress).
+// webhookServer is a validating admission webhook served over HTTPS from a network
+// namespace of the test's own (internal/vethns): it allows every request and counts them. The
+// API server reaches it through a Service whose EndpointSlice holds its address, which
+// endpoint validation would refuse were it loopback; it is no address of this machine's
+// interfaces either.
 type webhookServer struct {
 	ip    net.IP
 	port  int
@@ -26,45 +30,11 @@ type webhookServer struct {
 	calls atomic.Int64
 }
 
-// hostAddress returns an address of this machine the API server can reach that endpoint
-// validation accepts: up, neither loopback nor link-local nor multicast; IPv4 first. It fails
-// t when there is none.
-func hostAddress(t *testing.T) net.IP {
-	t.Helper()
-	ifaces, err := net.Interfaces()
-	require.NoError(t, err)
-	var v6 net.IP
-	for _, iface := range ifaces {
-		if iface.Flags&net.FlagUp == 0 || iface.Flags&net.FlagLoopback != 0 {
-			continue
-		}
-		addrs, err := iface.Addrs()
-		if err != nil {
-			continue
-		}
-		for _, a := range addrs {
-			ipnet, ok := a.(*net.IPNet)
-			if !ok || !ipnet.IP.IsGlobalUnicast() || ipnet.IP.IsLoopback() || ipnet.IP.IsLinkLocalUnicast() {
-				continue
-			}
-			if ip4 := ipnet.IP.To4(); ip4 != nil {
-				return ip4
-			}
-			if v6 == nil {
-				v6 = ipnet.IP
-			}
-		}
-	}
-	if v6 == nil {
-		t.Fatal("no network interface of this machine has an address other than loopback or link-local: " +
-			"the test's webhook server needs one, as endpoint validation refuses loopback addresses")
-	}
-	return v6
-}
-
-// startWebhookServer serves the webhook on an address of this machine (hostAddress), with a
-// certificate for the Service name (<service>.<namespace>.svc, the name the API server
-// checks), signed by a CA of its own. It stops when t ends.
+// startWebhookServer serves the webhook on a vethns.Listener, with a certificate for the
+// Service name (<service>.<namespace>.svc, the name the API server checks), signed by a CA of
+// its own. It stops when t ends: whatever names it must be gone by then (see
+// vethns.Listener.Close). Without the privilege to make a network namespace it skips t,
+// except in CI, where it fails it.
 func startWebhookServer(t *testing.T, service, namespace string) *webhookServer {
 	t.Helper()
 	ca, err := testcluster.NewCA("webhook-ca")
@@ -73,10 +43,13 @@ func startWebhookServer(t *testing.T, service, namespace string) *webhookServer 
 	require.NoError(t, err)
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	require.NoError(t, err)
-	ip := hostAddress(t)
-	l, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
-	require.NoError(t, err, "listen on %s", ip)
-	ws := &webhookServer{ip: ip, port: l.Addr().(*net.TCPAddr).Port, ca: ca}
+	l, err := vethns.Listen()
+	if (errors.Is(err, os.ErrPermission) || errors.Is(err, errors.ErrUnsupported)) && !testcluster.InCI(os.Getenv) {
+		t.Skipf("the webhook server needs a network namespace of its own: %v (run as root, on Linux)", err)
+	}
+	require.NoError(t, err)
+	addr := l.Addr().(*net.TCPAddr)
+	ws := &webhookServer{ip: addr.IP, port: addr.Port, ca: ca}
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(ws.serve),
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12},
@@ -89,6 +62,8 @@ func startWebhookServer(t *testing.T, service, namespace string) *webhookServer 
 		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 			t.Errorf("webhook server: %v", err)
 		}
+		// srv.Close closed l; this returns that result.
+		require.NoError(t, l.Close())
 	})
 	return ws
 }
@@ -105,12 +80,4 @@ func (ws *webhookServer) serve(w http.ResponseWriter, r *http.Request) {
 	review.Request = nil
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(&review)
-}
-
-// addressType is the EndpointSlice address type of the server's address.
-func (ws *webhookServer) addressType() string {
-	if ws.ip.To4() != nil {
-		return "IPv4"
-	}
-	return "IPv6"
 }

@@ -47,9 +47,13 @@
 // No kube-proxy runs, so no cluster IP leads anywhere; kube-apiserver runs with
 // --enable-aggregator-routing=true instead, which sends the calls of admission webhooks,
 // conversion webhooks and APIServices named by a Service to a ready endpoint of the
-// Service's EndpointSlices: a test serves a webhook from this machine by giving its Service
-// an EndpointSlice (without a selector) that holds an address of this machine other than
-// loopback, which endpoint validation refuses.
+// Service's EndpointSlices. Endpoint validation refuses loopback addresses there, and no
+// test serves on an address of this machine's interfaces: a test serves such a webhook on an
+// internal/vethns listener, in a network namespace of its own reached through a veth pair,
+// and gives its Service an EndpointSlice (without a selector) holding that listener's
+// address. A webhook named by URL is served on 127.0.0.1 instead. Every component listens on
+// 127.0.0.1, and kube-apiserver advertises 127.0.0.1, with no endpoint reconciler: the
+// kubernetes Service has no endpoints, since validation would refuse that address too.
 // There is no cloud provider: a LoadBalancer Service never gets an address. There is no
 // metrics server: an HPA scaling on resource metrics reports ScalingActive False. On this
 // machine Full mode starts a fraction of a second after APIServerOnly would.
