@@ -6,8 +6,8 @@
 #   hack/apicheck.sh -w   write the record for the code as it is (make api-record)
 #
 # Run from the module's root, or anywhere below it. The record holds two files per package,
-# named for its path below the module (root: "backupkit", archive/archivetest:
-# "archive_archivetest"):
+# named for its path below the module (the root package: the module's last element,
+# "backupkit"; archive/archivetest: "archive_archivetest"):
 #   <name>.export  apidiff's export data of the package: what the check compares (binary;
 #                  written with -trimpath, so positions name files by import path, not by
 #                  where the clone lies)
@@ -19,10 +19,11 @@
 # The check passes when every change apidiff calls incompatible is listed, and fails
 # otherwise. Listed means: CHANGELOG.md's first section ("## ...") whose heading contains
 # "unreleased" (any case) has a subsection "### <package path below the module>" (the
-# module's root package: "### backupkit") holding the changed name in backquotes, as apidiff
+# root package: "### backupkit") holding the changed name in backquotes, as apidiff
 # names it ("`New`", "`Backup.Items`" for the method (*Backup).Items), optionally qualified
 # with the package's name ("`manifest.New`") and followed by a call ("`manifest.New(...)`").
-# A package removed is listed when its subsection says "removed". Compatible
+# Changes apidiff reports of unexported names (an unexported type the API reaches) need no
+# entry. A package removed is listed when its subsection says "removed". Compatible
 # changes, a package without a record and a stale listing pass, printed, with the advice to
 # run `make api-record`.
 #
@@ -74,7 +75,7 @@ packages() {
 name() {
 	local rel="${1#"$module"}"
 	rel="${rel#/}"
-	rel="${rel:-backupkit}"
+	rel="${rel:-${module##*/}}"
 	echo "${rel//\//_}"
 }
 
@@ -82,7 +83,7 @@ name() {
 rel() {
 	local rel="${1#"$module"}"
 	rel="${rel#/}"
-	echo "${rel:-backupkit}"
+	echo "${rel:-${module##*/}}"
 }
 
 # listing prints the exported declarations of import path $1: `go doc -all` without the
@@ -132,7 +133,6 @@ unreleased() {
 # listed says whether name $2 of import path $1 is in backquotes in its subsection.
 listed() {
 	local pkg="${1##*/}" nm="${2//./\\.}"
-	[ "$1" = "$module" ] && pkg=backupkit
 	unreleased "$(rel "$1")" | grep -q -E "\`($pkg\\.)?$nm(\\([^\`]*\\))?\`"
 }
 
@@ -162,7 +162,12 @@ for p in $(packages); do
 		nm="${nm//(\*/}"
 		nm="${nm//(/}"
 		nm="${nm//)/}"
-		if listed "$p" "$nm"; then
+		if [[ "$nm" =~ ^[a-z_] ]]; then
+			# apidiff also reports unexported types the API reaches (an Option's unexported
+			# options struct that stopped being comparable): no caller can name them.
+			echo "apicheck: $p: incompatible by apidiff, of an unexported name (need not be listed): $what"
+			stale=1
+		elif listed "$p" "$nm"; then
 			echo "apicheck: $p: incompatible, listed in $changelog: $what"
 			stale=1
 		else
