@@ -3,6 +3,9 @@ SHELL := /bin/bash
 GO ?= go
 # Pinned so that nothing needs a manual install; `go run` fetches it through the module proxy.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# The same for apidiff, which api-check compares the exported API with (hack/apicheck.sh reads
+# this line when run by hand). This version builds with go1.26 (its go.mod says go 1.26.0).
+APIDIFF ?= golang.org/x/exp/cmd/apidiff@v0.0.0-20261113113407-e3970619a1a4
 # Per fuzz target: a short bounded run in `make test`, a longer one in `make fuzz`. The short
 # run is a count of executions, not a duration: go1.26's fuzz coordinator can fail a
 # duration-bounded run with a bare "context deadline exceeded" when the time runs out under
@@ -10,9 +13,9 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME_SHORT ?= 5000x
 FUZZTIME ?= 2m
 
-.PHONY: test generate-check fmt-check no-unsafe loopback-only vet staticcheck testbin s3bin unit unit-newest fuzz-short fuzz bench bench-smoke bench-compare
+.PHONY: test api-check api-record generate-check fmt-check no-unsafe loopback-only vet staticcheck testbin s3bin unit unit-newest fuzz-short fuzz bench bench-smoke bench-compare
 
-test: fmt-check generate-check no-unsafe loopback-only vet staticcheck unit unit-newest fuzz-short bench-smoke
+test: fmt-check generate-check api-check no-unsafe loopback-only vet staticcheck unit unit-newest fuzz-short bench-smoke
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -35,6 +38,15 @@ loopback-only:
 # temporary directory and compares.
 generate-check:
 	bash hack/generate-check.sh
+
+# The exported API of every library package against its record in api/: an incompatible change
+# fails unless CHANGELOG.md's unreleased section lists it (hack/apicheck.sh says how);
+# compatible changes pass, printed. api-record writes the record for the code as it is.
+api-check:
+	APIDIFF=$(APIDIFF) GO=$(GO) bash hack/apicheck.sh
+
+api-record:
+	APIDIFF=$(APIDIFF) GO=$(GO) bash hack/apicheck.sh -w
 
 vet:
 	$(GO) vet ./...
