@@ -63,7 +63,7 @@ func TestResolve(t *testing.T) {
 		{"ksvc", schema.GroupResource{Resource: "services"}, true},
 		{"ksvc.serving.knative.dev", schema.GroupResource{Group: "serving.knative.dev", Resource: "services"}, true},
 		{"ksvc.serving", schema.GroupResource{Group: "serving.knative.dev", Resource: "services"}, true}, // a group's prefix
-		{"namespace", schema.GroupResource{Resource: "namespaces"}, true},                               // the kind in lower case when discovery gives no singular
+		{"namespace", schema.GroupResource{Resource: "namespaces"}, true},                                // the kind in lower case when discovery gives no singular
 		{"widgets", schema.GroupResource{Group: "example.com", Resource: "widgets"}, true},
 		{"gadgets.example.com", schema.GroupResource{Group: "example.com", Resource: "gadgets"}, true}, // only at the group's second version
 		{"gd", schema.GroupResource{Group: "example.com", Resource: "gadgets"}, true},
