@@ -13,7 +13,9 @@
 // groups in discovery's order); a group may be given by a prefix of its name
 // ("storageclasses.storage"); a short name is replaced by its resource's name before the
 // group is looked for, so "ksvc" names whatever "services" names; "*.apps" names every
-// resource of group apps.
+// resource of group apps. A short name two resources of one group share names the first
+// listed (Velero's choice between them varies from run to run: it orders a group's
+// resources by ranging over a map).
 package resourcematch
 
 import (
