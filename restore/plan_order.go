@@ -12,13 +12,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/references"
 	"github.com/backupkit/backupkit/manifest"
 )
 
 // bodyReader collects, during the planning scan, the references of the objects whose
 // bodies can name dependencies (needsBody), by their backed-up UID.
 type bodyReader struct {
-	refs map[types.UID]references
+	refs map[types.UID]references.Refs
 }
 
 // bodyResources are the resources of the kinds needsBody accepts, under the names
@@ -49,10 +50,10 @@ func (b *bodyReader) visit(it *archive.Item) error {
 	if err := u.UnmarshalJSON(data); err != nil {
 		return nil // nor one it cannot decode
 	}
-	if !needsBody(u.GroupVersionKind().GroupKind()) || u.GetUID() == "" {
+	if !references.NeedsBody(u.GroupVersionKind().GroupKind()) || u.GetUID() == "" {
 		return nil
 	}
-	if r := readReferences(u); len(r.refs) > 0 || r.selector != nil || r.podLabels != nil {
+	if r := references.Read(u); len(r.Refs) > 0 || r.Selector != nil || r.PodLabels != nil {
 		b.refs[u.GetUID()] = r
 	}
 	return nil
@@ -61,7 +62,7 @@ func (b *bodyReader) visit(it *archive.Item) error {
 // addOrder adds to the backup's manifest the dependencies read from the objects and the
 // resource priorities, so that the waves and the walk take them in; it records both in
 // the plan.
-func (p *Plan) addOrder(refs map[types.UID]references, prio ResourcePriorities, served []*metav1.APIResourceList) {
+func (p *Plan) addOrder(refs map[types.UID]references.Refs, prio ResourcePriorities, served []*metav1.APIResourceList) {
 	m := p.manifest
 	p.deps = dependencies(m, refs)
 	for _, d := range p.deps {

@@ -17,6 +17,8 @@ import (
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/archive/archivetest"
+
+	"github.com/backupkit/backupkit/internal/references"
 )
 
 // NewPlan reads the references in the objects and orders by them and by the resource
@@ -84,7 +86,10 @@ func TestNewPlanOrdersByReferences(t *testing.T) {
 // Every kind whose body can name dependencies is read under its resource's name.
 func TestBodyResourcesCoverNeedsBody(t *testing.T) {
 	kinds := map[schema.GroupKind]string{}
-	for gk := range podTemplates {
+	for _, gk := range []schema.GroupKind{{Kind: "Pod"}, {Kind: "ReplicationController"},
+		{Group: "apps", Kind: "Deployment"}, {Group: "apps", Kind: "StatefulSet"}, {Group: "apps", Kind: "DaemonSet"}, {Group: "apps", Kind: "ReplicaSet"},
+		{Group: "extensions", Kind: "Deployment"}, {Group: "extensions", Kind: "DaemonSet"}, {Group: "extensions", Kind: "ReplicaSet"},
+		{Group: "batch", Kind: "Job"}, {Group: "batch", Kind: "CronJob"}} {
 		kinds[gk] = strings.ToLower(gk.Kind) + "s"
 	}
 	for gk, res := range map[schema.GroupKind]string{
@@ -99,7 +104,7 @@ func TestBodyResourcesCoverNeedsBody(t *testing.T) {
 		kinds[gk] = res
 	}
 	for gk, res := range kinds {
-		require.True(t, needsBody(gk), gk)
+		require.True(t, references.NeedsBody(gk), gk)
 		require.True(t, bodyResources.Has(schema.GroupResource{Group: gk.Group, Resource: res}), "%s as %s", gk, res)
 	}
 	require.Equal(t, len(kinds), bodyResources.Len())
