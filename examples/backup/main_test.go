@@ -60,7 +60,7 @@ func discoveryFixture() ([]*metav1.APIGroup, []*metav1.APIResourceList) {
 		}
 		return out
 	}
-	list := []string{"list", "get"}
+	list := []string{"list", "get", "create", "delete"}
 	r := func(name, kind string, namespaced bool, verbs ...string) metav1.APIResource {
 		return metav1.APIResource{Name: name, Kind: kind, Namespaced: namespaced, Verbs: verbs}
 	}
@@ -80,6 +80,12 @@ func discoveryFixture() ([]*metav1.APIGroup, []*metav1.APIResourceList) {
 		{GroupVersion: "apiextensions.k8s.io/v1", APIResources: []metav1.APIResource{r("customresourcedefinitions", "CustomResourceDefinition", false, list...)}},
 	}
 	return groups, lists
+}
+
+func TestPlanResourcesRefusesABadGlob(t *testing.T) {
+	groups, lists := discoveryFixture()
+	_, _, err := planResources(groups, lists, filter{includeNamespaces: []string{"*"}, excludeResources: []string{"[a-"}})
+	require.ErrorContains(t, err, `--exclude-resources: excluded resource "[a-"`)
 }
 
 func TestPlanResources(t *testing.T) {
@@ -117,11 +123,20 @@ func TestPlanResources(t *testing.T) {
 				"olds.beta.example.com: not in --include-resources", "persistentvolumes: not in --include-resources",
 				"pods: not in --include-resources", "things.beta.example.com: not in --include-resources"},
 		},
+		{
+			name: "names as Velero resolves them: a singular, a group's prefix, a glob",
+			f:    filter{includeNamespaces: []string{"*"}, includeResources: []string{"deployment", "gadgets.shop", "*.beta.example.com"}},
+			want: []string{"deployments.apps [v1]", "gadgets.shop.example.com [v1 v2beta1]", "olds.beta.example.com [v1]", "things.beta.example.com [v2 v1]"},
+			skipped: []string{"configmaps: not in --include-resources", "customresourcedefinitions.apiextensions.k8s.io: not in --include-resources",
+				"events: not in --include-resources", "events.events.k8s.io: not in --include-resources", "namespaces: not in --include-resources",
+				"nodes: not in --include-resources", "persistentvolumes: not in --include-resources", "pods: not in --include-resources"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			groups, lists := discoveryFixture()
-			plans, skipped := planResources(groups, lists, tt.f)
+			plans, skipped, err := planResources(groups, lists, tt.f)
+			require.NoError(t, err)
 			var got []string
 			for _, p := range plans {
 				s := p.String()
