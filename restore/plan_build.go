@@ -257,7 +257,7 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*P
 	plan.addOrder(cfg.refs, cfg.priorities, cfg.served)
 	var filtered map[*manifest.Item]string
 	if cfg.filter != nil {
-		if filtered, err = cfg.filter.apply(idx.Manifest); err != nil {
+		if filtered, err = cfg.filter.apply(idx.Manifest, resourceResolver(cfg.served, idx.Manifest)); err != nil {
 			return nil, err
 		}
 	}
