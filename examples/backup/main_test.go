@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/backupkit/backupkit/internal/resourcematch/matchtable"
 )
 
 func TestFlags(t *testing.T) {
@@ -269,6 +271,31 @@ func TestRetry(t *testing.T) {
 			require.Equal(t, tt.err, err != nil, "%v", err)
 			require.Equal(t, tt.calls, calls)
 			require.Equal(t, tt.sleeps, slept)
+		})
+	}
+}
+
+// The backup selects resources as the restore's filter and the item actions' selectors
+// do (the shared table, internal/resourcematch/matchtable): as Velero resolves them.
+func TestPlanResourcesAsVelero(t *testing.T) {
+	var groups []*metav1.APIGroup
+	seen := map[string]bool{}
+	for _, r := range matchtable.Resources {
+		if !seen[r.Group] {
+			seen[r.Group] = true
+			v := metav1.GroupVersionForDiscovery{GroupVersion: schema.GroupVersion{Group: r.Group, Version: r.Version}.String(), Version: r.Version}
+			groups = append(groups, &metav1.APIGroup{Name: r.Group, Versions: []metav1.GroupVersionForDiscovery{v}, PreferredVersion: v})
+		}
+	}
+	for _, tc := range matchtable.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			plans, _, err := planResources(groups, matchtable.Served(), filter{includeNamespaces: []string{"*"}, includeResources: tc.Included, excludeResources: tc.Excluded})
+			require.NoError(t, err)
+			var got []schema.GroupResource
+			for _, p := range plans {
+				got = append(got, schema.GroupResource{Group: p.Group, Resource: p.Resource})
+			}
+			require.ElementsMatch(t, tc.Want, got)
 		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/backupkit/backupkit/internal/resourcematch/matchtable"
 )
 
 var all = metav1.Verbs{"create", "delete", "get", "list", "watch"}
@@ -141,4 +143,22 @@ func TestIncludesExcludesRefusesBadGlob(t *testing.T) {
 	_, err = NewIncludesExcludes(nil, nil, []string{"["})
 	require.ErrorAs(t, err, &e)
 	require.Equal(t, "excluded", e.Listed)
+}
+
+// The table the filter, the selectors and the backup are tested on holds here first.
+func TestMatchTable(t *testing.T) {
+	r := NewResolver(matchtable.Served())
+	for _, tc := range matchtable.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			ie, err := NewIncludesExcludes(r, tc.Included, tc.Excluded)
+			require.NoError(t, err)
+			var got []schema.GroupResource
+			for _, res := range matchtable.Resources {
+				if ie.Includes(res.GroupResource) {
+					got = append(got, res.GroupResource)
+				}
+			}
+			require.ElementsMatch(t, tc.Want, got)
+		})
+	}
 }
