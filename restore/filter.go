@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/backupkit/backupkit/internal/resourcematch"
 	"github.com/backupkit/backupkit/manifest"
 )
 
@@ -50,11 +51,13 @@ type Filter struct {
 	// filters apply); false restores none but the Namespace objects of the selected items.
 	IncludeClusterResources *bool
 
-	included, excluded []glob.Glob // the namespace globs, compiled by compile
+	included, excluded []glob.Glob                     // the namespace globs, compiled by compile
+	incRes, excRes     *resourcematch.IncludesExcludes // the resource lists, resolved by compile
 }
 
-// compile compiles the namespace globs and checks what Velero refuses together.
-func (f *Filter) compile() error {
+// compile compiles the namespace globs, resolves the resource lists through r and checks
+// what Velero refuses together.
+func (f *Filter) compile(r *resourcematch.Resolver) error {
 	if f.LabelSelector != nil && len(f.OrLabelSelectors) > 0 {
 		return fmt.Errorf("restore: filter: a label selector and or-label selectors together (Velero takes one or the other)")
 	}
@@ -73,8 +76,16 @@ func (f *Filter) compile() error {
 	if f.included, err = globs(f.IncludedNamespaces, "included"); err != nil {
 		return err
 	}
-	f.excluded, err = globs(f.ExcludedNamespaces, "excluded")
-	return err
+	if f.excluded, err = globs(f.ExcludedNamespaces, "excluded"); err != nil {
+		return err
+	}
+	if f.incRes, err = resourcematch.NewIncludesExcludes(r, f.IncludedResources, nil); err != nil {
+		return fmt.Errorf("restore: filter: %w", err)
+	}
+	if f.excRes, err = resourcematch.NewIncludesExcludes(r, nil, f.ExcludedResources); err != nil {
+		return fmt.Errorf("restore: filter: %w", err)
+	}
+	return nil
 }
 
 // matchesAny reports whether one of the globs matches s.
@@ -114,17 +125,12 @@ func (f *Filter) ClusterResources() bool {
 	return !f.namespacesFiltered()
 }
 
-// names reports whether the resource list names the item's resource, or "*".
-func names(list []string, it *manifest.Item) bool {
-	return listed(list, it.Resource) || listed(list, it.GroupResource().String())
-}
-
 // resourceExcluded says why the filter's resource lists leave it out, "" when they do not.
 func (f *Filter) resourceExcluded(it *manifest.Item) string {
 	switch {
-	case names(f.ExcludedResources, it):
+	case !f.excRes.Includes(it.GroupResource()):
 		return fmt.Sprintf("filtered out: resource %s is excluded", it.GroupResource())
-	case len(f.IncludedResources) > 0 && !names(f.IncludedResources, it):
+	case !f.incRes.Includes(it.GroupResource()):
 		return fmt.Sprintf("filtered out: resource %s is not included", it.GroupResource())
 	}
 	return ""
@@ -174,8 +180,8 @@ func (f *Filter) seed(it *manifest.Item) string {
 // select, less the cluster-scoped dependencies of what it does (m's closure), but for
 // those excluded by name, the cluster-scoped ones IncludeClusterResources false excludes,
 // and the Namespace objects of namespaces left out.
-func (f *Filter) apply(m *manifest.Manifest) (map[*manifest.Item]string, error) {
-	if err := f.compile(); err != nil {
+func (f *Filter) apply(m *manifest.Manifest, r *resourcematch.Resolver) (map[*manifest.Item]string, error) {
+	if err := f.compile(r); err != nil {
 		return nil, err
 	}
 	out := map[*manifest.Item]string{}
@@ -213,7 +219,7 @@ func (f *Filter) apply(m *manifest.Manifest) (map[*manifest.Item]string, error) 
 			continue // reached through an item of a namespace left out
 		case !isNamespace && f.IncludeClusterResources != nil && !*f.IncludeClusterResources:
 			continue
-		case names(f.ExcludedResources, it):
+		case !f.excRes.Includes(it.GroupResource()):
 			out[it] = f.resourceExcluded(it)
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/references"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -35,7 +36,7 @@ type planConfig struct {
 	apiGroupVersions bool
 	limits           archive.Limits
 	priorities       ResourcePriorities
-	refs             map[types.UID]references // read from the objects by NewPlan
+	refs             map[types.UID]references.Refs // read from the objects by NewPlan
 	sibling          Source
 	given            *archive.Sibling          // WithSibling
 	served           []*metav1.APIResourceList // WithServedResources; nil: not known
@@ -200,7 +201,7 @@ func NewPlan(ctx context.Context, src Source, target []metav1.APIGroup, opts ...
 	if err := checkMapping(cfg.mapping); err != nil {
 		return nil, err
 	}
-	body := &bodyReader{refs: map[types.UID]references{}}
+	body := &bodyReader{refs: map[types.UID]references.Refs{}}
 	var idx *archive.Index
 	var err error
 	switch {
@@ -256,7 +257,7 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*P
 	plan.addOrder(cfg.refs, cfg.priorities, cfg.served)
 	var filtered map[*manifest.Item]string
 	if cfg.filter != nil {
-		if filtered, err = cfg.filter.apply(idx.Manifest); err != nil {
+		if filtered, err = cfg.filter.apply(idx.Manifest, resourceResolver(cfg.served, idx.Manifest)); err != nil {
 			return nil, err
 		}
 	}

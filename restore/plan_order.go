@@ -12,13 +12,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/references"
+	"github.com/backupkit/backupkit/internal/resourcematch"
 	"github.com/backupkit/backupkit/manifest"
 )
 
 // bodyReader collects, during the planning scan, the references of the objects whose
 // bodies can name dependencies (needsBody), by their backed-up UID.
 type bodyReader struct {
-	refs map[types.UID]references
+	refs map[types.UID]references.Refs
 }
 
 // bodyResources are the resources of the kinds needsBody accepts, under the names
@@ -49,10 +51,10 @@ func (b *bodyReader) visit(it *archive.Item) error {
 	if err := u.UnmarshalJSON(data); err != nil {
 		return nil // nor one it cannot decode
 	}
-	if !needsBody(u.GroupVersionKind().GroupKind()) || u.GetUID() == "" {
+	if !references.NeedsBody(u.GroupVersionKind().GroupKind()) || u.GetUID() == "" {
 		return nil
 	}
-	if r := readReferences(u); len(r.refs) > 0 || r.selector != nil || r.podLabels != nil {
+	if r := references.Read(u); len(r.Refs) > 0 || r.Selector != nil || r.PodLabels != nil {
 		b.refs[u.GetUID()] = r
 	}
 	return nil
@@ -61,7 +63,7 @@ func (b *bodyReader) visit(it *archive.Item) error {
 // addOrder adds to the backup's manifest the dependencies read from the objects and the
 // resource priorities, so that the waves and the walk take them in; it records both in
 // the plan.
-func (p *Plan) addOrder(refs map[types.UID]references, prio ResourcePriorities, served []*metav1.APIResourceList) {
+func (p *Plan) addOrder(refs map[types.UID]references.Refs, prio ResourcePriorities, served []*metav1.APIResourceList) {
 	m := p.manifest
 	p.deps = dependencies(m, refs)
 	for _, d := range p.deps {
@@ -75,7 +77,11 @@ func (p *Plan) addOrder(refs map[types.UID]references, prio ResourcePriorities, 
 	for _, it := range m.Items() {
 		present.Insert(it.GroupResource())
 	}
-	p.order = manifest.ResourceOrder{First: resolvePriorities(prio.High, present, served), Last: resolvePriorities(prio.Low, present, served)}
+	var r *resourcematch.Resolver // nil resolves nothing
+	if served != nil {
+		r = resourcematch.NewResolver(served)
+	}
+	p.order = manifest.ResourceOrder{First: resolvePriorities(prio.High, present, r), Last: resolvePriorities(prio.Low, present, r)}
 	m.SetResourceOrder(p.order)
 	for _, e := range m.OrderEdges() {
 		p.ResourceOrder = append(p.ResourceOrder, fmt.Sprintf("%s < %s", e.Before, e.After))
@@ -122,14 +128,14 @@ func (p *Plan) markReady() {
 
 // resolvePriorities names each listed resource as the restore meets it. With the target's
 // served resources (WithServedResources), as Velero resolves an entry through the
-// target's discovery: a resource of that name or singular name, in the entry's group, or
-// for an entry without a group in the first group that serves one (served's order: core
-// first). An entry the target does not serve, or any entry without served, is resolved
+// target's discovery (internal/resourcematch: a resource of that name, singular or short
+// name, in the entry's group, or for an entry without a group in the first group that
+// serves one, the core group first). An entry the target does not serve, or any entry without served, is resolved
 // against the backup: a resource listed without a group that the core group does not hold
 // stands for the resources of that name in every group ("customresourcedefinitions" for
 // customresourcedefinitions.apiextensions.k8s.io), in the order of their groups. A
 // resource two entries resolve to keeps the first place.
-func resolvePriorities(list []schema.GroupResource, present sets.Set[schema.GroupResource], served []*metav1.APIResourceList) []schema.GroupResource {
+func resolvePriorities(list []schema.GroupResource, present sets.Set[schema.GroupResource], served *resourcematch.Resolver) []schema.GroupResource {
 	var out []schema.GroupResource
 	seen := sets.New[schema.GroupResource]()
 	add := func(grs ...schema.GroupResource) {
@@ -141,7 +147,7 @@ func resolvePriorities(list []schema.GroupResource, present sets.Set[schema.Grou
 		}
 	}
 	for _, gr := range list {
-		if r, ok := servedResource(gr, served); ok {
+		if r, ok := served.Resolve(gr.String()); ok {
 			add(r)
 			continue
 		}
@@ -159,33 +165,4 @@ func resolvePriorities(list []schema.GroupResource, present sets.Set[schema.Grou
 		add(named...)
 	}
 	return out
-}
-
-// servedResource is the resource gr names among the served ones, as a discovery
-// RESTMapper finds it: by name or singular name (its kind in lower case when discovery
-// gives none), in gr's group, or in the first group of served that serves it when gr has
-// none. Subresources are not resources.
-func servedResource(gr schema.GroupResource, served []*metav1.APIResourceList) (schema.GroupResource, bool) {
-	for _, l := range served {
-		if l == nil {
-			continue
-		}
-		gv, err := schema.ParseGroupVersion(l.GroupVersion)
-		if err != nil || (gr.Group != "" && gv.Group != gr.Group) {
-			continue
-		}
-		for _, r := range l.APIResources {
-			if strings.Contains(r.Name, "/") {
-				continue
-			}
-			singular := r.SingularName
-			if singular == "" {
-				singular = strings.ToLower(r.Kind)
-			}
-			if r.Name == gr.Resource || singular == gr.Resource {
-				return schema.GroupResource{Group: gv.Group, Resource: r.Name}, true
-			}
-		}
-	}
-	return schema.GroupResource{}, false
 }

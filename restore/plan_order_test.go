@@ -17,6 +17,9 @@ import (
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/archive/archivetest"
+
+	"github.com/backupkit/backupkit/internal/references"
+	"github.com/backupkit/backupkit/internal/resourcematch"
 )
 
 // NewPlan reads the references in the objects and orders by them and by the resource
@@ -84,7 +87,10 @@ func TestNewPlanOrdersByReferences(t *testing.T) {
 // Every kind whose body can name dependencies is read under its resource's name.
 func TestBodyResourcesCoverNeedsBody(t *testing.T) {
 	kinds := map[schema.GroupKind]string{}
-	for gk := range podTemplates {
+	for _, gk := range []schema.GroupKind{{Kind: "Pod"}, {Kind: "ReplicationController"},
+		{Group: "apps", Kind: "Deployment"}, {Group: "apps", Kind: "StatefulSet"}, {Group: "apps", Kind: "DaemonSet"}, {Group: "apps", Kind: "ReplicaSet"},
+		{Group: "extensions", Kind: "Deployment"}, {Group: "extensions", Kind: "DaemonSet"}, {Group: "extensions", Kind: "ReplicaSet"},
+		{Group: "batch", Kind: "Job"}, {Group: "batch", Kind: "CronJob"}} {
 		kinds[gk] = strings.ToLower(gk.Kind) + "s"
 	}
 	for gk, res := range map[schema.GroupKind]string{
@@ -99,7 +105,7 @@ func TestBodyResourcesCoverNeedsBody(t *testing.T) {
 		kinds[gk] = res
 	}
 	for gk, res := range kinds {
-		require.True(t, needsBody(gk), gk)
+		require.True(t, references.NeedsBody(gk), gk)
 		require.True(t, bodyResources.Has(schema.GroupResource{Group: gk.Group, Resource: res}), "%s as %s", gk, res)
 	}
 	require.Equal(t, len(kinds), bodyResources.Len())
@@ -231,18 +237,19 @@ func TestPrioritiesResolvedAgainstTheTarget(t *testing.T) {
 	_, err := archivetest.WriteObjects(&buf, func(string) string { n++; return resources[n-1] }, objs...)
 	require.NoError(t, err)
 	target := []metav1.APIGroup{group("", "v1", "v1"), group("apps", "v1", "v1"), group("serving.knative.dev", "v1", "v1"), group("snapshot.storage.k8s.io", "v1", "v1")}
+	all := metav1.Verbs{"create", "delete", "get", "list", "watch"}
 	served := []*metav1.APIResourceList{
 		{GroupVersion: "v1", APIResources: []metav1.APIResource{
-			{Name: "pods", SingularName: "pod", Kind: "Pod", Namespaced: true},
-			{Name: "pods/log", Kind: "Pod", Namespaced: true},
-			{Name: "services", Kind: "Service", Namespaced: true}, // no singular name: "service" from the kind
+			{Name: "pods", SingularName: "pod", Kind: "Pod", Namespaced: true, Verbs: all},
+			{Name: "pods/log", Kind: "Pod", Namespaced: true, Verbs: all},
+			{Name: "services", Kind: "Service", Namespaced: true, Verbs: all}, // no singular name: "service" from the kind
 		}},
-		{GroupVersion: "serving.knative.dev/v1", APIResources: []metav1.APIResource{{Name: "services", SingularName: "service", Kind: "Service", Namespaced: true}}},
+		{GroupVersion: "serving.knative.dev/v1", APIResources: []metav1.APIResource{{Name: "services", SingularName: "service", Kind: "Service", Namespaced: true, Verbs: all}}},
 		{GroupVersion: "snapshot.storage.k8s.io/v1", APIResources: []metav1.APIResource{
-			{Name: "volumesnapshotclasses", SingularName: "volumesnapshotclass", Kind: "VolumeSnapshotClass"},
-			{Name: "volumesnapshotcontents", SingularName: "volumesnapshotcontent", Kind: "VolumeSnapshotContent"},
+			{Name: "volumesnapshotclasses", SingularName: "volumesnapshotclass", Kind: "VolumeSnapshotClass", Verbs: all},
+			{Name: "volumesnapshotcontents", SingularName: "volumesnapshotcontent", Kind: "VolumeSnapshotContent", Verbs: all},
 		}},
-		{GroupVersion: "apps/v1", APIResources: []metav1.APIResource{{Name: "deployments", SingularName: "deployment", Kind: "Deployment", Namespaced: true}}},
+		{GroupVersion: "apps/v1", APIResources: []metav1.APIResource{{Name: "deployments", SingularName: "deployment", Kind: "Deployment", Namespaced: true, Verbs: all}}},
 	}
 	order := func(opts ...PlanOption) []string {
 		plan, err := NewPlan(t.Context(), FromBytes(buf.Bytes()), target, opts...)
@@ -262,7 +269,7 @@ func TestPrioritiesResolvedAgainstTheTarget(t *testing.T) {
 
 	got := resolvePriorities([]schema.GroupResource{{Resource: "services"}, {Group: "snapshot.storage.k8s.io", Resource: "volumesnapshotclass"},
 		{Group: "snapshot.storage.k8s.io", Resource: "volumesnapshotclasses"}, {Resource: "pod"}, {Resource: "widgets"}},
-		sets.New(schema.GroupResource{Group: "example.com", Resource: "widgets"}), served)
+		sets.New(schema.GroupResource{Group: "example.com", Resource: "widgets"}), resourcematch.NewResolver(served))
 	require.Equal(t, []schema.GroupResource{{Resource: "services"}, {Group: "snapshot.storage.k8s.io", Resource: "volumesnapshotclasses"},
 		{Resource: "pods"}, {Group: "example.com", Resource: "widgets"}}, got, "resolved, the repeated one once, the unserved from the backup")
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
 
+	"github.com/backupkit/backupkit/internal/references"
 	"github.com/backupkit/backupkit/manifest"
 )
 
@@ -59,12 +60,17 @@ type shape struct {
 
 var (
 	roleRef = func(kind string, gr schema.GroupResource, cluster bool) slot {
-		return slot{at: []string{"roleRef"}, key: "name", extra: map[string]any{"kind": kind, "apiGroup": groupRBAC}, gr: gr, cluster: cluster}
+		return slot{at: []string{"roleRef"}, key: "name", extra: map[string]any{"kind": kind, "apiGroup": "rbac.authorization.k8s.io"}, gr: gr, cluster: cluster}
 	}
 	subjects = func(emptyLocal bool) slot {
 		return slot{at: []string{"subjects", "[]"}, key: "name", extra: map[string]any{"kind": "ServiceAccount"}, gr: grServiceAccounts,
 			nsKey: "namespace", emptyLocal: emptyLocal}
 	}
+)
+
+var (
+	templateSpec = []string{"spec", "template", "spec"}
+	cronJobSpec  = []string{"spec", "jobTemplate", "spec", "template", "spec"}
 )
 
 var shapes = []shape{
@@ -117,7 +123,7 @@ var targetKinds = []struct {
 }
 
 var (
-	namePool      = []string{"a", "b", defaultServiceAccount}
+	namePool      = []string{"a", "b", "default"}
 	namespacePool = []string{"n1", "n2"}
 )
 
@@ -227,7 +233,7 @@ func drawReferrer(t *rapid.T, i int) (*unstructured.Unstructured, []want) {
 		} else {
 			saName = ""
 		}
-		wants = append(wants, want{grServiceAccounts, ns, cmpOr(sanName, saName, defaultServiceAccount)})
+		wants = append(wants, want{grServiceAccounts, ns, cmpOr(sanName, saName, "default")})
 		write(sh.podSpec, podSlots)
 	}
 	write(nil, sh.slots)
@@ -252,7 +258,7 @@ func cmpOr(ss ...string) string {
 func TestDependenciesProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := manifest.New()
-		refs := map[types.UID]references{}
+		refs := map[types.UID]references.Refs{}
 		wants := map[types.UID][]want{}
 		for i := range rapid.IntRange(1, 5).Draw(t, "referrers") {
 			u, w := drawReferrer(t, i)
@@ -261,7 +267,7 @@ func TestDependenciesProperties(t *testing.T) {
 			if _, err := m.Add(it); err != nil {
 				continue // the same identity drawn twice
 			}
-			refs[u.GetUID()] = readReferences(u)
+			refs[u.GetUID()] = references.Read(u)
 			wants[u.GetUID()] = w
 		}
 		for _, tk := range targetKinds {
@@ -315,7 +321,7 @@ func TestDependenciesProperties(t *testing.T) {
 		}
 
 		// Deterministic: the same again, from a copy of refs built in another order.
-		again := map[types.UID]references{}
+		again := map[types.UID]references.Refs{}
 		keys := make([]types.UID, 0, len(refs))
 		for k := range refs {
 			keys = append(keys, k)

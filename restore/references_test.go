@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/backupkit/backupkit/internal/references"
 	"github.com/backupkit/backupkit/manifest"
 )
 
@@ -52,9 +53,9 @@ func object(apiVersion, kind, id, body string) *unstructured.Unstructured {
 
 // plan adds the objects to a manifest and reads the references of those that need it, as
 // planning does.
-func plan(t require.TestingT, objs []*unstructured.Unstructured) (*manifest.Manifest, map[types.UID]references) {
+func plan(t require.TestingT, objs []*unstructured.Unstructured) (*manifest.Manifest, map[types.UID]references.Refs) {
 	m := manifest.New()
-	refs := map[types.UID]references{}
+	refs := map[types.UID]references.Refs{}
 	for _, u := range objs {
 		res, ok := plural[u.GetKind()]
 		require.True(t, ok, "no resource for kind %s", u.GetKind())
@@ -62,10 +63,10 @@ func plan(t require.TestingT, objs []*unstructured.Unstructured) (*manifest.Mani
 		require.NoError(t, err)
 		_, err = m.Add(it)
 		require.NoError(t, err)
-		if needsBody(u.GroupVersionKind().GroupKind()) {
-			refs[u.GetUID()] = readReferences(u)
+		if references.NeedsBody(u.GroupVersionKind().GroupKind()) {
+			refs[u.GetUID()] = references.Read(u)
 		} else {
-			require.Empty(t, readReferences(u).refs, "%s names dependencies but needsBody is false", u.GetUID())
+			require.Empty(t, references.Read(u).Refs, "%s names dependencies but needsBody is false", u.GetUID())
 		}
 	}
 	return m, refs
@@ -355,7 +356,7 @@ func TestDependenciesTemplates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.apiVersion+" "+tt.kind, func(t *testing.T) {
-			require.True(t, needsBody(schema.FromAPIVersionAndKind(tt.apiVersion, tt.kind).GroupKind()))
+			require.True(t, references.NeedsBody(schema.FromAPIVersionAndKind(tt.apiVersion, tt.kind).GroupKind()))
 			m, refs := plan(t, objs{object(tt.apiVersion, tt.kind, "ns/w", tt.body),
 				object("v1", "ServiceAccount", "ns/sa", ""), object("v1", "ConfigMap", "ns/cm", "")})
 			from := tt.kind + "/ns/w"
@@ -365,34 +366,6 @@ func TestDependenciesTemplates(t *testing.T) {
 			}, render(dependencies(m, refs)))
 		})
 	}
-}
-
-func TestNeedsBody(t *testing.T) {
-	tests := []struct {
-		gk   schema.GroupKind
-		want bool
-	}{
-		{schema.GroupKind{Kind: "Pod"}, true},
-		{schema.GroupKind{Kind: "Service"}, true},
-		{schema.GroupKind{Group: "apps", Kind: "Deployment"}, true},
-		{schema.GroupKind{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}, true},
-		{schema.GroupKind{Group: "apiregistration.k8s.io", Kind: "APIService"}, true},
-		{schema.GroupKind{Kind: "ConfigMap"}, false},
-		{schema.GroupKind{Kind: "Secret"}, false},
-		{schema.GroupKind{Group: "example.com", Kind: "Pod"}, false},
-		{schema.GroupKind{Group: "discovery.k8s.io", Kind: "EndpointSlice"}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.gk.String(), func(t *testing.T) {
-			require.Equal(t, tt.want, needsBody(tt.gk))
-		})
-	}
-}
-
-func TestReadReferencesNil(t *testing.T) {
-	require.Empty(t, readReferences(nil).refs)
-	require.Empty(t, readReferences(&unstructured.Unstructured{}).refs)
-	require.Empty(t, readReferences(&unstructured.Unstructured{Object: map[string]any{"apiVersion": 1, "kind": []any{}}}).refs)
 }
 
 func FuzzReadReferences(f *testing.F) {
@@ -407,10 +380,10 @@ func FuzzReadReferences(f *testing.F) {
 			return
 		}
 		u := &unstructured.Unstructured{Object: obj}
-		refs := readReferences(u)
-		for _, r := range refs.refs {
-			require.NotEmpty(t, r.name)
-			require.NotEmpty(t, r.why)
+		refs := references.Read(u)
+		for _, r := range refs.Refs {
+			require.NotEmpty(t, r.Name)
+			require.NotEmpty(t, r.Why)
 		}
 		// Resolve them against a manifest of the object and what a reference commonly names.
 		m, targets := plan(t, []*unstructured.Unstructured{

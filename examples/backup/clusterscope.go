@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/backupkit/backupkit/internal/references"
 )
 
 // Velero's --include-cluster-resources: true backs up every cluster-scoped resource, false
@@ -15,12 +17,15 @@ import (
 // (deferred), in two stages, since what the first stage selects names what the second
 // does.
 var usedResources = map[string]int{ // directory → stage
-	crdResource:                                     1, // of the custom resources backed up
-	"priorityclasses.scheduling.k8s.io":             1, // named by the Pods and pod templates
-	"persistentvolumes":                             1, // bound to a claim of the namespaces, or named by one
-	"clusterrolebindings.rbac.authorization.k8s.io": 1, // naming a ServiceAccount of the namespaces
+	crdResource:                                                    1, // of the custom resources backed up
+	"priorityclasses.scheduling.k8s.io":                            1, // named by the Pods and pod templates
+	"persistentvolumes":                                            1, // bound to a claim of the namespaces, or named by one
+	"runtimeclasses.node.k8s.io":                                   1, // named by the Pods and pod templates
+	"ingressclasses.networking.k8s.io":                             1, // named by the Ingresses
+	"clusterrolebindings.rbac.authorization.k8s.io":                1, // naming a ServiceAccount of the namespaces
 	"validatingwebhookconfigurations.admissionregistration.k8s.io": 1, // whose Service is in the namespaces
 	"mutatingwebhookconfigurations.admissionregistration.k8s.io":   1,
+	"apiservices.apiregistration.k8s.io":                           1,
 	"clusterroles.rbac.authorization.k8s.io":                       2, // named by the bindings backed up
 	"storageclasses.storage.k8s.io":                                2, // named by the claims and volumes backed up
 }
@@ -64,51 +69,33 @@ func (s *clusterScope) use(dir, name string) {
 	s.names[dir][name] = true
 }
 
-// note records what the object u of resource p, backed up, names of the deferred
-// resources. Safe for concurrent use.
-func (s *clusterScope) note(p resourcePlan, u *unstructured.Unstructured) {
+// note records the cluster-scoped objects the object u, backed up, names (as the
+// restore reads them: internal/references). Safe for concurrent use.
+func (s *clusterScope) note(u *unstructured.Unstructured) {
 	if s == nil {
+		return
+	}
+	var used []references.Ref
+	for _, r := range references.Read(u).Refs {
+		if r.Resource != "" && !r.Local && r.Namespace == "" {
+			used = append(used, r)
+		}
+	}
+	if len(used) == 0 {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	obj := u.Object
-	str := func(m map[string]any, path ...string) string {
-		v, _, _ := unstructured.NestedString(m, path...)
-		return v
-	}
-	podSpec := func(path ...string) {
-		s.use("priorityclasses.scheduling.k8s.io", str(obj, append(path, "priorityClassName")...))
-	}
-	switch p.Dir {
-	case "pods":
-		podSpec("spec")
-	case "deployments.apps", "statefulsets.apps", "daemonsets.apps", "replicasets.apps", "jobs.batch", "replicationcontrollers":
-		podSpec("spec", "template", "spec")
-		templates, _, _ := unstructured.NestedSlice(obj, "spec", "volumeClaimTemplates")
-		for _, t := range templates {
-			if m, ok := t.(map[string]any); ok {
-				s.use("storageclasses.storage.k8s.io", str(m, "spec", "storageClassName"))
-			}
-		}
-	case "cronjobs.batch":
-		podSpec("spec", "jobTemplate", "spec", "template", "spec")
-	case "persistentvolumeclaims":
-		s.use("persistentvolumes", str(obj, "spec", "volumeName"))
-		s.use("storageclasses.storage.k8s.io", str(obj, "spec", "storageClassName"))
-	case "persistentvolumes":
-		s.use("storageclasses.storage.k8s.io", str(obj, "spec", "storageClassName"))
-	case "rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io":
-		if str(obj, "roleRef", "kind") == "ClusterRole" {
-			s.use("clusterroles.rbac.authorization.k8s.io", str(obj, "roleRef", "name"))
-		}
+	for _, r := range used {
+		s.use(r.GroupResource().String(), r.Name)
 	}
 }
 
 // selects reports whether the object u of the deferred resource p is backed up: one the
-// namespaced objects named, a PersistentVolume bound to a claim of an included namespace, a
-// ClusterRoleBinding naming one of their ServiceAccounts, an admission webhook configuration
-// with a webhook whose Service is in one. Safe for concurrent use.
+// objects backed up named, a PersistentVolume bound to a claim of an included namespace, or
+// an object naming something in an included namespace (a ClusterRoleBinding one of its
+// ServiceAccounts, an admission webhook configuration or APIService one of its Services).
+// Safe for concurrent use.
 func (s *clusterScope) selects(p resourcePlan, u *unstructured.Unstructured) bool {
 	if s == nil || p.Namespaced || p.Names == nil || p.Dir == "namespaces" || p.Dir == crdResource {
 		return false
@@ -119,28 +106,14 @@ func (s *clusterScope) selects(p resourcePlan, u *unstructured.Unstructured) boo
 	if named {
 		return true
 	}
-	obj := u.Object
 	inNS := func(ns string) bool { return ns != "" && s.f.namespace(ns) }
-	switch p.Dir {
-	case "persistentvolumes":
-		ns, _, _ := unstructured.NestedString(obj, "spec", "claimRef", "namespace")
+	if p.Dir == "persistentvolumes" {
+		// The claim names its volume; the volume's claimRef is read here only, so that the
+		// restore's order has no cycle between the two.
+		ns, _, _ := unstructured.NestedString(u.Object, "spec", "claimRef", "namespace")
 		return inNS(ns)
-	case "clusterrolebindings.rbac.authorization.k8s.io":
-		subjects, _, _ := unstructured.NestedSlice(obj, "subjects")
-		return slices.ContainsFunc(subjects, func(v any) bool {
-			m, _ := v.(map[string]any)
-			ns, _ := m["namespace"].(string)
-			return m["kind"] == "ServiceAccount" && inNS(ns)
-		})
-	case "validatingwebhookconfigurations.admissionregistration.k8s.io", "mutatingwebhookconfigurations.admissionregistration.k8s.io":
-		hooks, _, _ := unstructured.NestedSlice(obj, "webhooks")
-		return slices.ContainsFunc(hooks, func(v any) bool {
-			m, _ := v.(map[string]any)
-			ns, _, _ := unstructured.NestedString(m, "clientConfig", "service", "namespace")
-			return inNS(ns)
-		})
 	}
-	return false
+	return slices.ContainsFunc(references.Read(u).Refs, func(r references.Ref) bool { return !r.Local && inNS(r.Namespace) })
 }
 
 // deferred reports whether the plan is listed after the namespaced resources, and in which

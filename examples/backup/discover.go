@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/backupkit/backupkit/internal/resourcematch"
 	"github.com/backupkit/backupkit/restore"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -76,26 +77,40 @@ func (f filter) namespace(ns string) bool {
 	return f.allNamespaces() || slices.Contains(f.includeNamespaces, ns)
 }
 
-// matches reports whether a --*-resources entry names the resource: "<resource>" (any
-// group), "<resource>.<group>", or "*".
-func matches(entries []string, resource, dir string) bool {
-	for _, e := range entries {
-		if e == "*" || e == resource || e == dir {
-			return true
-		}
-	}
-	return false
+// resourceFilter is the filter's resource lists resolved through the cluster's discovery
+// with Velero's meaning (internal/resourcematch): a bare name is the resource discovery
+// resolves it to ("deployments" is apps' Deployments, "services" the core Services),
+// "<resource>.<group>" names one group's, and an entry is a glob.
+type resourceFilter struct {
+	included, excluded *resourcematch.IncludesExcludes
+	named              *resourcematch.IncludesExcludes // the included entries but "*"
+	anyNamed           bool
 }
 
-// resource reports whether the resource (plural name, directory name) is backed up, and
-// if not, why.
-func (f filter) resource(resource, dir string) (bool, string) {
+func newResourceFilter(f filter, lists []*metav1.APIResourceList) (*resourceFilter, error) {
+	r := resourcematch.NewResolver(lists)
+	rf := &resourceFilter{}
+	var err error
+	if rf.included, err = resourcematch.NewIncludesExcludes(r, f.includeResources, nil); err != nil {
+		return nil, fmt.Errorf("--include-resources: %w", err)
+	}
+	if rf.excluded, err = resourcematch.NewIncludesExcludes(r, nil, f.excludeResources); err != nil {
+		return nil, fmt.Errorf("--exclude-resources: %w", err)
+	}
+	named := slices.DeleteFunc(slices.Clone(f.includeResources), func(e string) bool { return e == "*" })
+	rf.anyNamed = len(named) > 0
+	rf.named, err = resourcematch.NewIncludesExcludes(r, named, nil)
+	return rf, err
+}
+
+// resource reports whether resource gr (directory dir) is backed up, and if not, why.
+func (rf *resourceFilter) resource(gr schema.GroupResource, dir string) (bool, string) {
 	switch {
-	case matches(f.excludeResources, resource, dir):
+	case !rf.excluded.Includes(gr):
 		return false, "--exclude-resources"
-	case !matches(f.includeResources, resource, dir):
+	case !rf.included.Includes(gr):
 		return false, "not in --include-resources"
-	case slices.Contains(defaultExcluded, dir) && !slices.Contains(f.includeResources, resource) && !slices.Contains(f.includeResources, dir):
+	case slices.Contains(defaultExcluded, dir) && !(rf.anyNamed && rf.named.Includes(gr)):
 		return false, "excluded by default (Velero never restores them)"
 	}
 	return true, ""
@@ -110,7 +125,11 @@ type skippedResource struct{ Dir, Reason string }
 // left out silently: there is nothing to list. A resource's preferred version is its group's
 // preferred version if it is served there, else the first of its versions in versionselect
 // order.
-func planResources(groups []*metav1.APIGroup, lists []*metav1.APIResourceList, f filter) ([]resourcePlan, []skippedResource) {
+func planResources(groups []*metav1.APIGroup, lists []*metav1.APIResourceList, f filter) ([]resourcePlan, []skippedResource, error) {
+	rf, err := newResourceFilter(f, lists)
+	if err != nil {
+		return nil, nil, err
+	}
 	preferred := map[string]string{}
 	for _, g := range groups {
 		preferred[g.Name] = g.PreferredVersion.Version
@@ -143,7 +162,7 @@ func planResources(groups []*metav1.APIGroup, lists []*metav1.APIResourceList, f
 	var skipped []skippedResource
 	for _, dir := range sortedKeys(byDir) {
 		p := byDir[dir]
-		if ok, why := f.resource(p.Resource, dir); !ok {
+		if ok, why := rf.resource(schema.GroupResource{Group: p.Group, Resource: p.Resource}, dir); !ok {
 			skipped = append(skipped, skippedResource{dir, why})
 			continue
 		}
@@ -169,7 +188,7 @@ func planResources(groups []*metav1.APIGroup, lists []*metav1.APIResourceList, f
 		}
 		out = append(out, *p)
 	}
-	return out, skipped
+	return out, skipped, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -90,7 +90,7 @@ func (b *backupper) backupResource(ctx context.Context, p resourcePlan) error {
 				if !keep(b.filter, p, ons, name) && !b.scope.selects(p, u) {
 					return nil
 				}
-				b.scope.note(p, u)
+				b.scope.note(u)
 				switch {
 				case seen == nil:
 				case i == 0:

@@ -200,7 +200,10 @@ func backup(ctx context.Context, cfg *rest.Config, f *flags, stdout, stderr io.W
 			partial = append(partial, unread{Dir: gv.String(), Reason: "discovery: " + e.Error()})
 		}
 	}
-	plans, skipped := planResources(groups, lists, f.filter)
+	plans, skipped, err := planResources(groups, lists, f.filter)
+	if err != nil {
+		return nil, err
+	}
 
 	var sibling func(io.Writer) error // for a URL --output: written beside the tarball
 	var out io.Writer

@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/backupkit/backupkit/internal/resourcematch/matchtable"
 )
 
 func TestFlags(t *testing.T) {
@@ -60,7 +62,7 @@ func discoveryFixture() ([]*metav1.APIGroup, []*metav1.APIResourceList) {
 		}
 		return out
 	}
-	list := []string{"list", "get"}
+	list := []string{"list", "get", "create", "delete"}
 	r := func(name, kind string, namespaced bool, verbs ...string) metav1.APIResource {
 		return metav1.APIResource{Name: name, Kind: kind, Namespaced: namespaced, Verbs: verbs}
 	}
@@ -80,6 +82,12 @@ func discoveryFixture() ([]*metav1.APIGroup, []*metav1.APIResourceList) {
 		{GroupVersion: "apiextensions.k8s.io/v1", APIResources: []metav1.APIResource{r("customresourcedefinitions", "CustomResourceDefinition", false, list...)}},
 	}
 	return groups, lists
+}
+
+func TestPlanResourcesRefusesABadGlob(t *testing.T) {
+	groups, lists := discoveryFixture()
+	_, _, err := planResources(groups, lists, filter{includeNamespaces: []string{"*"}, excludeResources: []string{"[a-"}})
+	require.ErrorContains(t, err, `--exclude-resources: excluded resource "[a-"`)
 }
 
 func TestPlanResources(t *testing.T) {
@@ -117,11 +125,20 @@ func TestPlanResources(t *testing.T) {
 				"olds.beta.example.com: not in --include-resources", "persistentvolumes: not in --include-resources",
 				"pods: not in --include-resources", "things.beta.example.com: not in --include-resources"},
 		},
+		{
+			name: "names as Velero resolves them: a singular, a group's prefix, a glob",
+			f:    filter{includeNamespaces: []string{"*"}, includeResources: []string{"deployment", "gadgets.shop", "*.beta.example.com"}},
+			want: []string{"deployments.apps [v1]", "gadgets.shop.example.com [v1 v2beta1]", "olds.beta.example.com [v1]", "things.beta.example.com [v2 v1]"},
+			skipped: []string{"configmaps: not in --include-resources", "customresourcedefinitions.apiextensions.k8s.io: not in --include-resources",
+				"events: not in --include-resources", "events.events.k8s.io: not in --include-resources", "namespaces: not in --include-resources",
+				"nodes: not in --include-resources", "persistentvolumes: not in --include-resources", "pods: not in --include-resources"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			groups, lists := discoveryFixture()
-			plans, skipped := planResources(groups, lists, tt.f)
+			plans, skipped, err := planResources(groups, lists, tt.f)
+			require.NoError(t, err)
 			var got []string
 			for _, p := range plans {
 				s := p.String()
@@ -254,6 +271,31 @@ func TestRetry(t *testing.T) {
 			require.Equal(t, tt.err, err != nil, "%v", err)
 			require.Equal(t, tt.calls, calls)
 			require.Equal(t, tt.sleeps, slept)
+		})
+	}
+}
+
+// The backup selects resources as the restore's filter and the item actions' selectors
+// do (the shared table, internal/resourcematch/matchtable): as Velero resolves them.
+func TestPlanResourcesAsVelero(t *testing.T) {
+	var groups []*metav1.APIGroup
+	seen := map[string]bool{}
+	for _, r := range matchtable.Resources {
+		if !seen[r.Group] {
+			seen[r.Group] = true
+			v := metav1.GroupVersionForDiscovery{GroupVersion: schema.GroupVersion{Group: r.Group, Version: r.Version}.String(), Version: r.Version}
+			groups = append(groups, &metav1.APIGroup{Name: r.Group, Versions: []metav1.GroupVersionForDiscovery{v}, PreferredVersion: v})
+		}
+	}
+	for _, tc := range matchtable.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			plans, _, err := planResources(groups, matchtable.Served(), filter{includeNamespaces: []string{"*"}, includeResources: tc.Included, excludeResources: tc.Excluded})
+			require.NoError(t, err)
+			var got []schema.GroupResource
+			for _, p := range plans {
+				got = append(got, schema.GroupResource{Group: p.Group, Resource: p.Resource})
+			}
+			require.ElementsMatch(t, tc.Want, got)
 		})
 	}
 }

@@ -1,0 +1,91 @@
+package references
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestNeedsBody(t *testing.T) {
+	tests := []struct {
+		gk   schema.GroupKind
+		want bool
+	}{
+		{schema.GroupKind{Kind: "Pod"}, true},
+		{schema.GroupKind{Kind: "Service"}, true},
+		{schema.GroupKind{Group: "apps", Kind: "Deployment"}, true},
+		{schema.GroupKind{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}, true},
+		{schema.GroupKind{Group: "apiregistration.k8s.io", Kind: "APIService"}, true},
+		{schema.GroupKind{Kind: "ConfigMap"}, false},
+		{schema.GroupKind{Kind: "Secret"}, false},
+		{schema.GroupKind{Group: "example.com", Kind: "Pod"}, false},
+		{schema.GroupKind{Group: "discovery.k8s.io", Kind: "EndpointSlice"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.gk.String(), func(t *testing.T) {
+			require.Equal(t, tt.want, NeedsBody(tt.gk))
+		})
+	}
+}
+
+func TestReadNil(t *testing.T) {
+	require.Empty(t, Read(nil).Refs)
+	require.Empty(t, Read(&unstructured.Unstructured{}).Refs)
+	require.Empty(t, Read(&unstructured.Unstructured{Object: map[string]any{"apiVersion": 1, "kind": []any{}}}).Refs)
+}
+
+func obj(t *testing.T, js string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	require.NoError(t, json.Unmarshal([]byte(js), &u.Object))
+	return u
+}
+
+// TestRead: what each kind names, for the restore's order and the backup's cluster scope
+// alike (the kinds the backup used to read for itself among them: RuntimeClass,
+// IngressClass, an APIService's Service, the beta storage-class annotation).
+func TestRead(t *testing.T) {
+	type ref struct {
+		gr       schema.GroupResource
+		local    bool
+		ns, name string
+		ready    bool
+	}
+	for _, tc := range []struct {
+		name string
+		obj  string
+		want []ref
+	}{
+		{"pod", `{"apiVersion":"v1","kind":"Pod","spec":{"serviceAccountName":"sa","priorityClassName":"high","runtimeClassName":"gvisor",
+			"volumes":[{"persistentVolumeClaim":{"claimName":"data"}},{"configMap":{"name":"cm"}}],"imagePullSecrets":[{"name":"pull"}]}}`,
+			[]ref{{grServiceAccounts, true, "", "sa", false}, {grPriorityClasses, false, "", "high", false}, {grRuntimeClasses, false, "", "gvisor", false},
+				{grSecrets, true, "", "pull", false}, {grPVCs, true, "", "data", false}, {grConfigMaps, true, "", "cm", false}}},
+		{"claim with the beta annotation", `{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"annotations":{"volume.beta.kubernetes.io/storage-class":"fast"}},"spec":{"volumeName":"pv-1"}}`,
+			[]ref{{grStorageClasses, false, "", "fast", false}, {grPVs, false, "", "pv-1", false}}},
+		{"ingress", `{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","spec":{"ingressClassName":"nginx","defaultBackend":{"service":{"name":"web"}},"tls":[{"secretName":"tls"}]}}`,
+			[]ref{{grIngressClasses, false, "", "nginx", false}, {grServices, true, "", "web", false}, {grSecrets, true, "", "tls", false}}},
+		{"cluster role binding", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"admin"},
+			"subjects":[{"kind":"ServiceAccount","namespace":"app","name":"runner"},{"kind":"ServiceAccount","name":"no-namespace"},{"kind":"User","name":"alice"}]}`,
+			[]ref{{grClusterRoles, false, "", "admin", false}, {grServiceAccounts, false, "app", "runner", false}}},
+		{"api service", `{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","spec":{"service":{"namespace":"metrics","name":"server"}}}`,
+			[]ref{{grServices, false, "metrics", "server", true}}},
+		{"local api service", `{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","spec":{}}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []ref
+			for _, r := range Read(obj(t, tc.obj)).Refs {
+				got = append(got, ref{r.GroupResource(), r.Local, r.Namespace, r.Name, r.Ready})
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestServesPods(t *testing.T) {
+	require.True(t, ServesPods(schema.GroupKind{Group: "apps", Kind: "Deployment"}))
+	require.True(t, ServesPods(schema.GroupKind{Kind: "Pod"}))
+	require.False(t, ServesPods(schema.GroupKind{Group: "batch", Kind: "Job"}))
+	require.False(t, ServesPods(schema.GroupKind{Kind: "Service"}))
+}
