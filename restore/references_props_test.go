@@ -258,7 +258,7 @@ func TestDependenciesProperties(t *testing.T) {
 			u, w := drawReferrer(t, i)
 			it, err := manifest.NewItem(u, plural[u.GetKind()])
 			require.NoError(t, err)
-			if _, err := m.Add(it); err != nil {
+			if err := m.Add(it); err != nil {
 				continue // the same identity drawn twice
 			}
 			refs[u.GetUID()] = readReferences(u)
@@ -282,7 +282,7 @@ func TestDependenciesProperties(t *testing.T) {
 					u.SetUID(types.UID(fmt.Sprintf("%s/%s/%s", tk.gr, ns, name)))
 					it, err := manifest.NewItem(u, tk.gr.Resource)
 					require.NoError(t, err)
-					_, _ = m.Add(it) // a referrer may hold this identity already
+					_ = m.Add(it) // a referrer may hold this identity already
 				}
 			}
 		}

@@ -60,7 +60,7 @@ func plan(t require.TestingT, objs []*unstructured.Unstructured) (*manifest.Mani
 		require.True(t, ok, "no resource for kind %s", u.GetKind())
 		it, err := manifest.NewItem(u, res)
 		require.NoError(t, err)
-		_, err = m.Add(it)
+		err = m.Add(it)
 		require.NoError(t, err)
 		if needsBody(u.GroupVersionKind().GroupKind()) {
 			refs[u.GetUID()] = readReferences(u)
@@ -422,7 +422,7 @@ func FuzzReadReferences(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := m.Add(it); err != nil {
+		if err := m.Add(it); err != nil {
 			return
 		}
 		targets[it.UID] = refs
