@@ -16,7 +16,6 @@ import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/internal/layout"
@@ -100,7 +99,7 @@ func (idx *Index) HasItemFile(path string) bool {
 	if !ok || idx.Manifest == nil {
 		return false
 	}
-	it, ok := idx.Manifest.Lookup(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}, ref.Namespace, ref.Name)
+	it, ok := idx.Manifest.Lookup(ref.SchemaGroupResource(), ref.Namespace, ref.Name)
 	if !ok {
 		return false
 	}
@@ -294,7 +293,7 @@ func (s *scanner) metaOf(e *entry, ref *ItemRef, it Item) error {
 				s.idx.Problems = append(s.idx.Problems, Problem{e.name, "manifest: " + err.Error()})
 			}
 		} else {
-			gr := schema.GroupResource{Group: ref.Group, Resource: ref.Resource}
+			gr := ref.SchemaGroupResource()
 			s.link.note(s.idx.Manifest, gr, ref.Namespace, ref.Name, m.UID, ref.Version())
 		}
 	}
