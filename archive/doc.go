@@ -81,7 +81,7 @@
 // stores that manifest as its last entry, written item by item (manifest.Encoder), at
 // ManifestFile ("metadata/manifest.json.gz": manifest.json, manifest format version 1,
 // gzip-compressed; its entry is bounded by the larger of Limits.MaxEntryBytes and
-// ManifestBytesPerItem × Limits.MaxItems, so that its room grows with the objects).
+// 256 bytes × Limits.MaxItems, so that its room grows with the objects).
 // Writer.Manifest builds it when asked for. The backup is still format 1.1.0
 // (metadata/version says so): the manifest is one more file under metadata/, and Velero's
 // reader (v1.18.3 pkg/archive) only lists resources/ and reads metadata/version, so Velero

@@ -47,6 +47,12 @@ type ItemRef struct {
 	Meta          *Metadata // set only by Scan with WithMetadata and a readable item
 }
 
+// SchemaGroupResource returns the item's group and resource as a schema.GroupResource
+// (Group and Resource): its String is GroupResource, the directory under resources/.
+func (r ItemRef) SchemaGroupResource() schema.GroupResource {
+	return schema.GroupResource{Group: r.Group, Resource: r.Resource}
+}
+
 // Version returns the API version of the version directory ("v1" for "v1-preferredversion"),
 // or "" for the legacy unversioned path.
 func (r ItemRef) Version() string {

@@ -19,48 +19,50 @@ import (
 // once at its legacy unversioned path (twice for an object captured only at its resource's
 // preferred version), so a backup of n objects has between n and several times n tar
 // entries. MaxItems counts objects, as item files at legacy paths; MaxEntries counts every
-// entry. When MaxItems is set and MaxEntries is zero, MaxEntries is EntriesPerItem ×
-// MaxItems + EntriesMargin, so raising the one raises the other. When MaxEntries is set and
+// entry. When MaxItems is set and MaxEntries is zero, MaxEntries is 4 × MaxItems +
+// 100,000, so raising the one raises the other. When MaxEntries is set and
 // MaxItems is zero, MaxItems is MaxEntries (as before MaxItems existed: entries alone
 // bound the items). Both zero: DefaultLimits' values.
+//
+// The stored manifest (ManifestFile, whose size follows the objects) may be up to 256 bytes
+// × MaxItems when that is more than MaxEntryBytes, so that raising MaxItems makes room for
+// the manifest of that many objects too. Every other entry is bounded by MaxEntryBytes
+// alone.
 type Limits struct {
 	MaxEntries    int   // tar entries of any type, directories and PAX headers included
-	MaxEntryBytes int64 // one entry, decompressed (the stored manifest: see ManifestBytesPerItem)
+	MaxEntryBytes int64 // one entry, decompressed (the stored manifest may take more, see above)
 	MaxTotalBytes int64 // all entries, decompressed, counted as bytes actually read
 	MaxPathLen    int   // one entry name as stored, bytes
 	MaxItems      int   // item files at legacy paths (resources/<resource>/{cluster|namespaces/<ns>}/<name>.json): the objects of the backup
 }
 
-// EntriesPerItem and EntriesMargin make the MaxEntries that goes with a MaxItems (see
+// entriesPerItem and entriesMargin make the MaxEntries that goes with a MaxItems (see
 // Limits): room for every object at its legacy path and at up to three versions (Kubernetes
 // serves few resources at more), and for the entries that are not items (metadata files,
 // directory entries, PAX headers).
 const (
-	EntriesPerItem = 4
-	EntriesMargin  = 100_000
+	entriesPerItem = 4
+	entriesMargin  = 100_000
 )
 
-// ManifestBytesPerItem is the room Limits give the stored manifest (ManifestFile, whose
-// size follows the objects): it may be up to ManifestBytesPerItem × MaxItems bytes when
-// that is more than MaxEntryBytes, so that raising MaxItems makes room for the manifest of
-// that many objects too. Every other entry is bounded by MaxEntryBytes alone.
-const ManifestBytesPerItem = 256
+// manifestBytesPerItem is the room Limits give the stored manifest per object (MaxItems).
+const manifestBytesPerItem = 256
 
-// manifestEntryBytes is ManifestBytesPerItem × MaxItems, saturated.
+// manifestEntryBytes is manifestBytesPerItem × MaxItems, saturated.
 func (l Limits) manifestEntryBytes() int64 {
-	if l.MaxItems > math.MaxInt64/ManifestBytesPerItem {
+	if l.MaxItems > math.MaxInt64/manifestBytesPerItem {
 		return math.MaxInt64
 	}
-	return int64(l.MaxItems) * ManifestBytesPerItem
+	return int64(l.MaxItems) * manifestBytesPerItem
 }
 
 // DefaultLimits are the limits used for every zero field of the Limits given to WithLimits,
 // and for all of them without WithLimits: a million objects, and the entries that go with
-// them (EntriesPerItem × MaxItems + EntriesMargin). Treat it as a constant: it is read,
+// them (4 × MaxItems + 100,000). Treat it as a constant: it is read,
 // never written, by this package.
 var DefaultLimits = Limits{
 	MaxItems:      1_000_000,
-	MaxEntries:    EntriesPerItem*1_000_000 + EntriesMargin,
+	MaxEntries:    entriesPerItem*1_000_000 + entriesMargin,
 	MaxEntryBytes: 64 << 20,
 	MaxTotalBytes: 16 << 30,
 	MaxPathLen:    4096,
@@ -183,8 +185,8 @@ func (l Limits) resolve() (Limits, error) {
 		l.MaxEntries, l.MaxItems = d.MaxEntries, d.MaxItems
 	case l.MaxEntries == 0:
 		l.MaxEntries = math.MaxInt
-		if l.MaxItems <= (math.MaxInt-EntriesMargin)/EntriesPerItem {
-			l.MaxEntries = l.MaxItems*EntriesPerItem + EntriesMargin
+		if l.MaxItems <= (math.MaxInt-entriesMargin)/entriesPerItem {
+			l.MaxEntries = l.MaxItems*entriesPerItem + entriesMargin
 		}
 	case l.MaxItems == 0:
 		l.MaxItems = l.MaxEntries

@@ -121,7 +121,7 @@ func TestLimitsHit(t *testing.T) {
 func TestLimitsResolve(t *testing.T) {
 	d := archive.DefaultLimits
 	require.Equal(t, 1_000_000, d.MaxItems)
-	require.Equal(t, archive.EntriesPerItem*d.MaxItems+archive.EntriesMargin, d.MaxEntries)
+	require.Equal(t, 4*d.MaxItems+100_000, d.MaxEntries)
 	for _, tc := range []struct {
 		name     string
 		in, want archive.Limits
@@ -151,11 +151,11 @@ func TestLimitsResolve(t *testing.T) {
 }
 
 // TestLimitsStoredManifestScalesWithItems: the stored manifest may be larger than
-// MaxEntryBytes, up to ManifestBytesPerItem × MaxItems (a million objects' manifest is
+// MaxEntryBytes, up to 256 bytes × MaxItems (a million objects' manifest is
 // larger than 64 MiB); past that the error names MaxItems; any other entry stays bounded
 // by MaxEntryBytes.
 func TestLimitsStoredManifestScalesWithItems(t *testing.T) {
-	// Annotations that do not compress make the manifest larger than ManifestBytesPerItem
+	// Annotations that do not compress make the manifest larger than 256 bytes
 	// per object.
 	rng := rand.New(rand.NewPCG(1, 2))
 	var objs []*unstructured.Unstructured
@@ -192,7 +192,7 @@ func TestLimitsStoredManifestScalesWithItems(t *testing.T) {
 		_, err := archive.Scan(context.Background(), bytes.NewReader(data), archive.WithLimits(l), archive.WithManifest())
 		return err
 	}
-	items := int(manifestSize/archive.ManifestBytesPerItem) + 1 // room for the manifest
+	items := int(manifestSize/256) + 1 // room for the manifest
 	require.NoError(t, scan(archive.Limits{MaxEntryBytes: itemMax, MaxItems: items}))
 
 	err = scan(archive.Limits{MaxEntryBytes: itemMax, MaxItems: items - 1})

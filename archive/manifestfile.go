@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -130,7 +128,7 @@ func (b *Backup) buildManifest(items map[string][]ItemRef) (*manifest.Manifest, 
 				continue
 			}
 			if ref.VersionDir != "" {
-				link.note(m, schema.GroupResource{Group: ref.Group, Resource: ref.Resource}, ref.Namespace, ref.Name, md.UID, ref.Version())
+				link.note(m, ref.SchemaGroupResource(), ref.Namespace, ref.Name, md.UID, ref.Version())
 				continue
 			}
 			_ = addToManifest(m, in.intern(ref.Resource), md) // refused items are left out, as documented

@@ -36,7 +36,7 @@ func storedManifest(t *testing.T, versions map[string][]string, objs ...[2]strin
 		require.NoError(t, json.Unmarshal([]byte(o[1]), &u.Object))
 		it, err := manifest.NewItem(&u, o[0])
 		require.NoError(t, err)
-		_, err = m.Add(it)
+		err = m.Add(it)
 		require.NoError(t, err)
 		for _, v := range versions[string(it.UID)] {
 			_, err := m.AddVersion(it.UID, v)

@@ -16,7 +16,6 @@ import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/internal/layout"
@@ -100,7 +99,7 @@ func (idx *Index) HasItemFile(path string) bool {
 	if !ok || idx.Manifest == nil {
 		return false
 	}
-	it, ok := idx.Manifest.Lookup(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}, ref.Namespace, ref.Name)
+	it, ok := idx.Manifest.Lookup(ref.SchemaGroupResource(), ref.Namespace, ref.Name)
 	if !ok {
 		return false
 	}
@@ -141,131 +140,177 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	visit := o.visit
-	listItems := !o.noItems
-	idx := &Index{}
-	var items refList
-	in := interner{}
-	var link *versionLinker
-	if o.manifest {
-		idx.Manifest = manifest.New(manifest.WithProjection(o.projection))
-		link = newVersionLinker(in)
-	}
-	// What WithStoredManifest checks the stored manifest against: item files (12 bytes
-	// each) and how many are at legacy paths.
-	var files *nameSet
-	legacyItems := 0
-	if o.stored && !o.manifest {
-		files = newNameSet()
-	}
-	dirs := map[string]map[string]bool{}
-	legacy := legacyVersions{}
-	versionDirs := false      // the format version read so far requires version directories
-	var scratch []byte        // item bytes read for metadata only, reused
-	var stored storedManifest // ManifestFile, read as its entry streams by
-	limit := min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes)
-	hasVersion, hasResources := false, false
-	err = walk(ctx, r, o.limits, "scan", !o.noNames, func(e *entry) error {
-		if (e.name == ResourcesDir && e.kind == kindDir) || strings.HasPrefix(e.name, ResourcesDir+"/") {
-			hasResources = true
-		}
-		noteDirs(dirs, e.name, e.kind == kindDir)
-		if e.kind == kindDir {
-			return nil
-		}
-		if e.name == ManifestFile {
-			return stored.read(e, &o, idx.Manifest, link, limit)
-		}
-		if e.name == VersionFile {
-			hasVersion = true
-			b, err := e.readInto(nil)
-			if err != nil {
-				return err
-			}
-			idx.FormatVersion = strings.TrimSpace(string(b))
-			versionDirs, _ = FormatHasVersionDirs(idx.FormatVersion)
-			return nil
-		}
-		ref, ok := parseItemPath(e.name)
-		if !ok {
-			idx.Problems = append(idx.Problems, Problem{e.name, "not an item of the backup layout"})
-			return nil
-		}
-		ref.Size = e.hdr.Size
-		if stored.met {
-			stored.itemsAfter++
-		}
-		if files != nil {
-			files.add(ref.Path)
-			if ref.VersionDir == "" {
-				legacyItems++
-			}
-		}
-		var it Item // what visit read, if anything
-		if visit != nil {
-			v := &Item{ItemRef: ref, e: e}
-			if err := visit(v); err != nil {
-				return err
-			}
-			it = *v
-		}
-		// A legacy item of a backup whose format may lack version directories: its
-		// apiVersion gives its resource's version (groupVersions).
-		needVersion := ref.VersionDir == "" && !versionDirs
-		// Metadata is kept in ItemRef.Meta only when the item list is; the manifest needs
-		// all of it from a legacy item, and only the uid from a copy under a version
-		// directory.
-		keepMeta := o.metadata && listItems
-		if keepMeta || o.manifest || needVersion {
-			b, err := it.data, it.err
-			if !it.read {
-				scratch, err = e.readInto(scratch)
-				b = scratch
-			}
-			if err != nil {
-				return err
-			}
-			full := keepMeta || (o.manifest && ref.VersionDir == "")
-			m, err := decodeMeta(b, full, in)
-			if err == nil && needVersion {
-				if p := legacy.note(ref, m.APIVersion); p != nil {
-					idx.Problems = append(idx.Problems, *p)
-				}
-			}
-			switch {
-			case err != nil:
-				idx.Problems = append(idx.Problems, Problem{e.name, "metadata: " + err.Error()})
-			case o.metadata:
-				if keepMeta {
-					ref.Meta = m
-				}
-				if idx.Manifest == nil {
-					break
-				}
-				if ref.VersionDir == "" {
-					if err := addToManifest(idx.Manifest, in.intern(ref.Resource), m); err != nil {
-						idx.Problems = append(idx.Problems, Problem{e.name, "manifest: " + err.Error()})
-					}
-				} else {
-					gr := schema.GroupResource{Group: ref.Group, Resource: ref.Resource}
-					link.note(idx.Manifest, gr, ref.Namespace, ref.Name, m.UID, ref.Version())
-				}
-			}
-		}
-		if listItems {
-			items.add(ref)
-		}
-		return nil
-	})
-	if err != nil {
+	s := newScanner(o)
+	if err := walk(ctx, r, o.limits, "scan", !o.noNames, s.entry); err != nil {
 		return nil, err
 	}
-	if !hasVersion && !hasResources {
+	return s.finish()
+}
+
+// scanner is the state of one Scan: what the entries read so far told it.
+type scanner struct {
+	o     options
+	idx   *Index
+	items refList // with the item list
+	in    interner
+	link  *versionLinker // with WithManifest
+	// What WithStoredManifest alone checks the stored manifest against: item files (12
+	// bytes each) and how many are at legacy paths.
+	files       *nameSet
+	legacyItems int
+
+	dirs        map[string]map[string]bool
+	legacy      legacyVersions
+	versionDirs bool           // the format version read so far requires version directories
+	scratch     []byte         // item bytes read for metadata only, reused
+	stored      storedManifest // ManifestFile, read as its entry streams by
+	limit       int64          // ManifestFile's size limit
+
+	hasVersion, hasResources bool
+}
+
+// newScanner returns the state of a Scan with options o, before the first entry.
+func newScanner(o options) *scanner {
+	s := &scanner{
+		o:      o,
+		idx:    &Index{},
+		in:     interner{},
+		dirs:   map[string]map[string]bool{},
+		legacy: legacyVersions{},
+		limit:  min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes),
+	}
+	if o.manifest {
+		s.idx.Manifest = manifest.New(manifest.WithProjection(o.projection))
+		s.link = newVersionLinker(s.in)
+	}
+	if o.stored && !o.manifest {
+		s.files = newNameSet()
+	}
+	return s
+}
+
+// entry takes one entry that passed walk's checks: it notes directories, reads
+// ManifestFile and VersionFile, lists a file outside the layout in Problems and hands an
+// item to item.
+func (s *scanner) entry(e *entry) error {
+	if (e.name == ResourcesDir && e.kind == kindDir) || strings.HasPrefix(e.name, ResourcesDir+"/") {
+		s.hasResources = true
+	}
+	noteDirs(s.dirs, e.name, e.kind == kindDir)
+	if e.kind == kindDir {
+		return nil
+	}
+	if e.name == ManifestFile {
+		return s.stored.read(e, &s.o, s.idx.Manifest, s.link, s.limit)
+	}
+	if e.name == VersionFile {
+		s.hasVersion = true
+		b, err := e.readInto(nil)
+		if err != nil {
+			return err
+		}
+		s.idx.FormatVersion = strings.TrimSpace(string(b))
+		s.versionDirs, _ = FormatHasVersionDirs(s.idx.FormatVersion)
+		return nil
+	}
+	ref, ok := parseItemPath(e.name)
+	if !ok {
+		s.idx.Problems = append(s.idx.Problems, Problem{e.name, "not an item of the backup layout"})
+		return nil
+	}
+	ref.Size = e.hdr.Size
+	return s.item(e, ref)
+}
+
+// item takes the item file e at ref: it counts it for the stored manifest, calls the
+// visitor, reads its metadata when something needs it (metaOf) and lists it.
+func (s *scanner) item(e *entry, ref ItemRef) error {
+	if s.stored.met {
+		s.stored.itemsAfter++
+	}
+	if s.files != nil {
+		s.files.add(ref.Path)
+		if ref.VersionDir == "" {
+			s.legacyItems++
+		}
+	}
+	var it Item // what visit read, if anything
+	if s.o.visit != nil {
+		v := &Item{ItemRef: ref, e: e}
+		if err := s.o.visit(v); err != nil {
+			return err
+		}
+		it = *v
+	}
+	if err := s.metaOf(e, &ref, it); err != nil {
+		return err
+	}
+	if !s.o.noItems {
+		s.items.add(ref)
+	}
+	return nil
+}
+
+// metaOf decodes the metadata of the item file e at ref when something needs it: the
+// item list with WithMetadata (ref.Meta), the manifest (all of a legacy item's, only the
+// uid of a copy under a version directory) or the resource's version (a legacy item of a
+// backup whose format may lack version directories). The bytes are those the visitor
+// read, it, if it read them. Metadata that cannot be decoded, or that the manifest
+// refuses, is listed in Problems; only a read error is returned.
+func (s *scanner) metaOf(e *entry, ref *ItemRef, it Item) error {
+	needVersion := ref.VersionDir == "" && !s.versionDirs
+	keepMeta := s.o.metadata && !s.o.noItems
+	if !keepMeta && !s.o.manifest && !needVersion {
+		return nil
+	}
+	b, err := it.data, it.err
+	if !it.read {
+		s.scratch, err = e.readInto(s.scratch)
+		b = s.scratch
+	}
+	if err != nil {
+		return err
+	}
+	full := keepMeta || (s.o.manifest && ref.VersionDir == "")
+	m, err := decodeMeta(b, full, s.in)
+	if err == nil && needVersion {
+		if p := s.legacy.note(*ref, m.APIVersion); p != nil {
+			s.idx.Problems = append(s.idx.Problems, *p)
+		}
+	}
+	switch {
+	case err != nil:
+		s.idx.Problems = append(s.idx.Problems, Problem{e.name, "metadata: " + err.Error()})
+	case s.o.metadata:
+		if keepMeta {
+			ref.Meta = m
+		}
+		if s.idx.Manifest == nil {
+			break
+		}
+		if ref.VersionDir == "" {
+			if err := addToManifest(s.idx.Manifest, s.in.intern(ref.Resource), m); err != nil {
+				s.idx.Problems = append(s.idx.Problems, Problem{e.name, "manifest: " + err.Error()})
+			}
+		} else {
+			gr := ref.SchemaGroupResource()
+			s.link.note(s.idx.Manifest, gr, ref.Namespace, ref.Name, m.UID, ref.Version())
+		}
+	}
+	return nil
+}
+
+// finish completes the Index after the last entry: it refuses a stream that is no backup,
+// links the manifest's versions, settles the stored manifest, derives GroupVersions and
+// sorts Problems.
+func (s *scanner) finish() (*Index, error) {
+	idx, stored := s.idx, &s.stored
+	if !s.hasVersion && !s.hasResources {
 		return nil, &Error{Op: "scan", Err: notBackup}
 	}
-	idx.Items = items.slice()
+	idx.Items = s.items.slice()
 	if idx.Manifest != nil {
-		link.finish(idx.Manifest)
+		s.link.finish(idx.Manifest)
 		switch {
 		case stored.met && stored.itemsAfter > 0:
 			idx.Problems = append(idx.Problems, Problem{ManifestFile, fmt.Sprintf("not the last entry of the backup (%d items after it): not compared with the items", stored.itemsAfter)})
@@ -273,13 +318,13 @@ func Scan(ctx context.Context, r io.Reader, opts ...Option) (*Index, error) {
 			idx.Problems = append(idx.Problems, *stored.problem)
 		}
 	}
-	if o.stored && !o.manifest {
+	if s.o.stored && !s.o.manifest {
 		if stored.problem != nil {
 			idx.Problems = append(idx.Problems, *stored.problem)
 		}
-		idx.Manifest, idx.Problems = storedOnly(stored.m, files.has, legacyItems, idx.Problems)
+		idx.Manifest, idx.Problems = storedOnly(stored.m, s.files.has, s.legacyItems, idx.Problems)
 	}
-	gvs, problems := groupVersions(dirs, legacy, versionDirs)
+	gvs, problems := groupVersions(s.dirs, s.legacy, s.versionDirs)
 	idx.GroupVersions = gvs
 	idx.Problems = append(idx.Problems, problems...)
 	sortProblems(idx.Problems)
@@ -508,7 +553,7 @@ func addToManifest(m *manifest.Manifest, resource string, md *Metadata) error {
 	if err != nil {
 		return err
 	}
-	_, err = m.Add(it)
+	err = m.Add(it)
 	return err
 }
 

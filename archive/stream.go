@@ -217,7 +217,7 @@ func (s *stream) entryTooLarge(hdr *tar.Header) error {
 	if limit := s.lim.manifestEntryBytes(); hdr.Size <= limit {
 		return limitHit("MaxEntryBytes", s.lim.MaxEntryBytes, "size %d over %d bytes", hdr.Size, s.lim.MaxEntryBytes)
 	} else if limit > s.lim.MaxEntryBytes && path.Clean(hdr.Name) == ManifestFile {
-		return limitHit("MaxItems", int64(s.lim.MaxItems), "stored manifest of %d bytes over %d, ManifestBytesPerItem × MaxItems", hdr.Size, limit)
+		return limitHit("MaxItems", int64(s.lim.MaxItems), "stored manifest of %d bytes over %d, 256 bytes × MaxItems", hdr.Size, limit)
 	}
 	return limitHit("MaxEntryBytes", s.lim.MaxEntryBytes, "size %d over %d bytes", hdr.Size, s.lim.MaxEntryBytes)
 }

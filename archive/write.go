@@ -389,7 +389,7 @@ func (w *Writer) buildManifest() *manifest.Manifest {
 		if err != nil { // Close unpacked every item to write the manifest: cannot fail now
 			continue
 		}
-		if _, err := m.Add(it); err != nil { // items.add refused what Add refuses: cannot fail
+		if err := m.Add(it); err != nil { // items.add refused what Add refuses: cannot fail
 			continue
 		}
 		for _, v := range w.versions.of(i) {

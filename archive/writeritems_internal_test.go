@@ -62,7 +62,7 @@ func TestPropertyWriterItems(t *testing.T) {
 					})
 				}
 			}
-			_, errM := m.Add(it.Clone())
+			errM := m.Add(it.Clone())
 			errW := w.add(it, rapid.Bool().Draw(t, "atPath")) // either key of an identity refuses it again
 			if errM != nil {
 				require.ErrorIs(t, errW, manifest.ErrItemAlreadyExists, "the manifest refused %s: %v", it, errM)

@@ -77,7 +77,7 @@ func benchmarkBuildAndOrder(b *testing.B, n int) {
 		start := cpuNanos()
 		m := manifest.New()
 		for _, it := range clones {
-			if _, err := m.Add(it); err != nil {
+			if err := m.Add(it); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -105,7 +105,7 @@ func BenchmarkWalk(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		m := manifest.New()
 		for _, it := range realistic(n) {
-			if _, err := m.Add(it); err != nil {
+			if err := m.Add(it); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -139,7 +139,7 @@ func BenchmarkAdd(b *testing.B) {
 			b.StartTimer()
 			m := manifest.New()
 			for _, it := range clones {
-				if _, err := m.Add(it); err != nil {
+				if err := m.Add(it); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -205,7 +205,7 @@ func BenchmarkResourceOrder(b *testing.B) {
 				b.StartTimer()
 				m := manifest.New()
 				for _, it := range clones {
-					if _, err := m.Add(it); err != nil {
+					if err := m.Add(it); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -15,7 +15,7 @@ import (
 func doc(t require.TestingT, items ...*manifest.Item) []byte {
 	m := manifest.New()
 	for _, it := range items {
-		_, err := m.Add(it)
+		err := m.Add(it)
 		require.NoError(t, err)
 	}
 	var buf bytes.Buffer
@@ -28,7 +28,7 @@ func TestCompare(t *testing.T) {
 	b := func() *manifest.Item { return labelled("b", nil, map[string]string{"note": "y"}) }
 	m := manifest.New()
 	for _, it := range []*manifest.Item{a(), b()} {
-		_, err := m.Add(it)
+		err := m.Add(it)
 		require.NoError(t, err)
 	}
 	same := doc(t, a(), b())
@@ -101,7 +101,7 @@ func TestPropertyCompare(t *testing.T) {
 func TestCompareVersionOrder(t *testing.T) {
 	m := manifest.New()
 	it := item("RockBand", "rockbands", "music.example.io", "default", "web")
-	_, err := m.Add(it)
+	err := m.Add(it)
 	require.NoError(t, err)
 	for _, v := range []string{"v1alpha1", "v2beta1"} {
 		_, err := m.AddVersion(it.UID, v)

@@ -33,7 +33,7 @@ func TestPropertyEncoderWritesWhatWriteWrites(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := manifest.New()
 		for _, it := range genItems(t, 12) {
-			_, err := m.Add(it)
+			err := m.Add(it)
 			require.NoError(t, err)
 		}
 		versions := map[types.UID][]string{}
@@ -146,7 +146,7 @@ func TestEncoderVersionsAndClose(t *testing.T) {
 // TestNilOptionsIgnored: a nil option is skipped, as everywhere in the library, not called.
 func TestNilOptionsIgnored(t *testing.T) {
 	m := manifest.New()
-	_, err := m.Add(&manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: "web", UID: "u-web"})
+	err := m.Add(&manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: "web", UID: "u-web"})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, manifest.Write(&buf, m, nil))

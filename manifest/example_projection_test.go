@@ -14,7 +14,7 @@ import (
 func ExampleWithReadProjection() {
 	whole := manifest.New()
 	for _, name := range []string{"web", "db"} {
-		_, _ = whole.Add(&manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "shop", Name: name, UID: types.UID("uid-" + name),
+		_ = whole.Add(&manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "shop", Name: name, UID: types.UID("uid-" + name),
 			Labels:      map[string]string{"app": name, "pod-template-hash": "5d4f"},
 			Annotations: map[string]string{"checksum/config": "9f86d081884c7d659a2feaa0c55ad015"}})
 	}

@@ -38,7 +38,7 @@ func ExampleManifest_Waves() {
 			fmt.Println(err)
 			return
 		}
-		if _, err := m.Add(it); err != nil {
+		if err := m.Add(it); err != nil {
 			fmt.Println(err)
 			return
 		}
@@ -76,7 +76,7 @@ func ExampleCycleError() {
 	free := &manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "n", Name: "free", UID: "f"}
 	m := manifest.New()
 	for _, it := range []*manifest.Item{a, b, free} {
-		_, _ = m.Add(it)
+		_ = m.Add(it)
 	}
 	waves, err := m.Waves()
 	var cycle *manifest.CycleError
@@ -94,7 +94,7 @@ func ExampleManifest_Overlap() {
 	mk := func(names ...string) *manifest.Manifest {
 		m := manifest.New()
 		for _, n := range names {
-			_, _ = m.Add(&manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "n", Name: n, UID: types.UID("uid-" + n)})
+			_ = m.Add(&manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "n", Name: n, UID: types.UID("uid-" + n)})
 		}
 		return m
 	}
@@ -106,7 +106,7 @@ func ExampleManifest_Overlap() {
 // manifest.json round trip.
 func ExampleWrite() {
 	m := manifest.New()
-	_, _ = m.Add(&manifest.Item{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespace: "web", Name: "front", UID: "dep-1"})
+	_ = m.Add(&manifest.Item{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespace: "web", Name: "front", UID: "dep-1"})
 	_, _ = m.AddVersion("dep-1", "v1beta2")
 	if err := manifest.Write(os.Stdout, m); err != nil {
 		fmt.Println(err)
@@ -134,7 +134,7 @@ func ExampleManifest_Walk() {
 		return
 	}
 	for _, it := range []*manifest.Item{ns, deploy, cm, rs} {
-		if _, err := m.Add(it); err != nil {
+		if err := m.Add(it); err != nil {
 			fmt.Println(err)
 			return
 		}
@@ -161,9 +161,9 @@ func ExampleManifest_Walk() {
 // decided (here counted, and the failures reported).
 func ExampleManifest_WalkEach() {
 	m := manifest.New()
-	_, _ = m.Add(&manifest.Item{Version: "v1", Resource: "namespaces", Kind: "Namespace", Name: "web", UID: "ns-1"})
+	_ = m.Add(&manifest.Item{Version: "v1", Resource: "namespaces", Kind: "Namespace", Name: "web", UID: "ns-1"})
 	for i := range 1000 {
-		_, _ = m.Add(&manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "web", Name: fmt.Sprintf("cm-%04d", i), UID: types.UID(fmt.Sprint("cm-", i))})
+		_ = m.Add(&manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "web", Name: fmt.Sprintf("cm-%04d", i), UID: types.UID(fmt.Sprint("cm-", i))})
 	}
 	counts := map[manifest.WalkOutcome]int{}
 	err := m.WalkEach(context.Background(), 8, func(ctx context.Context, it *manifest.Item) error {

@@ -61,7 +61,7 @@ func TestOrderMatchesReference(t *testing.T) {
 			ns := rapid.SampledFrom([]string{"", "a", "a.b", "ab"}).Draw(t, "ns")
 			name := rapid.StringMatching(`(app-12345678|[a.\x00\x2d/jsonz]){0,6}`).Draw(t, "name")
 			it := &Item{Group: gr.group, Resource: gr.resource, Kind: "K", Namespace: ns, Name: name, UID: types.UID(fmt.Sprint("u", k))}
-			if ok, _ := m.Add(it); ok {
+			if m.Add(it) == nil {
 				items = append(items, it)
 			}
 		}
@@ -80,9 +80,7 @@ func TestDependsOnChainAcrossChunks(t *testing.T) {
 		if k > 0 && k%3 != 0 {
 			it.Annotations = map[string]string{DependsOnAnnotation: fmt.Sprint("/namespaces/ns/ConfigMap/cm-", k-1)}
 		}
-		ok, err := m.Add(it)
-		require.NoError(t, err)
-		require.True(t, ok)
+		require.NoError(t, m.Add(it))
 	}
 	require.Equal(t, n-1-(n-1)/3, m.dependsOn.n)
 	waves, err := m.Waves()

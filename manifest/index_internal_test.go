@@ -25,9 +25,7 @@ func TestIndexExactUnderCollisions(t *testing.T) {
 			const n = 300
 			for k := range n {
 				it := &Item{Resource: "pods", Kind: "Pod", Namespace: fmt.Sprint("ns", k%3), Name: fmt.Sprint("p", k/3), UID: types.UID(fmt.Sprint("u", k))}
-				ok, err := m.Add(it)
-				require.NoError(t, err)
-				require.True(t, ok)
+				require.NoError(t, m.Add(it))
 			}
 			require.Equal(t, n, m.Len())
 			for k := range n {
@@ -42,12 +40,8 @@ func TestIndexExactUnderCollisions(t *testing.T) {
 			require.False(t, ok)
 			_, ok = m.Lookup(schema.GroupResource{Resource: "pods"}, "ns0", "absent")
 			require.False(t, ok)
-			ok, err := m.Add(&Item{Resource: "pods", Kind: "Pod", Namespace: "ns1", Name: "p7", UID: "fresh"})
-			require.False(t, ok)
-			require.ErrorIs(t, err, ErrItemAlreadyExists)
-			ok, err = m.Add(&Item{Resource: "pods", Kind: "Pod", Namespace: "ns1", Name: "new", UID: "u5"})
-			require.False(t, ok)
-			require.ErrorIs(t, err, ErrItemAlreadyExists)
+			require.ErrorIs(t, m.Add(&Item{Resource: "pods", Kind: "Pod", Namespace: "ns1", Name: "p7", UID: "fresh"}), ErrItemAlreadyExists)
+			require.ErrorIs(t, m.Add(&Item{Resource: "pods", Kind: "Pod", Namespace: "ns1", Name: "new", UID: "u5"}), ErrItemAlreadyExists)
 		})
 	}
 }
@@ -71,8 +65,8 @@ func TestPropertyIndexMatchesMap(t *testing.T) {
 			_, uidTaken := byUID[it.UID]
 			_, identTaken := byIdent[key]
 			want := !identTaken && (it.UID == "" || !uidTaken)
-			ok, err := m.Add(it)
-			require.Equal(t, want, ok, "add %v", it)
+			err := m.Add(it)
+			require.Equal(t, want, err == nil, "add %v", it)
 			if !want {
 				require.ErrorIs(t, err, ErrItemAlreadyExists)
 				continue

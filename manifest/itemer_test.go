@@ -249,7 +249,7 @@ func TestSource(t *testing.T) {
 		require.NoError(t, err)
 		require.Same(t, f, it.Source().(*forkItem))
 	}
-	_, err := m.Add(plain)
+	err := m.Add(plain)
 	require.NoError(t, err)
 	require.Same(t, plain, plain.Source(), "an item added with Add is its own source")
 
@@ -268,7 +268,7 @@ func TestSource(t *testing.T) {
 	closure, err := m.Closure("rs-1")
 	require.NoError(t, err)
 	other := manifest.New()
-	_, err = other.Add(item("Deployment", "deployments", "apps", "shop", "web"))
+	err = other.Add(item("Deployment", "deployments", "apps", "shop", "web"))
 	require.NoError(t, err)
 	union, err := m.Union(other)
 	require.NoError(t, err)
@@ -432,7 +432,7 @@ func TestPropertyAddItemerSameGraph(t *testing.T) {
 				require.Equal(t, x, got.Source())
 				viaItemer[it.String()] = true
 			} else {
-				_, err := m.Add(it.Clone())
+				err := m.Add(it.Clone())
 				require.NoError(t, err)
 			}
 		}
@@ -497,7 +497,7 @@ func TestAddItemerConcurrent(t *testing.T) {
 						return
 					}
 				} else {
-					if _, err := m.Add(it); err != nil {
+					if err := m.Add(it); err != nil {
 						t.Error(err)
 						return
 					}

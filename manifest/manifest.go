@@ -149,7 +149,7 @@ func (m *Manifest) Grow(n int) {
 	m.byIdent.reserve(len(m.items) + n)
 }
 
-// Add adds it to the manifest, keeping the pointer (no copy), and returns (true, nil).
+// Add adds it to the manifest, keeping the pointer (no copy).
 // It points the item's Group, Version, Resource, Kind and Namespace at the manifest's
 // copies of the same strings, shared by its items, and its Name and UID at copies in
 // buffers the manifest shares between its items, so that the item keeps no larger string
@@ -159,7 +159,7 @@ func (m *Manifest) Grow(n int) {
 // item's maps are the manifest's, read but never changed. In a manifest made with
 // [WithProjection], it replaces them by the entries the projection keeps.
 // An item whose UID or identity (group, resource, namespace, name) is already in the
-// manifest is refused with (false, [ErrItemAlreadyExists]); an item that belongs to
+// manifest is refused with [ErrItemAlreadyExists]; an item that belongs to
 // another manifest with [ErrItemInManifest]; nil with [ErrInvalidItem]. Safe for
 // concurrent use.
 //
@@ -167,16 +167,13 @@ func (m *Manifest) Grow(n int) {
 // validating constructors, and [Manifest.AddItemer] adds an item type of the caller's
 // own. An item with an empty UID is indexed by identity only: Get cannot find it and no
 // ownerReference can name it.
-func (m *Manifest) Add(it *Item) (bool, error) {
+func (m *Manifest) Add(it *Item) error {
 	if it == nil {
-		return false, fmt.Errorf("%w: nil item", ErrInvalidItem)
+		return fmt.Errorf("%w: nil item", ErrInvalidItem)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.addLocked(it); err != nil {
-		return false, err
-	}
-	return true, nil
+	return m.addLocked(it)
 }
 
 // addLocked is Add of a non-nil item. m.mu must be held.

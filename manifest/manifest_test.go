@@ -43,20 +43,19 @@ func TestAdd(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			m := manifest.New()
-			ok, err := m.Add(ns)
+			err := m.Add(ns)
 			if err != nil {
 				// ns belongs to the first subtest's manifest; use a clone.
-				ok, err = m.Add(ns.Clone())
+				err = m.Add(ns.Clone())
 			}
 			require.NoError(t, err)
-			require.True(t, ok)
 			add := tc.add
 			if add == ns {
 				add, _ = m.Get(ns.UID)
 			}
-			ok, err = m.Add(add)
+			err = m.Add(add)
 			require.ErrorIs(t, err, tc.wantErr)
-			require.Equal(t, tc.wantOK, ok)
+			require.Equal(t, tc.wantOK, err == nil)
 			want := 1
 			if tc.wantOK {
 				want = 2
@@ -77,15 +76,12 @@ func TestAdd(t *testing.T) {
 func TestAddItemOfAnotherManifest(t *testing.T) {
 	it := item("Pod", "pods", "", "web", "p")
 	a, b := manifest.New(), manifest.New()
-	_, err := a.Add(it)
+	err := a.Add(it)
 	require.NoError(t, err)
-	ok, err := b.Add(it)
-	require.False(t, ok)
+	err = b.Add(it)
 	require.ErrorIs(t, err, manifest.ErrItemInManifest)
 	require.EqualError(t, err, `manifest: item already belongs to a manifest: pods "web/p" uid "uid-pods--web-p"`)
-	ok, err = b.Add(it.Clone())
-	require.NoError(t, err)
-	require.True(t, ok)
+	require.NoError(t, b.Add(it.Clone()))
 }
 
 func TestGetAndLookup(t *testing.T) {
@@ -295,10 +291,10 @@ func TestGrow(t *testing.T) {
 	build := func(n string) *manifest.Item {
 		return &manifest.Item{Resource: "pods", Kind: "Pod", Name: n, UID: types.UID(n)}
 	}
-	_, err := m.Add(build("a"))
+	err := m.Add(build("a"))
 	require.NoError(t, err)
 	m.Grow(10)
-	_, err = m.Add(build("b"))
+	err = m.Add(build("b"))
 	require.NoError(t, err)
 	require.Equal(t, 2, m.Len())
 }
@@ -312,13 +308,11 @@ func TestZeroManifest(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, waves)
 	require.Empty(t, m.Edges())
-	ok, err = m.Add(item("Pod", "pods", "", "n", "p"))
-	require.NoError(t, err)
-	require.True(t, ok)
+	require.NoError(t, m.Add(item("Pod", "pods", "", "n", "p")))
 	require.Equal(t, 1, m.Len())
 	var z manifest.Manifest
 	z.Grow(4)
-	_, err = z.Add(item("Pod", "pods", "", "n", "q"))
+	err = z.Add(item("Pod", "pods", "", "n", "q"))
 	require.NoError(t, err)
 }
 
@@ -326,13 +320,13 @@ func TestZeroManifest(t *testing.T) {
 func TestConcurrentReadsDuringAdd(t *testing.T) {
 	m := manifest.New()
 	ns := item("Namespace", "namespaces", "", "", "web")
-	_, err := m.Add(ns)
+	err := m.Add(ns)
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
 			for k := range 50 {
-				_, err := m.Add(item("ConfigMap", "configmaps", "", "web", fmt.Sprintf("cm-%d-%d", g, k)))
+				err := m.Add(item("ConfigMap", "configmaps", "", "web", fmt.Sprintf("cm-%d-%d", g, k)))
 				assert.NoError(t, err)
 			}
 		})
@@ -360,13 +354,10 @@ func TestConcurrentReadsDuringAdd(t *testing.T) {
 func TestAddWithoutUID(t *testing.T) {
 	m := manifest.New()
 	for _, name := range []string{"a", "b"} {
-		ok, err := m.Add(&manifest.Item{Resource: "configmaps", Kind: "ConfigMap", Namespace: "n", Name: name})
-		require.NoError(t, err)
-		require.True(t, ok)
+		require.NoError(t, m.Add(&manifest.Item{Resource: "configmaps", Kind: "ConfigMap", Namespace: "n", Name: name}))
 	}
-	ok, err := m.Add(&manifest.Item{Resource: "configmaps", Kind: "ConfigMap", Namespace: "n", Name: "a"})
+	err := m.Add(&manifest.Item{Resource: "configmaps", Kind: "ConfigMap", Namespace: "n", Name: "a"})
 	require.ErrorIs(t, err, manifest.ErrItemAlreadyExists, "identity still unique")
-	require.False(t, ok)
 	_, found := m.Get("")
 	require.False(t, found)
 	require.Equal(t, 2, m.Len())
@@ -375,7 +366,7 @@ func TestAddWithoutUID(t *testing.T) {
 func TestVersionsOrderIsIndependentOfRecordingOrder(t *testing.T) {
 	for _, order := range [][]string{{"v01", "v1", "v2beta1"}, {"v2beta1", "v1", "v01"}} {
 		m := manifest.New()
-		_, err := m.Add(&manifest.Item{Group: "g", Version: "v1alpha1", Resource: "things", Kind: "Thing", Name: "a", UID: "u"})
+		err := m.Add(&manifest.Item{Group: "g", Version: "v1alpha1", Resource: "things", Kind: "Thing", Name: "a", UID: "u"})
 		require.NoError(t, err)
 		for _, v := range order {
 			_, err := m.AddVersion("u", v)

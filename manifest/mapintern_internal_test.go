@@ -34,7 +34,7 @@ func TestAddSharesEqualMaps(t *testing.T) {
 			b := &Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Name: "b", UID: "2", Labels: tt.b, Annotations: maps.Clone(tt.b)}
 			want := maps.Clone(tt.b)
 			for _, it := range []*Item{a, b} {
-				_, err := m.Add(it)
+				err := m.Add(it)
 				require.NoError(t, err)
 			}
 			require.Equal(t, want, b.Labels, "values never change")
@@ -74,7 +74,7 @@ func TestAddSharedMapsProperty(t *testing.T) {
 		var items []*Item
 		for i, l := range sets {
 			it := &Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Name: fmt.Sprint(i), UID: types.UID(fmt.Sprint(i)), Labels: maps.Clone(l)}
-			_, err := m.Add(it)
+			err := m.Add(it)
 			require.NoError(t, err)
 			items = append(items, it)
 		}

@@ -39,7 +39,7 @@ func retainedPerItem(tb testing.TB, n int, labels bool) float64 {
 	m := manifest.New()
 	for k := range n {
 		it := configMapItem(k, labels)
-		if _, err := m.Add(it); err != nil {
+		if err := m.Add(it); err != nil {
 			tb.Fatal(err)
 		}
 		if _, err := m.AddVersion(it.UID, strings.Clone("v1beta1")); err != nil {
@@ -91,7 +91,7 @@ func TestAddKeepsNoBufferAlive(t *testing.T) {
 		name := doc[docBytes : docBytes+len("name-")+len(strconv.Itoa(k))]
 		uid := doc[docBytes+len(name):]
 		it := &manifest.Item{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: name, UID: types.UID(uid)}
-		if _, err := m.Add(it); err != nil {
+		if err := m.Add(it); err != nil {
 			t.Fatal(err)
 		}
 		if it.Name != name || string(it.UID) != uid {

@@ -43,7 +43,7 @@ func TestPropertyOrderIsStringOrder(t *testing.T) {
 				Namespace: rapid.SampledFrom(namespaces).Draw(t, "ns"), Name: part(t, "name", 1),
 				UID: types.UID(rapid.SampledFrom([]string{"u1", "u2", "u3", ""}).Draw(t, "uid") + fmt.Sprint(k%3)),
 			}
-			_, _ = m.Add(it) // repeats refused
+			_ = m.Add(it) // repeats refused
 		}
 		m.mu.Lock()
 		got := slices.Clone(m.orderLocked())

@@ -39,7 +39,7 @@ func TestProjection(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := manifest.New(manifest.WithProjection(tc.p))
 			it := labelled("a", maps.Clone(tc.labels), maps.Clone(tc.annotations))
-			_, err := m.Add(it)
+			err := m.Add(it)
 			require.NoError(t, err)
 			got, ok := m.Lookup(schema.GroupResource{Resource: "configmaps"}, "ns", "a")
 			require.True(t, ok)
@@ -67,7 +67,7 @@ func TestProjectionKeepsDependsOn(t *testing.T) {
 		a, b := item("ConfigMap", "configmaps", "", "ns", "a"), item("ConfigMap", "configmaps", "", "ns", "b")
 		b.Annotations = map[string]string{manifest.DependsOnAnnotation: "/namespaces/ns/ConfigMap/a", "other": "x"}
 		for _, it := range []*manifest.Item{a, b} {
-			_, err := m.Add(it)
+			err := m.Add(it)
 			require.NoError(t, err)
 		}
 		waves, err := m.Waves()
@@ -84,7 +84,7 @@ func TestProjectionDerived(t *testing.T) {
 	p := manifest.New(manifest.WithProjection(manifest.Projection{Labels: manifest.Keys("app")}))
 	whole := manifest.New()
 	for _, m := range []*manifest.Manifest{p, whole} {
-		_, err := m.Add(labelled("a", map[string]string{"app": "x", "tier": "web"}, nil))
+		err := m.Add(labelled("a", map[string]string{"app": "x", "tier": "web"}, nil))
 		require.NoError(t, err)
 	}
 	u, err := whole.Union(p)
@@ -103,7 +103,7 @@ func TestReadProjection(t *testing.T) {
 		labelled("a", map[string]string{"app": "x", "tier": "web"}, map[string]string{"checksum": "1", "keep": "k"}),
 		labelled("b", nil, map[string]string{"checksum": "2"}),
 	} {
-		_, err := m.Add(it)
+		err := m.Add(it)
 		require.NoError(t, err)
 	}
 	var buf bytes.Buffer

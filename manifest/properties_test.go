@@ -99,9 +99,7 @@ func genItems(t *rapid.T, max int) []*manifest.Item {
 func build(t require.TestingT, items []*manifest.Item) *manifest.Manifest {
 	m := manifest.New()
 	for _, it := range items {
-		ok, err := m.Add(it)
-		require.NoError(t, err)
-		require.True(t, ok)
+		require.NoError(t, m.Add(it))
 	}
 	return m
 }
@@ -393,9 +391,9 @@ func TestPropertyConcurrentAdd(t *testing.T) {
 			wg.Go(func() {
 				for _, it := range items {
 					// Each goroutine adds its own copy: same UIDs, same identities.
-					ok, err := m.Add(it.Clone())
+					err := m.Add(it.Clone())
 					mu.Lock()
-					if ok {
+					if err == nil {
 						wins[it.UID]++
 					} else if err != manifest.ErrItemAlreadyExists {
 						errs = append(errs, err)

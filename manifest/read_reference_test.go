@@ -64,7 +64,7 @@ func referenceRead(data []byte) (*manifest.Manifest, error) {
 	for _, j := range items {
 		it := &manifest.Item{Group: j.Group, Version: j.Version, Resource: j.Resource, Kind: j.Kind,
 			Namespace: j.Namespace, Name: j.Name, UID: j.UID, Labels: j.Labels, Annotations: j.Annotations, OwnerReferences: j.OwnerReferences}
-		if _, err := m.Add(it); err != nil {
+		if err := m.Add(it); err != nil {
 			return nil, err
 		}
 		for _, v := range j.OtherVersions {
@@ -106,7 +106,7 @@ func FuzzReadReference(f *testing.F) {
 func BenchmarkRead(b *testing.B) {
 	m := manifest.New()
 	for _, it := range realistic(100_000) {
-		if _, err := m.Add(it); err != nil {
+		if err := m.Add(it); err != nil {
 			b.Fatal(err)
 		}
 	}

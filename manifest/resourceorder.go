@@ -163,14 +163,59 @@ func (m *Manifest) OrderConflicts() []OrderConflict {
 // reduction keeps O's reachability, and barrier and gate edges project onto edges of O.
 // So the items on or behind a cycle are exactly those of the strong edges.
 
+// orderBuild is the state the phases of applyResourceOrder share. Resources are numbered as
+// in m.grs, items and nodes as in g.
+type orderBuild struct {
+	m    *Manifest
+	g    *graph
+	n, k int // items, resources
+
+	classes [][]int32 // the classes that hold a resource, in order, each sorted by String
+	rank    []int32   // per resource, its class's rank among classes
+	placed  []bool    // per item, neither on nor behind a cycle of the strong edges
+
+	padj     [][]int32               // the projection P: A -> B, an item of A depends on one of B
+	examples map[uint64]orderExample // one dependency per edge of P, keyed A<<32|B
+	all, ord bitRows                 // reachability over P ∪ O and over O alone
+	oadj     [][]int32               // O, the pairs applied: S -> R, S after R
+
+	red   [][]int32 // the transitive reduction of O
+	bar   []int32   // per resource, its barrier node if something follows it, else -1
+	entry []int32   // per resource, the node its items depend on, else -1
+	gates []int32   // the resources with a gate node, numbered after the barriers
+	next  int32     // the next node number
+}
+
+// orderExample is a dependency that makes an edge of the projection: the item from and
+// the position of the dependency in g.dep.
+type orderExample struct{ from, pos int32 }
+
 // applyResourceOrder adds m.order's barriers and order edges to g, and records the pairs
 // applied and the conflicts. m.mu must be held.
 func (m *Manifest) applyResourceOrder(g *graph) {
-	n := int(g.n)
+	b := &orderBuild{m: m, g: g, n: int(g.n), k: len(m.grs)}
+	b.classes, b.rank = m.orderClasses()
+	if len(b.classes) < 2 {
+		return // nothing to order
+	}
+	b.placed = strongPlaced(g)
+	b.project()
+	b.explain(b.choosePairs())
+	b.reduce()
+	rowLen, extra := b.rowLengths()
+	b.insertEntries(extra, rowLen)
+	b.fillBarrierRows(rowLen)
+	g.revOff, g.rev = nil, nil // the reverse of the strong edges only: rebuild
+}
+
+// orderClasses returns the classes of m.order that hold a resource of an item, in order,
+// each sorted by String, and per resource id its class's rank among them. A resource
+// listed more than once takes its first place, First before Last; a resource listed
+// nowhere is in the unlisted class. m.mu must be held.
+func (m *Manifest) orderClasses() (classes [][]int32, rank []int32) {
 	k := len(m.grs)
 	o := m.order
 	unlisted := int32(len(o.First))
-	nclass := len(o.First) + 1 + len(o.Last)
 	cls := make([]int32, k)
 	listed := make([]bool, k)
 	for id := range cls {
@@ -190,39 +235,37 @@ func (m *Manifest) applyResourceOrder(g *graph) {
 	for _, it := range m.items {
 		present[it.gr] = true
 	}
-	// The classes that hold a resource, in order, each sorted by String.
-	byClass := make([][]int32, nclass)
+	byClass := make([][]int32, len(o.First)+1+len(o.Last))
 	for id := range k {
 		if present[id] {
 			byClass[cls[id]] = append(byClass[cls[id]], int32(id))
 		}
 	}
-	classes := byClass[:0]
+	classes = byClass[:0]
 	for _, c := range byClass {
 		if len(c) > 0 {
 			slices.SortFunc(c, func(a, b int32) int { return strings.Compare(m.grs[a].String(), m.grs[b].String()) })
 			classes = append(classes, c)
 		}
 	}
-	if len(classes) < 2 {
-		return // nothing to order
-	}
-	rank := make([]int32, k) // class rank among present classes
+	rank = make([]int32, k)
 	for r, c := range classes {
 		for _, id := range c {
 			rank[id] = int32(r)
 		}
 	}
+	return classes, rank
+}
 
-	placed := strongPlaced(g)
-
-	// The projection P, with one example edge per pair.
-	type example struct{ from, pos int32 }
-	examples := map[uint64]example{}
-	padj := make([][]int32, k)
+// project builds the projection P of the strong edges of the placed items onto
+// resources, with one example dependency per edge.
+func (b *orderBuild) project() {
+	m, g := b.m, b.g
+	b.examples = map[uint64]orderExample{}
+	b.padj = make([][]int32, b.k)
 	last := ^uint64(0)
-	for i := range n {
-		if !placed[i] {
+	for i := range b.n {
+		if !b.placed[i] {
 			continue
 		}
 		gi := m.items[i].gr
@@ -237,54 +280,65 @@ func (m *Manifest) applyResourceOrder(g *graph) {
 				continue
 			}
 			last = key
-			if _, ok := examples[key]; ok {
+			if _, ok := b.examples[key]; ok {
 				continue
 			}
-			examples[key] = example{int32(i), lo + int32(p)}
-			padj[gi] = append(padj[gi], gd)
+			b.examples[key] = orderExample{int32(i), lo + int32(p)}
+			b.padj[gi] = append(b.padj[gi], gd)
 		}
 	}
+}
 
-	// Reachability over P ∪ O (all) and over O alone, as bit rows, kept transitive.
-	all, ord := newBitRows(k), newBitRows(k)
+// choosePairs takes the candidate pairs "R before S", nearest classes first, then by R's
+// class, and applies each that is neither implied by O nor contradicted by P ∪ O, as the
+// edge S -> R of O. It returns the contradicted pairs, each as {R, S}.
+func (b *orderBuild) choosePairs() (conflicts [][2]int32) {
+	k := b.k
+	b.all, b.ord = newBitRows(k), newBitRows(k)
 	var queue []int32
 	seen := make([]bool, k)
 	for s := range int32(k) {
 		clear(seen)
 		queue = append(queue[:0], s)
 		for h := 0; h < len(queue); h++ {
-			for _, v := range padj[queue[h]] {
+			for _, v := range b.padj[queue[h]] {
 				if !seen[v] {
 					seen[v] = true
-					all.set(s, v)
+					b.all.set(s, v)
 					queue = append(queue, v)
 				}
 			}
 		}
 	}
-	oadj := make([][]int32, k) // applied: S -> R, S after R
-	var conflicts [][2]int32   // R, S
+	b.oadj = make([][]int32, k)
+	classes := b.classes
 	for d := 1; d < len(classes); d++ {
 		for c := 0; c+d < len(classes); c++ {
 			for _, r := range classes[c] {
 				for _, s := range classes[c+d] {
 					switch {
-					case ord.has(s, r):
+					case b.ord.has(s, r):
 						// implied by the pairs applied
-					case all.has(r, s):
+					case b.all.has(r, s):
 						conflicts = append(conflicts, [2]int32{r, s})
 					default:
-						oadj[s] = append(oadj[s], r)
-						all.addEdge(s, r)
-						ord.addEdge(s, r)
+						b.oadj[s] = append(b.oadj[s], r)
+						b.all.addEdge(s, r)
+						b.ord.addEdge(s, r)
 					}
 				}
 			}
 		}
 	}
+	return conflicts
+}
 
-	// The conflicts' paths, over P ∪ O, before the rows move.
-	parent := make([]int32, k)
+// explain records each conflict {R, S} in g.conflicts with a shortest path from R to S
+// over P ∪ O, sorted by rank.
+func (b *orderBuild) explain(conflicts [][2]int32) {
+	m, g := b.m, b.g
+	parent := make([]int32, b.k)
+	var queue []int32
 	for _, c := range conflicts {
 		r, s := c[0], c[1]
 		for x := range parent {
@@ -295,7 +349,7 @@ func (m *Manifest) applyResourceOrder(g *graph) {
 	search:
 		for h := 0; h < len(queue); h++ {
 			u := queue[h]
-			for _, adj := range [2][]int32{padj[u], oadj[u]} {
+			for _, adj := range [2][]int32{b.padj[u], b.oadj[u]} {
 				for _, v := range adj {
 					if parent[v] < 0 {
 						parent[v] = u
@@ -311,7 +365,7 @@ func (m *Manifest) applyResourceOrder(g *graph) {
 		for v := s; v != r; v = parent[v] {
 			u := parent[v]
 			st := OrderStep{From: m.grs[u], To: m.grs[v]}
-			if ex, ok := examples[uint64(u)<<32|uint64(uint32(v))]; ok {
+			if ex, ok := b.examples[uint64(u)<<32|uint64(uint32(v))]; ok {
 				st.Edge = &Edge{From: m.items[ex.from], To: m.items[g.dep[ex.pos]], Reasons: reasons(g.why[ex.pos])}
 			}
 			path = append(path, st)
@@ -319,27 +373,33 @@ func (m *Manifest) applyResourceOrder(g *graph) {
 		slices.Reverse(path)
 		g.conflicts = append(g.conflicts, OrderConflict{Before: m.grs[r], After: m.grs[s], Path: path})
 	}
-	byRank := func(a, b schema.GroupResource) int {
-		ia, ib := m.grIDs[a], m.grIDs[b]
-		return cmp.Or(cmp.Compare(rank[ia], rank[ib]), strings.Compare(a.String(), b.String()))
-	}
-	slices.SortFunc(g.conflicts, func(a, b OrderConflict) int {
-		return cmp.Or(byRank(a.Before, b.Before), byRank(a.After, b.After))
+	slices.SortFunc(g.conflicts, func(x, y OrderConflict) int {
+		return cmp.Or(b.byRank(x.Before, y.Before), b.byRank(x.After, y.After))
 	})
+}
 
-	// The transitive reduction of O, and its barriers.
-	bar := make([]int32, k)   // barrier node of a resource something follows, -1 if none
-	entry := make([]int32, k) // the node a resource's items depend on, -1 if none
+// byRank compares two resources by their class's rank, then by String.
+func (b *orderBuild) byRank(x, y schema.GroupResource) int {
+	ix, iy := b.m.grIDs[x], b.m.grIDs[y]
+	return cmp.Or(cmp.Compare(b.rank[ix], b.rank[iy]), strings.Compare(x.String(), y.String()))
+}
+
+// reduce reduces O transitively into red and g.orderEdges, sorted by rank, numbers a
+// barrier node for each resource something follows and a gate node for each resource that
+// follows more than one, and sets each resource's entry.
+func (b *orderBuild) reduce() {
+	m, g, k := b.m, b.g, b.k
+	b.bar, b.entry = make([]int32, k), make([]int32, k)
 	for id := range k {
-		bar[id], entry[id] = -1, -1
+		b.bar[id], b.entry[id] = -1, -1
 	}
-	red := make([][]int32, k)
-	next := int32(n)
+	b.red = make([][]int32, k)
+	b.next = int32(b.n)
 	for s := range k {
-		for _, r := range oadj[s] {
+		for _, r := range b.oadj[s] {
 			implied := false
-			for _, r2 := range oadj[s] {
-				if r2 != r && ord.has(r2, r) {
+			for _, r2 := range b.oadj[s] {
+				if r2 != r && b.ord.has(r2, r) {
 					implied = true
 					break
 				}
@@ -347,66 +407,74 @@ func (m *Manifest) applyResourceOrder(g *graph) {
 			if implied {
 				continue
 			}
-			red[s] = append(red[s], r)
+			b.red[s] = append(b.red[s], r)
 			g.orderEdges = append(g.orderEdges, OrderEdge{Before: m.grs[r], After: m.grs[s]})
-			if bar[r] < 0 {
-				bar[r] = next
-				next++
+			if b.bar[r] < 0 {
+				b.bar[r] = b.next
+				b.next++
 			}
 		}
 	}
-	slices.SortFunc(g.orderEdges, func(a, b OrderEdge) int {
-		return cmp.Or(byRank(a.Before, b.Before), byRank(a.After, b.After))
+	slices.SortFunc(g.orderEdges, func(x, y OrderEdge) int {
+		return cmp.Or(b.byRank(x.Before, y.Before), b.byRank(x.After, y.After))
 	})
-	var gates []int32 // resources with a gate node, numbered after the barriers
 	for s := range k {
-		switch len(red[s]) {
+		switch len(b.red[s]) {
 		case 0:
 		case 1:
-			entry[s] = bar[red[s][0]]
+			b.entry[s] = b.bar[b.red[s][0]]
 		default:
-			entry[s] = next
-			next++
-			gates = append(gates, int32(s))
+			b.entry[s] = b.next
+			b.next++
+			b.gates = append(b.gates, int32(s))
 		}
 	}
+}
 
-	// Row lengths of the new nodes, and the order edges of the items.
-	rowLen := make([]int32, next-int32(n))
-	extra := int32(0)
-	for i, it := range m.items {
-		if !placed[i] {
+// rowLengths returns the row length of each new node, barriers then gates, and the number
+// of order edges the items get (one per placed item whose resource has an entry).
+func (b *orderBuild) rowLengths() (rowLen []int32, extra int32) {
+	n := int32(b.n)
+	rowLen = make([]int32, b.next-n)
+	for i, it := range b.m.items {
+		if !b.placed[i] {
 			continue
 		}
-		if entry[it.gr] >= 0 {
+		if b.entry[it.gr] >= 0 {
 			extra++
 		}
-		if b := bar[it.gr]; b >= 0 {
-			rowLen[b-int32(n)]++
+		if r := b.bar[it.gr]; r >= 0 {
+			rowLen[r-n]++
 		}
 	}
-	for id := range k {
-		if bar[id] >= 0 && entry[id] >= 0 {
-			rowLen[bar[id]-int32(n)]++
+	for id := range b.k {
+		if b.bar[id] >= 0 && b.entry[id] >= 0 {
+			rowLen[b.bar[id]-n]++
 		}
 	}
-	for _, s := range gates {
-		rowLen[entry[s]-int32(n)] = int32(len(red[s]))
+	for _, s := range b.gates {
+		rowLen[b.entry[s]-n] = int32(len(b.red[s]))
 	}
+	return rowLen, extra
+}
+
+// insertEntries grows g's rows by the extra order edges and the new nodes' rows, and moves
+// the item rows up in place, from the last, appending to each placed item's row the entry
+// of its resource.
+func (b *orderBuild) insertEntries(extra int32, rowLen []int32) {
+	g := b.g
 	added := int(extra)
 	for _, l := range rowLen {
 		added += int(l)
 	}
-
-	// Move the item rows up in place, from the last, appending each item's order edge.
 	old := len(g.dep)
 	g.dep = slices.Grow(g.dep, added)[:old+added]
 	g.why = slices.Grow(g.why, added)[:old+added]
-	shift, end := extra, g.depOff[n]
-	for i := n - 1; i >= 0 && shift > 0; i-- {
+	shift, end := extra, g.depOff[b.n]
+	for i := b.n - 1; i >= 0 && shift > 0; i-- {
 		start := g.depOff[i]
 		newEnd := end + shift
-		if e := entry[m.items[i].gr]; placed[i] && e >= 0 {
+		if e := b.entry[b.m.items[i].gr]; b.placed[i] && e >= 0 {
 			g.dep[newEnd-1], g.why[newEnd-1] = e, 0
 			shift--
 		}
@@ -415,32 +483,37 @@ func (m *Manifest) applyResourceOrder(g *graph) {
 		g.depOff[i+1] = newEnd
 		end = start
 	}
-	// The barrier and gate rows.
+}
+
+// fillBarrierRows appends the rows of the barrier and gate nodes: a barrier depends on
+// every placed item of its resource and on the resource's entry, a gate on the barriers of
+// its resource's reduced predecessors.
+func (b *orderBuild) fillBarrierRows(rowLen []int32) {
+	g, n := b.g, int32(b.n)
 	for _, l := range rowLen {
 		g.depOff = append(g.depOff, g.depOff[len(g.depOff)-1]+l)
 	}
 	fill := slices.Clone(g.depOff[n : len(g.depOff)-1])
 	put := func(node, to int32) {
-		f := &fill[node-int32(n)]
+		f := &fill[node-n]
 		g.dep[*f], g.why[*f] = to, 0
 		*f++
 	}
-	for i, it := range m.items {
-		if b := bar[it.gr]; b >= 0 && placed[i] {
-			put(b, int32(i))
+	for i, it := range b.m.items {
+		if r := b.bar[it.gr]; r >= 0 && b.placed[i] {
+			put(r, int32(i))
 		}
 	}
-	for id := range k {
-		if bar[id] >= 0 && entry[id] >= 0 {
-			put(bar[id], entry[id])
+	for id := range b.k {
+		if b.bar[id] >= 0 && b.entry[id] >= 0 {
+			put(b.bar[id], b.entry[id])
 		}
 	}
-	for _, s := range gates {
-		for _, r := range red[s] {
-			put(entry[s], bar[r])
+	for _, s := range b.gates {
+		for _, r := range b.red[s] {
+			put(b.entry[s], b.bar[r])
 		}
 	}
-	g.revOff, g.rev = nil, nil // the reverse of the strong edges only: rebuild
 }
 
 // strongPlaced returns, per item, whether it is neither on nor behind a cycle of g, which

@@ -218,9 +218,9 @@ func TestSetResourceOrder(t *testing.T) {
 	m.SetResourceOrder(manifest.ResourceOrder{First: first})
 	first[0] = grPods // the manifest keeps its own copy
 	require.Equal(t, manifest.ResourceOrder{First: []schema.GroupResource{grConfigMaps}}, m.ResourceOrder())
-	_, err := m.Add(item("Pod", "pods", "", "", "p"))
+	err := m.Add(item("Pod", "pods", "", "", "p"))
 	require.NoError(t, err)
-	_, err = m.Add(item("ConfigMap", "configmaps", "", "", "c"))
+	err = m.Add(item("ConfigMap", "configmaps", "", "", "c"))
 	require.NoError(t, err)
 	waves, err := m.Waves()
 	require.NoError(t, err)

@@ -355,7 +355,7 @@ func (h *header) check() error {
 func decodeItems(d *jsontext.Decoder, m *Manifest) error {
 	return eachItem(d, func(k int, j *itemJSON) error {
 		it := j.item()
-		if _, err := m.Add(it); err != nil {
+		if err := m.Add(it); err != nil {
 			return fmt.Errorf("%w: item %d: %w", ErrFormat, k, err)
 		}
 		for _, v := range j.OtherVersions {

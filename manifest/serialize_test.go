@@ -21,7 +21,7 @@ func sample(t testing.TB) *manifest.Manifest {
 	rs.OwnerReferences = []metav1.OwnerReference{ownerRef(dep, true)}
 	m := manifest.New()
 	for _, it := range []*manifest.Item{rs, dep, ns} {
-		_, err := m.Add(it)
+		err := m.Add(it)
 		require.NoError(t, err)
 	}
 	_, err := m.AddVersion(dep.UID, "v1beta2")
@@ -191,7 +191,7 @@ func TestWriteRefusesInvalidUTF8(t *testing.T) {
 	} {
 		m := manifest.New()
 		for _, it := range items {
-			_, err := m.Add(it)
+			err := m.Add(it)
 			require.NoError(t, err)
 		}
 		var buf bytes.Buffer

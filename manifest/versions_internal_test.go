@@ -29,7 +29,7 @@ func TestPropertyVersionsMatchMap(t *testing.T) {
 				v := rapid.SampledFrom(pool).Draw(t, "version")
 				uid := types.UID(fmt.Sprintf("uid-%d", k))
 				it := &Item{Version: v, Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: fmt.Sprintf("c%d", k), UID: uid}
-				_, err := m.Add(it)
+				err := m.Add(it)
 				require.NoError(t, err)
 				uids = append(uids, uid)
 				model[uid] = nil
@@ -131,7 +131,7 @@ func TestAddKeepsNoCallerBuffer(t *testing.T) {
 			Kind: big("Widget")[size:], Namespace: big("ns-a")[size:],
 			Name: fmt.Sprintf("w%d", k), UID: types.UID(fmt.Sprintf("u%d", k)),
 		}
-		_, err := m.Add(it)
+		err := m.Add(it)
 		require.NoError(t, err)
 	}
 	retained := int64(heapInUse()) - int64(before)
@@ -149,7 +149,7 @@ func TestVersionsKeepNoCallerBuffer(t *testing.T) {
 	const n, size = 1000, 4096
 	m := New()
 	for k := range n {
-		_, err := m.Add(&Item{Version: "v1", Resource: "widgets", Kind: "Widget", Name: fmt.Sprintf("w%d", k), UID: types.UID(fmt.Sprintf("u%d", k))})
+		err := m.Add(&Item{Version: "v1", Resource: "widgets", Kind: "Widget", Name: fmt.Sprintf("w%d", k), UID: types.UID(fmt.Sprintf("u%d", k))})
 		require.NoError(t, err)
 	}
 	before := heapInUse()

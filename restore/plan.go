@@ -152,7 +152,7 @@ func readStored(idx *archive.Index, byKey map[string]*ResourcePlan, facts *backu
 		if rp == nil || rp.Dir != ref.VersionDir {
 			continue
 		}
-		if it, ok := idx.Manifest.Lookup(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}, ref.Namespace, ref.Name); ok {
+		if it, ok := idx.Manifest.Lookup(ref.SchemaGroupResource(), ref.Namespace, ref.Name); ok {
 			stored.Insert(it)
 		}
 	}

@@ -40,7 +40,7 @@ var bodyResources = sets.New(
 // preferred (references read the same in every version), when its resource is one whose
 // kind can name dependencies.
 func (b *bodyReader) visit(it *archive.Item) error {
-	if it.VersionDir != "" || !bodyResources.Has(schema.GroupResource{Group: it.Group, Resource: it.Resource}) {
+	if it.VersionDir != "" || !bodyResources.Has(it.SchemaGroupResource()) {
 		return nil
 	}
 	data, err := it.Bytes()

@@ -51,7 +51,7 @@ func (f fixture) index(t *testing.T) *archive.Index {
 			controller := true
 			mi.OwnerReferences = []metav1.OwnerReference{{Name: it.owner, UID: types.UID("uid-" + it.owner), Controller: &controller}}
 		}
-		if _, err := idx.Manifest.Add(mi); err != nil {
+		if err := idx.Manifest.Add(mi); err != nil {
 			require.ErrorIs(t, err, manifest.ErrItemAlreadyExists, it.name)
 		}
 	}
@@ -218,7 +218,7 @@ func TestPlanIngressInBothGroups(t *testing.T) {
 	// index gives every item the uid "uid-<name>": the second is refused as a repeat, as
 	// Scan refuses the same object in two groups. Give the twin its own.
 	require.Equal(t, 1, idx.Manifest.Len())
-	_, err = idx.Manifest.Add(&manifest.Item{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses", Kind: "Ingress", Namespace: "ns", Name: "web", UID: "uid-twin"})
+	err = idx.Manifest.Add(&manifest.Item{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses", Kind: "Ingress", Namespace: "ns", Name: "web", UID: "uid-twin"})
 	require.NoError(t, err)
 	plan := mustPlan(t, idx, target, reg)
 	require.Equal(t, []Skipped{{"resources/ingresses.extensions/namespaces/ns/web.json", "restored from resources/ingresses.networking.k8s.io/namespaces/ns/web.json"}}, plan.Skipped)

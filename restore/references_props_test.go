@@ -264,7 +264,7 @@ func TestDependenciesProperties(t *testing.T) {
 			u, w := drawReferrer(t, i)
 			it, err := manifest.NewItem(u, plural[u.GetKind()])
 			require.NoError(t, err)
-			if _, err := m.Add(it); err != nil {
+			if err := m.Add(it); err != nil {
 				continue // the same identity drawn twice
 			}
 			refs[u.GetUID()] = references.Read(u)
@@ -288,7 +288,7 @@ func TestDependenciesProperties(t *testing.T) {
 					u.SetUID(types.UID(fmt.Sprintf("%s/%s/%s", tk.gr, ns, name)))
 					it, err := manifest.NewItem(u, tk.gr.Resource)
 					require.NoError(t, err)
-					_, _ = m.Add(it) // a referrer may hold this identity already
+					_ = m.Add(it) // a referrer may hold this identity already
 				}
 			}
 		}

@@ -61,7 +61,7 @@ func plan(t require.TestingT, objs []*unstructured.Unstructured) (*manifest.Mani
 		require.True(t, ok, "no resource for kind %s", u.GetKind())
 		it, err := manifest.NewItem(u, res)
 		require.NoError(t, err)
-		_, err = m.Add(it)
+		err = m.Add(it)
 		require.NoError(t, err)
 		if references.NeedsBody(u.GroupVersionKind().GroupKind()) {
 			refs[u.GetUID()] = references.Read(u)
@@ -395,7 +395,7 @@ func FuzzReadReferences(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := m.Add(it); err != nil {
+		if err := m.Add(it); err != nil {
 			return
 		}
 		targets[it.UID] = refs

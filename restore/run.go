@@ -519,7 +519,7 @@ func (r *restorer) locate(ref archive.ItemRef) (int32, bool) {
 	if dir, ok := r.dirs[ref.GroupResource]; !ok || dir != ref.VersionDir {
 		return 0, false
 	}
-	mi, ok := r.plan.manifest.Lookup(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}, ref.Namespace, ref.Name)
+	mi, ok := r.plan.manifest.Lookup(ref.SchemaGroupResource(), ref.Namespace, ref.Name)
 	if !ok {
 		return 0, false
 	}

@@ -155,7 +155,7 @@ func (b *Backup) item(o manifesttest.Object, v string) (Item, error) {
 		if err != nil {
 			return Item{}, err
 		}
-		if _, err := b.Manifest.Add(mi); err != nil {
+		if err := b.Manifest.Add(mi); err != nil {
 			return Item{}, err
 		}
 	} else if _, err := b.Manifest.AddVersion(o.GetUID(), v); err != nil {

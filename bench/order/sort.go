@@ -68,7 +68,7 @@ func Order(tool string, objs []*unstructured.Unstructured) (Run, Levels, error) 
 				err = e
 				break
 			}
-			if _, e := m.Add(it); e != nil {
+			if e := m.Add(it); e != nil {
 				err = e
 				break
 			}

@@ -194,20 +194,7 @@ func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err er
 	}
 	etcdClientPort, etcdPeerPort, apiPort := ports[0], ports[1], ports[2]
 
-	c.etcdClient = "http://127.0.0.1:" + strconv.Itoa(etcdClientPort)
-	etcdPeer := "http://127.0.0.1:" + strconv.Itoa(etcdPeerPort)
-	etcdArgs := append([]string{
-		"--name=backupkit",
-		"--data-dir=" + filepath.Join(workDir, "etcd"),
-		"--listen-client-urls=" + c.etcdClient,
-		"--advertise-client-urls=" + c.etcdClient,
-		"--listen-peer-urls=" + etcdPeer,
-		"--initial-advertise-peer-urls=" + etcdPeer,
-		"--initial-cluster=backupkit=" + etcdPeer,
-		"--unsafe-no-fsync=true",
-		"--log-level=warn",
-	}, opts.ExtraEtcdArgs...)
-	if c.etcd, err = startChild(c.spawner, "etcd", filepath.Join(binDir, EtcdBinary), etcdArgs, opts.Output); err != nil {
+	if err := c.startEtcd(binDir, etcdClientPort, etcdPeerPort, opts); err != nil {
 		return nil, err
 	}
 
@@ -220,6 +207,45 @@ func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err er
 		return nil, err
 	}
 
+	if err := c.startAPIServer(ctx, binDir, files, apiPort, opts); err != nil {
+		return nil, err
+	}
+	if opts.Mode == Full {
+		if err := c.startFull(ctx, binDir, files, ports[3], ports[4], opts); err != nil {
+			return nil, err
+		}
+	}
+	// Any child may have died while a later one started.
+	if err := c.exited(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// startEtcd starts etcd, listening for clients on clientPort and for peers on peerPort,
+// with its data in the working directory; it does not wait for it to be ready.
+func (c *Cluster) startEtcd(binDir string, clientPort, peerPort int, opts Options) error {
+	c.etcdClient = "http://127.0.0.1:" + strconv.Itoa(clientPort)
+	etcdPeer := "http://127.0.0.1:" + strconv.Itoa(peerPort)
+	etcdArgs := append([]string{
+		"--name=backupkit",
+		"--data-dir=" + filepath.Join(c.workDir, "etcd"),
+		"--listen-client-urls=" + c.etcdClient,
+		"--advertise-client-urls=" + c.etcdClient,
+		"--listen-peer-urls=" + etcdPeer,
+		"--initial-advertise-peer-urls=" + etcdPeer,
+		"--initial-cluster=backupkit=" + etcdPeer,
+		"--unsafe-no-fsync=true",
+		"--log-level=warn",
+	}, opts.ExtraEtcdArgs...)
+	var err error
+	c.etcd, err = startChild(c.spawner, "etcd", filepath.Join(binDir, EtcdBinary), etcdArgs, opts.Output)
+	return err
+}
+
+// startAPIServer starts kube-apiserver on apiPort, against the etcd started, with the
+// certificates, keys and tokens in files, and waits until its /readyz answers 200.
+func (c *Cluster) startAPIServer(ctx context.Context, binDir string, files apiServerFiles, apiPort int, opts Options) error {
 	c.host = "https://127.0.0.1:" + strconv.Itoa(apiPort)
 	apiArgs := append([]string{
 		"--etcd-servers=" + c.etcdClient,
@@ -227,7 +253,7 @@ func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err er
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(apiPort),
 		// Always: without it kube-apiserver writes to /var/run/kubernetes.
-		"--cert-dir=" + filepath.Join(workDir, "certs"),
+		"--cert-dir=" + filepath.Join(c.workDir, "certs"),
 		"--tls-cert-file=" + files.servingCert,
 		"--tls-private-key-file=" + files.servingKey,
 		"--token-auth-file=" + files.tokens,
@@ -249,28 +275,17 @@ func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err er
 		// APIServices named by Service are sent to a ready endpoint of its EndpointSlices.
 		apiArgs = append([]string{"--enable-aggregator-routing=true"}, apiArgs...)
 	}
+	var err error
 	if c.kapi, err = startChild(c.spawner, "kube-apiserver", filepath.Join(binDir, APIServerBinary), apiArgs, opts.Output); err != nil {
-		return nil, err
+		return err
 	}
 	client, err := rest.HTTPClientFor(c.RESTConfig())
 	if err != nil {
-		return nil, fmt.Errorf("testcluster: client for kube-apiserver: %w", err)
+		return fmt.Errorf("testcluster: client for kube-apiserver: %w", err)
 	}
 	defer client.CloseIdleConnections()
 	ready := func(ctx context.Context) error { return getOK(ctx, client, c.host, "/readyz") }
-	if err := c.kapi.waitReady(ctx, ready); err != nil {
-		return nil, err
-	}
-	if opts.Mode == Full {
-		if err := c.startFull(ctx, binDir, files, ports[3], ports[4], opts); err != nil {
-			return nil, err
-		}
-	}
-	// Any child may have died while a later one started.
-	if err := c.exited(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return c.kapi.waitReady(ctx, ready)
 }
 
 // children returns the cluster's running children, in start order.

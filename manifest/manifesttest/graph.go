@@ -149,7 +149,7 @@ func Manifest(opts ...Option) *rapid.Generator[*manifest.Manifest] {
 		its := items(t, draw(t, o).objects)
 		m := manifest.New()
 		for _, it := range rapid.Permutation(its).Draw(t, "order") {
-			if _, err := m.Add(it); err != nil {
+			if err := m.Add(it); err != nil {
 				t.Fatalf("manifesttest: Manifest: %v", err)
 			}
 		}

@@ -316,7 +316,7 @@ func TestItems(t *testing.T) {
 		m := manifest.New()
 		for _, it := range items {
 			require.Nil(t, it.Owners(), "in no manifest")
-			_, err := m.Add(it)
+			err := m.Add(it)
 			require.NoError(t, err)
 		}
 		_, _ = requireWavesRespectEdges(t, m)
