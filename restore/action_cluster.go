@@ -5,19 +5,21 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/backupkit/backupkit/internal/kinds"
 )
 
 // RoleBindingAction returns the action "backupkit.io/role-binding", which maps the
 // namespace of each subject of a RoleBinding to the namespace it is restored into
 // ([Info].TargetNamespace), as Velero's role binding action does.
 func RoleBindingAction() ItemAction {
-	return bindingAction("backupkit.io/role-binding", grRoleBindings)
+	return bindingAction("backupkit.io/role-binding", kinds.RoleBindings)
 }
 
 // ClusterRoleBindingAction returns the action "backupkit.io/cluster-role-binding", which
 // maps the namespace of each subject of a ClusterRoleBinding as [RoleBindingAction] does.
 func ClusterRoleBindingAction() ItemAction {
-	return bindingAction("backupkit.io/cluster-role-binding", grClusterRoleBindings)
+	return bindingAction("backupkit.io/cluster-role-binding", kinds.ClusterRoleBindings)
 }
 
 func bindingAction(name string, gr schema.GroupResource) ItemAction {
@@ -55,7 +57,7 @@ func bindingAction(name string, gr schema.GroupResource) ItemAction {
 func AdmissionWebhookConfigurationAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/admission-webhook-configuration",
-		resources: actKeys(grMutatingWebhookConfigs, grValidatingWebhookConfigs),
+		resources: actKeys(kinds.MutatingWebhookConfigurations, kinds.ValidatingWebhookConfigurations),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			if in.Item.GetAPIVersion() != "admissionregistration.k8s.io/v1" {
 				return &Output{}, nil
@@ -85,7 +87,7 @@ const actAutoManagedLabel = "kube-aggregator.kubernetes.io/automanaged"
 func APIServiceAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/apiservice",
-		resources: actKeys(grAPIServices),
+		resources: actKeys(kinds.APIServices),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			if _, ok := in.Item.GetLabels()[actAutoManagedLabel]; ok {
 				return &Output{Skip: true, Reason: "the kube-apiserver registers it (label " + actAutoManagedLabel + ")"}, nil
@@ -112,7 +114,7 @@ func APIServiceAction() ItemAction {
 func CRDPreserveUnknownFieldsAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/crd-preserve-unknown-fields",
-		resources: actKeys(grCustomResourceDefinitions),
+		resources: actKeys(kinds.CustomResourceDefinitions),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			obj := in.Item.Object
 			if in.Item.GetAPIVersion() != "apiextensions.k8s.io/v1" {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/backupkit/backupkit/internal/kinds"
 )
 
 // ServiceAction returns the action "backupkit.io/service", which does to a Service what
@@ -26,7 +28,7 @@ import (
 func ServiceAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/service",
-		resources: actKeys(grServices),
+		resources: actKeys(kinds.Services),
 		execute:   serviceExecute,
 	}
 }
@@ -217,7 +219,7 @@ func serviceDropHealthCheckNodePort(obj, applied map[string]any, owned []map[str
 func ServiceAccountAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/service-account",
-		resources: actKeys(grServiceAccounts),
+		resources: actKeys(kinds.ServiceAccounts),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			prefix := in.Item.GetName() + "-token-"
 			isToken := func(name string) bool { return strings.HasPrefix(name, prefix) }
@@ -253,7 +255,7 @@ type ServiceAccountNames func(ctx context.Context, namespace string) ([]string, 
 func SecretAction(serviceAccounts ServiceAccountNames) ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/secret",
-		resources: actKeys(grSecrets),
+		resources: actKeys(kinds.Secrets),
 		execute: func(ctx context.Context, in *Input) (*Output, error) {
 			obj := in.Item.Object
 			typ, err := actString(obj, "type")

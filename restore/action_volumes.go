@@ -6,6 +6,8 @@ import (
 	"maps"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/backupkit/backupkit/internal/kinds"
 )
 
 // Annotations the PersistentVolume controller and the scheduler set on claims and volumes.
@@ -42,7 +44,7 @@ const (
 func PersistentVolumeClaimAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/persistent-volume-claim",
-		resources: actKeys(grPVCs),
+		resources: actKeys(kinds.PersistentVolumeClaims),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			if err := actDeleteAnnotations(in.Item, annBindCompleted, annBoundByController, annStorageProvisioner,
 				annBetaStorageProvisioner, annSelectedNode, annVeleroVolumeSnapshot, annVeleroDataUpload); err != nil {
@@ -59,7 +61,7 @@ func PersistentVolumeClaimAction() ItemAction {
 			}
 			out := &Output{}
 			if phase == "Bound" && volume != "" {
-				out.AdditionalItems = []ItemRef{{GroupResource: grPVs, Name: volume}}
+				out.AdditionalItems = []ItemRef{{GroupResource: kinds.PersistentVolumes, Name: volume}}
 			}
 			return out, nil
 		},
@@ -81,7 +83,7 @@ func PersistentVolumeClaimAction() ItemAction {
 func PersistentVolumeAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/persistent-volume",
-		resources: actKeys(grPVs),
+		resources: actKeys(kinds.PersistentVolumes),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			obj := in.Item.Object
 			policy, err := actString(obj, "spec", "persistentVolumeReclaimPolicy")
@@ -146,12 +148,12 @@ func ChangeStorageClassAction(mapping map[string]string, exists StorageClassExis
 	}
 	return &builtinAction{
 		name:      "backupkit.io/change-storage-class",
-		resources: actKeys(grPVs, grPVCs, grStatefulSets),
+		resources: actKeys(kinds.PersistentVolumes, kinds.PersistentVolumeClaims, kinds.StatefulSets),
 		execute: func(ctx context.Context, in *Input) (*Output, error) {
 			if len(mapping) == 0 {
 				return &Output{}, nil
 			}
-			if in.Resource != grStatefulSets {
+			if in.Resource != kinds.StatefulSets {
 				return &Output{}, change(ctx, in.Item.Object, "spec", "storageClassName")
 			}
 			templates, err := actObjects(in.Item.Object, "spec", "volumeClaimTemplates")

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/backupkit/backupkit/internal/kinds"
 )
 
 // SkipCompletedAction returns the action "backupkit.io/skip-completed": it skips a Pod whose
@@ -17,11 +19,11 @@ import (
 func SkipCompletedAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/skip-completed",
-		resources: actKeys(grPods, grJobs),
+		resources: actKeys(kinds.Pods, kinds.Jobs),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			from := actBackup(in).Object
 			switch in.Resource {
-			case grPods:
+			case kinds.Pods:
 				phase, err := actString(from, "status", "phase")
 				if err != nil {
 					return nil, err
@@ -29,7 +31,7 @@ func SkipCompletedAction() ItemAction {
 				if phase == "Succeeded" || phase == "Failed" {
 					return &Output{Skip: true, Reason: "the Pod had finished (phase " + phase + ")"}, nil
 				}
-			case grJobs:
+			case kinds.Jobs:
 				t, err := actString(from, "status", "completionTime")
 				if err != nil {
 					return nil, err
@@ -64,7 +66,7 @@ const actMirrorPodAnnotation = "kubernetes.io/config.mirror"
 func PodAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/pod",
-		resources: actKeys(grPods),
+		resources: actKeys(kinds.Pods),
 		execute:   podExecute,
 	}
 }
@@ -104,7 +106,7 @@ func podExecute(_ context.Context, in *Input) (*Output, error) {
 		return nil, err
 	}
 	if pc != "" {
-		out.AdditionalItems = []ItemRef{{GroupResource: grPriorityClasses, Name: pc}}
+		out.AdditionalItems = []ItemRef{{GroupResource: kinds.PriorityClasses, Name: pc}}
 	}
 	return out, nil
 }
@@ -139,7 +141,7 @@ func actDropNamed(obj map[string]any, drop func(string) bool, path ...string) er
 func AddPVCFromPodAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/add-pvc-from-pod",
-		resources: actKeys(grPods),
+		resources: actKeys(kinds.Pods),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			from := actBackup(in)
 			volumes, err := actObjects(from.Object, "spec", "volumes")
@@ -154,7 +156,7 @@ func AddPVCFromPodAction() ItemAction {
 				}
 				if claim != "" {
 					out.AdditionalItems = append(out.AdditionalItems,
-						ItemRef{GroupResource: grPVCs, Namespace: from.GetNamespace(), Name: claim})
+						ItemRef{GroupResource: kinds.PersistentVolumeClaims, Namespace: from.GetNamespace(), Name: claim})
 				}
 			}
 			return out, nil
@@ -174,7 +176,7 @@ var actJobUIDLabels = []string{"batch.kubernetes.io/controller-uid", "controller
 func JobAction() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/job",
-		resources: actKeys(grJobs),
+		resources: actKeys(kinds.Jobs),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			obj := in.Item.Object
 			manual, _, err := unstructured.NestedFieldNoCopy(obj, "spec", "manualSelector")
@@ -229,14 +231,14 @@ func ChangeImageNameAction(rules ...ImageNameRule) ItemAction {
 	rules = slices.DeleteFunc(slices.Clone(rules), func(r ImageNameRule) bool { return r.Old == "" || r.New == "" })
 	return &builtinAction{
 		name: "backupkit.io/change-image-name",
-		resources: actKeys(grPods, grDeployments, grStatefulSets, grDaemonSets, grReplicaSets,
-			grReplicationControllers, grJobs, grCronJobs),
+		resources: actKeys(kinds.Pods, kinds.Deployments, kinds.StatefulSets, kinds.DaemonSets, kinds.ReplicaSets,
+			kinds.ReplicationControllers, kinds.Jobs, kinds.CronJobs),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			podSpec := []string{"spec", "template", "spec"}
 			switch in.Resource {
-			case grPods:
+			case kinds.Pods:
 				podSpec = []string{"spec"}
-			case grCronJobs:
+			case kinds.CronJobs:
 				podSpec = []string{"spec", "jobTemplate", "spec", "template", "spec"}
 			}
 			for _, field := range []string{"containers", "initContainers"} {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/kinds"
 	"github.com/backupkit/backupkit/manifest"
 )
 
@@ -24,14 +25,14 @@ type bodyReader struct {
 // bodyResources are the resources of the kinds needsBody accepts, under the names
 // Kubernetes serves them by: the scan names an item by its resource before its kind is read.
 var bodyResources = sets.New(
-	grPods, grReplicationControllers, grServices, grPVCs, grPVs,
-	grDeployments, grStatefulSets, grDaemonSets, grReplicaSets, grJobs, grCronJobs,
+	kinds.Pods, kinds.ReplicationControllers, kinds.Services, kinds.PersistentVolumeClaims, kinds.PersistentVolumes,
+	kinds.Deployments, kinds.StatefulSets, kinds.DaemonSets, kinds.ReplicaSets, kinds.Jobs, kinds.CronJobs,
 	schema.GroupResource{Group: "extensions", Resource: "deployments"}, schema.GroupResource{Group: "extensions", Resource: "daemonsets"},
 	schema.GroupResource{Group: "extensions", Resource: "replicasets"}, schema.GroupResource{Group: "extensions", Resource: "ingresses"},
 	schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"},
-	grRoleBindings, grClusterRoleBindings,
+	kinds.RoleBindings, kinds.ClusterRoleBindings,
 	schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"},
-	grValidatingWebhookConfigs, grMutatingWebhookConfigs, grAPIServices,
+	kinds.ValidatingWebhookConfigurations, kinds.MutatingWebhookConfigurations, kinds.APIServices,
 )
 
 // visit reads one item of the scan: the object at its legacy path, the version the backup
