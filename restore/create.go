@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -21,6 +20,7 @@ import (
 	"github.com/backupkit/backupkit/convert/removedapis"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/readiness"
+	"github.com/backupkit/backupkit/restore/actions"
 )
 
 // The retry of a request that failed transiently.
@@ -52,7 +52,7 @@ const (
 	// does whatever the policy.
 	DetailServiceAccountMerged = "merged the backed-up secrets, image pull secrets, labels and annotations into it"
 	// DetailAdditionalNotReady begins the part of a Detail that says an item action's
-	// additional items were not ready in time, or their check failed (Output.
+	// additional items were not ready in time, or their check failed (actions.Output.
 	// WaitForAdditionalItems): the item was restored all the same, as in Velero.
 	DetailAdditionalNotReady = "its additional items were not ready"
 	// DetailStatusNotRestored begins the Detail of an object created whose backed-up
@@ -352,15 +352,18 @@ func (r *restorer) restoreStatus(ctx context.Context, ri dynamic.ResourceInterfa
 // runActions runs the item actions that apply to the item, in order (their selectors as
 // Run read them when it started). It returns the object to create, or the reason an
 // action skipped it. The item's labels are read only for an action selecting by labels,
-// and the object as backed up (Input.ItemFromBackup) is decoded from data only for the
+// and the object as backed up (actions.Input.ItemFromBackup) is decoded from data only for the
 // first action that runs.
 func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupResource, u *unstructured.Unstructured, data []byte) (_ *unstructured.Unstructured, skip, notReady string, _ error) {
 	var backedUp *unstructured.Unstructured
 	var notes []string
-	key := selectorKey(gr)
 	for k, a := range r.cfg.actions {
 		sel := &r.selectors[k]
-		if !sel.matchesScope(key, it.Namespace()) || sel.LabelSelector != nil && !sel.LabelSelector.Matches(labels.Set(u.GetLabels())) {
+		var l map[string]string
+		if sel.LabelSelector != nil {
+			l = u.GetLabels()
+		}
+		if !sel.Matches(gr, it.Namespace(), l) {
 			continue
 		}
 		if backedUp == nil {
@@ -369,7 +372,7 @@ func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupR
 				return nil, "", "", err
 			}
 		}
-		out, err := a.Execute(ctx, &Input{Item: u, ItemFromBackup: backedUp, Resource: gr, Restore: &r.cfg.info})
+		out, err := a.Execute(ctx, &actions.Input{Item: u, ItemFromBackup: backedUp, Resource: gr, Restore: &r.cfg.info})
 		if err != nil {
 			return nil, "", "", &ActionError{Action: a.Name(), Item: it.Item(), UID: it.UID(), Err: err}
 		}
@@ -398,8 +401,8 @@ func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupR
 // them to be ready, as Velero does: by the action's own check (AdditionalItemsChecker),
 // about once a second, or by the readiness rules. Not ready in time, or a failed check, is
 // no error, as in Velero: the item is restored all the same; the returned note says why.
-func (r *restorer) additionalItems(ctx context.Context, it PlanItem, a ItemAction, out *Output) (string, error) {
-	var restored []ItemRef
+func (r *restorer) additionalItems(ctx context.Context, it PlanItem, a actions.ItemAction, out *actions.Output) (string, error) {
+	var restored []actions.ItemRef
 	var objs []readiness.ObjectRef
 	for _, ref := range out.AdditionalItems {
 		mi, ok := r.plan.manifest.Lookup(ref.GroupResource, ref.Namespace, ref.Name)
@@ -426,7 +429,7 @@ func (r *restorer) additionalItems(ctx context.Context, it PlanItem, a ItemActio
 	if timeout <= 0 {
 		timeout = r.cfg.waitTimeout
 	}
-	if c, ok := a.(AdditionalItemsChecker); ok {
+	if c, ok := a.(actions.AdditionalItemsChecker); ok {
 		var ready bool
 		err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
 			var err error

@@ -1,8 +1,8 @@
 // Package restore is the restore engine a fork of Velero or another backup tool imports:
 // it plans the restore of a Velero-layout backup (format 1.1.0) into a target cluster,
-// changes each item with [ItemAction]s, orders the items so that nothing is created before
-// what it needs, and creates them on manifest's dependency-gated walk, reporting each
-// item as it is decided.
+// changes each item with item actions (package restore/actions, [WithActions]), orders the
+// items so that nothing is created before what it needs, and creates them on manifest's
+// dependency-gated walk, reporting each item as it is decided.
 //
 // # Inputs
 //
@@ -99,10 +99,10 @@
 //   - An item action's error, or a failed create, fails the item and skips exactly what
 //     depends on it; Velero goes on with the items after it in its resource order.
 //   - Finalizers are dropped unless [WithFinalizers]; Velero keeps them.
-//   - Resources named in [WithStatus], [WithStatusExcluded] and [Selector] are matched as
-//     written (a bare name is the core group's), and in [Filter] a bare name matches the
-//     resource of that name in every group; Velero resolves a bare name through the
-//     target's discovery.
+//   - Resources named in [WithStatus], [WithStatusExcluded] and an [actions.Selector] are
+//     matched as written (a bare name is the core group's), and in [Filter] a bare name
+//     matches the resource of that name in every group; Velero resolves a bare name
+//     through the target's discovery.
 //   - Velero's labels are written only with [WithVeleroLabels]: the restore is a fork's or
 //     another tool's, not Velero's, unless the caller says so.
 package restore

@@ -29,6 +29,7 @@ import (
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/readiness"
+	"github.com/backupkit/backupkit/restore/actions"
 )
 
 // Cluster is the cluster a restore writes to.
@@ -80,14 +81,14 @@ type runConfig struct {
 	policy             ExistingPolicy
 	waitAll            bool
 	waitTimeout        time.Duration
-	actions            []ItemAction
+	actions            []actions.ItemAction
 	actionsSet         bool
 	status             map[schema.GroupResource]bool // WithStatus
 	statusExcluded     map[schema.GroupResource]bool // WithStatusExcluded
 	statusSet          bool                          // either was given
 	finalizers         bool
 	events             func(Event)
-	info               Info
+	info               actions.Info
 	modifiers          *ResourceModifiers
 	dryRun             bool
 	veleroFrom         *string             // WithVeleroLabels: the backup's name
@@ -168,9 +169,9 @@ func WithWait(on bool) RunOption { return func(c *runConfig) { c.waitAll = on } 
 func WithWaitTimeout(d time.Duration) RunOption { return func(c *runConfig) { c.waitTimeout = d } }
 
 // WithActions sets the item actions, called in this order for each item they apply to.
-// Default: DefaultActions(). WithActions() with none runs no action.
-func WithActions(actions ...ItemAction) RunOption {
-	return func(c *runConfig) { c.actions = slices.Clone(actions); c.actionsSet = true }
+// Default: [actions.Default](). WithActions() with none runs no action.
+func WithActions(list ...actions.ItemAction) RunOption {
+	return func(c *runConfig) { c.actions = slices.Clone(list); c.actionsSet = true }
 }
 
 // AllResources, given to WithStatus, stands for every resource, as Velero's "*".
@@ -254,7 +255,7 @@ func WithPreserveNodePorts(on bool) RunOption {
 // ResultWouldUpdate (PolicyUpdate: a dry-run update the target accepts) or ResultRefused
 // with the server's reason. Nothing in the target changes: no namespace is created (the
 // namespaces a real run creates are checked by dry-run creates), no status is written,
-// nothing is waited for, and Info.DryRun tells the item actions, which must not write to
+// nothing is waited for, and actions.Info.DryRun tells the item actions, which must not write to
 // the cluster then (the built-in actions never do).
 //
 // An object the target can only check once the restore has created something first is
@@ -302,7 +303,7 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 		}
 	}
 	if !cfg.actionsSet {
-		cfg.actions = DefaultActions()
+		cfg.actions = actions.Default()
 	}
 	if err := cfg.check(plan, c); err != nil {
 		return nil, err
@@ -393,11 +394,11 @@ type restorer struct {
 	cfg   *runConfig
 	runID string
 
-	waveStart []int             // the number of each wave's first item
-	index     []int32           // by manifest position, the planned item's number plus one (0: not planned)
-	dirs      map[string]string // the directory each restored resource is read from
-	states    []itemState       // by number
-	selectors []Selector        // the item actions' AppliesTo, read once
+	waveStart []int              // the number of each wave's first item
+	index     []int32            // by manifest position, the planned item's number plus one (0: not planned)
+	dirs      map[string]string  // the directory each restored resource is read from
+	states    []itemState        // by number
+	selectors []actions.Selector // the item actions' AppliesTo, read once
 	items     *itemStream
 	owners    *owners
 

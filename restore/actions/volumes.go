@@ -1,4 +1,4 @@
-package restore
+package actions
 
 import (
 	"context"
@@ -22,7 +22,7 @@ const (
 	annVeleroDataUpload     = "velero.io/data-upload-name"
 )
 
-// PersistentVolumeClaimAction returns the action "backupkit.io/persistent-volume-claim",
+// PersistentVolumeClaim returns the action "backupkit.io/persistent-volume-claim",
 // which does to a PersistentVolumeClaim what Velero's PVC action does:
 //
 //   - it removes the annotations of its binding and provisioning
@@ -35,13 +35,13 @@ const (
 //     item.
 //
 // spec.volumeName stays: when the volume's own action skips it (see
-// [PersistentVolumeAction]), the claim waits for a volume of that name. Velero's restore
+// [PersistentVolume]), the claim waits for a volume of that name. Velero's restore
 // clears it then, after the volume's fate is known; a restore that skips volumes must do
 // the same.
 //
 // Velero v1.18 no longer maps the selected-node annotation to another node (its
 // change-pvc-node-selector configuration): it removes it, as this action does.
-func PersistentVolumeClaimAction() ItemAction {
+func PersistentVolumeClaim() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/persistent-volume-claim",
 		resources: actKeys(kinds.PersistentVolumeClaims),
@@ -68,7 +68,7 @@ func PersistentVolumeClaimAction() ItemAction {
 	}
 }
 
-// PersistentVolumeAction returns the action "backupkit.io/persistent-volume", which does to
+// PersistentVolume returns the action "backupkit.io/persistent-volume", which does to
 // a PersistentVolume what Velero's restore does to one that has no snapshot:
 //
 //   - one whose reclaim policy is Delete is skipped: its storage went, or goes, with its
@@ -80,7 +80,7 @@ func PersistentVolumeClaimAction() ItemAction {
 //
 // A volume whose data a snapshot or a file-system backup restores is re-provisioned by
 // Velero; those belong to Velero's volume machinery, which this action does not have.
-func PersistentVolumeAction() ItemAction {
+func PersistentVolume() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/persistent-volume",
 		resources: actKeys(kinds.PersistentVolumes),
@@ -114,17 +114,17 @@ func PersistentVolumeAction() ItemAction {
 }
 
 // StorageClassExists reports whether the target cluster has the StorageClass of the name,
-// for [ChangeStorageClassAction].
+// for [ChangeStorageClass].
 type StorageClassExists func(ctx context.Context, name string) (bool, error)
 
-// ChangeStorageClassAction returns the action "backupkit.io/change-storage-class", Velero's
+// ChangeStorageClass returns the action "backupkit.io/change-storage-class", Velero's
 // change-storage-class action with its mapping given here rather than read from a
 // ConfigMap: the spec.storageClassName of a PersistentVolume or PersistentVolumeClaim, and
 // of each volume claim template of a StatefulSet, is replaced by what mapping maps it to;
 // names mapping does not hold, and empty ones, stay. When exists is not nil it is asked
 // whether the target has the new class: it fails the item when the target does not, or
 // when it errs.
-func ChangeStorageClassAction(mapping map[string]string, exists StorageClassExists) ItemAction {
+func ChangeStorageClass(mapping map[string]string, exists StorageClassExists) ItemAction {
 	mapping = maps.Clone(mapping)
 	change := func(ctx context.Context, obj map[string]any, path ...string) error {
 		old, err := actString(obj, path...)

@@ -1,4 +1,4 @@
-package restore
+package actions
 
 import (
 	"context"
@@ -9,16 +9,16 @@ import (
 	"github.com/backupkit/backupkit/internal/kinds"
 )
 
-// RoleBindingAction returns the action "backupkit.io/role-binding", which maps the
+// RoleBinding returns the action "backupkit.io/role-binding", which maps the
 // namespace of each subject of a RoleBinding to the namespace it is restored into
 // ([Info].TargetNamespace), as Velero's role binding action does.
-func RoleBindingAction() ItemAction {
+func RoleBinding() ItemAction {
 	return bindingAction("backupkit.io/role-binding", kinds.RoleBindings)
 }
 
-// ClusterRoleBindingAction returns the action "backupkit.io/cluster-role-binding", which
-// maps the namespace of each subject of a ClusterRoleBinding as [RoleBindingAction] does.
-func ClusterRoleBindingAction() ItemAction {
+// ClusterRoleBinding returns the action "backupkit.io/cluster-role-binding", which
+// maps the namespace of each subject of a ClusterRoleBinding as [RoleBinding] does.
+func ClusterRoleBinding() ItemAction {
 	return bindingAction("backupkit.io/cluster-role-binding", kinds.ClusterRoleBindings)
 }
 
@@ -48,13 +48,13 @@ func bindingAction(name string, gr schema.GroupResource) ItemAction {
 	}
 }
 
-// AdmissionWebhookConfigurationAction returns the action
+// AdmissionWebhookConfiguration returns the action
 // "backupkit.io/admission-webhook-configuration", which, as Velero's action of that name
 // does, sets to None the sideEffects of each webhook of an admissionregistration.k8s.io/v1
 // MutatingWebhookConfiguration or ValidatingWebhookConfiguration that is neither None nor
 // NoneOnDryRun: v1beta1 allowed Unknown and Some, v1 refuses them. An item at another
 // version is left as it is.
-func AdmissionWebhookConfigurationAction() ItemAction {
+func AdmissionWebhookConfiguration() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/admission-webhook-configuration",
 		resources: actKeys(kinds.MutatingWebhookConfigurations, kinds.ValidatingWebhookConfigurations),
@@ -79,12 +79,12 @@ func AdmissionWebhookConfigurationAction() ItemAction {
 // actAutoManagedLabel marks the APIServices the kube-apiserver registers itself.
 const actAutoManagedLabel = "kube-aggregator.kubernetes.io/automanaged"
 
-// APIServiceAction returns the action "backupkit.io/apiservice", which skips an APIService
+// APIService returns the action "backupkit.io/apiservice", which skips an APIService
 // the kube-apiserver registers itself: one labelled kube-aggregator.kubernetes.io/automanaged
 // (the APIServices Velero's action skips) or without spec.service, served locally, by the
 // kube-apiserver, for a built-in group or one a CustomResourceDefinition makes. An
 // APIService of an extension API server (with a spec.service) is restored.
-func APIServiceAction() ItemAction {
+func APIService() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/apiservice",
 		resources: actKeys(kinds.APIServices),
@@ -104,14 +104,14 @@ func APIServiceAction() ItemAction {
 	}
 }
 
-// CRDPreserveUnknownFieldsAction returns the action
+// CRDPreserveUnknownFields returns the action
 // "backupkit.io/crd-preserve-unknown-fields", which, as Velero's
 // CRDV1PreserveUnknownFields action does, turns spec.preserveUnknownFields true of an
 // apiextensions.k8s.io/v1 CustomResourceDefinition (a v1beta1 CRD converted to v1, which
 // the API server refuses with it) into false, setting x-kubernetes-preserve-unknown-fields
 // true at the root of the schema of each of its versions that has one. A CRD at another
 // version is left as it is.
-func CRDPreserveUnknownFieldsAction() ItemAction {
+func CRDPreserveUnknownFields() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/crd-preserve-unknown-fields",
 		resources: actKeys(kinds.CustomResourceDefinitions),
