@@ -68,14 +68,14 @@
 // # Resource modifiers
 //
 // [WithResourceModifiers] applies Velero's resource modifier rules (version v1, read by
-// [ParseResourceModifiers] from a rules file in YAML or JSON, or by
-// [ResourceModifiersFromConfigMap] from Velero's ConfigMap form) to each item after the
-// item actions, just before it is created. A rule selects objects by a glob of their
+// [modifiers.Parse] from a rules file in YAML or JSON, or by [modifiers.FromConfigMap]
+// from Velero's ConfigMap form) to each item after the item actions, just before it is
+// created. A rule selects objects by a glob of their
 // resource, a regular expression of their name, their namespace, a label selector and
 // JSON Patch tests, and changes them with a JSON Patch, JSON Merge Patches or strategic
 // merge patches. The rules are checked when read, so a bad rule is an error naming it
-// (ErrInvalidModifiers) before anything is created; a rule that fails on an item fails
-// that item, naming the rule (ErrModifierFailed), like any failed item.
+// ([modifiers.ErrInvalid]) before anything is created; a rule that fails on an item fails
+// that item, naming the rule ([modifiers.ErrFailed]), like any failed item.
 //
 // # Dry run
 //

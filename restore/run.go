@@ -30,6 +30,7 @@ import (
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/readiness"
 	"github.com/backupkit/backupkit/restore/actions"
+	"github.com/backupkit/backupkit/restore/modifiers"
 )
 
 // Cluster is the cluster a restore writes to.
@@ -89,7 +90,7 @@ type runConfig struct {
 	finalizers         bool
 	events             func(Event)
 	info               actions.Info
-	modifiers          *ResourceModifiers
+	modifiers          *modifiers.Modifiers
 	dryRun             bool
 	veleroFrom         *string             // WithVeleroLabels: the backup's name
 	registry           *readiness.Registry // WithReadiness; nil: readiness's built-in rules
@@ -236,7 +237,7 @@ func WithEvents(fn func(Event)) RunOption { return func(c *runConfig) { c.events
 // with an error naming the rule. As in Velero, the rules match an object in the namespace
 // it was backed up in (before WithNamespaceMapping's), and are not applied to Namespaces.
 // Default: none.
-func WithResourceModifiers(m *ResourceModifiers) RunOption {
+func WithResourceModifiers(m *modifiers.Modifiers) RunOption {
 	return func(c *runConfig) { c.modifiers = m }
 }
 

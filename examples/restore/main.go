@@ -38,6 +38,7 @@ import (
 	"github.com/backupkit/backupkit/examples/internal/limitflag"
 	"github.com/backupkit/backupkit/examples/internal/sample"
 	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/modifiers"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
@@ -57,7 +58,7 @@ type flags struct {
 	qps                                                                 float64
 	limits                                                              archive.Limits
 	resourceModifiers                                                   string
-	modifiers                                                           *restore.ResourceModifiers
+	modifiers                                                           *modifiers.Modifiers
 	filterOpts                                                          []restore.PlanOption // filters.go
 }
 
