@@ -46,7 +46,7 @@
 //     priorities (Velero's by default), as order-only edges that never contradict the
 //     others ([Plan.OrderConflicts] lists the ones dropped);
 //   - which items must be ready, not only created, before what depends on them starts
-//     ([PlanItem.Ready]).
+//     ([PlanItemInfo].Ready).
 //
 // Of the backup's labels and annotations the plan keeps only those it decides by
 // ([PlanProjection]): on a backup of a million objects, the others would be most of its

@@ -70,7 +70,7 @@ func checkMapping(m map[string]string) error {
 // and the item actions see the mapping (actions.Info.NamespaceMapping; RoleBindings' and
 // ClusterRoleBindings' ServiceAccount subjects and PersistentVolumes' claimRefs follow
 // it). A namespace the mapping does not name is restored into itself. The backup's
-// identities are kept everywhere else: PlanItem.Item, Skipped, the dependencies, the
+// identities are kept everywhere else: PlanItemInfo.Item, Skipped, the dependencies, the
 // filter's namespaces (WithFilter).
 //
 // NewPlan refuses, with an error wrapping [ErrNamespaceMapping], a mapping

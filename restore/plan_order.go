@@ -86,7 +86,7 @@ func (p *Plan) addOrder(refs map[types.UID]references, prio ResourcePriorities, 
 	}
 }
 
-// markReady sets PlanItem.Ready on the items a Ready dependency needs ready, and lists the
+// markReady sets PlanItemInfo.Ready on the items a Ready dependency needs ready, and lists the
 // dependencies between planned items in Plan.Dependencies.
 func (p *Plan) markReady() {
 	if len(p.deps) == 0 {
@@ -99,8 +99,8 @@ func (p *Plan) markReady() {
 	pos := map[types.UID][2]int{}
 	for w, wave := range p.Waves {
 		for k, it := range wave {
-			if ends.Has(it.UID()) {
-				pos[it.UID()] = [2]int{w, k}
+			if ends.Has(it.uid()) {
+				pos[it.uid()] = [2]int{w, k}
 			}
 		}
 	}
@@ -113,8 +113,8 @@ func (p *Plan) markReady() {
 		if d.Ready {
 			p.Waves[to[0]][to[1]].rp = p.Waves[to[0]][to[1]].rp.readyOne()
 		}
-		p.Dependencies = append(p.Dependencies, PlanDependency{Item: p.Waves[from[0]][from[1]].Item(),
-			Dependency: p.Waves[to[0]][to[1]].Item(), Why: d.Why, Ready: d.Ready})
+		p.Dependencies = append(p.Dependencies, PlanDependency{Item: p.Waves[from[0]][from[1]].item(),
+			Dependency: p.Waves[to[0]][to[1]].item(), Why: d.Why, Ready: d.Ready})
 	}
 	slices.SortFunc(p.Dependencies, func(a, b PlanDependency) int {
 		return strings.Compare(a.Item+"\x00"+a.Dependency, b.Item+"\x00"+b.Dependency)

@@ -47,8 +47,8 @@ func TestNewPlanOrdersByReferences(t *testing.T) {
 	ready := map[string]bool{}
 	for w, items := range plan.Waves {
 		for _, it := range items {
-			wave[it.Kind()+"/"+it.Name()] = w
-			ready[it.Kind()+"/"+it.Name()] = it.Ready()
+			wave[it.kind()+"/"+it.name()] = w
+			ready[it.kind()+"/"+it.name()] = it.ready()
 		}
 	}
 	require.Less(t, wave["ServiceAccount/runner"], wave["Pod/worker"])
@@ -119,7 +119,7 @@ func TestNewPlanReferenceCycle(t *testing.T) {
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"resources/pods/namespaces/ns/worker.json", "resources/serviceaccounts/namespaces/ns/runner.json"}, plan.Cycle)
 	require.Equal(t, 1, plan.Restorable())
-	require.Equal(t, "free", plan.Waves[0][0].Name())
+	require.Equal(t, "free", plan.Waves[0][0].name())
 	require.Len(t, plan.Skipped, 2)
 	for _, s := range plan.Skipped {
 		require.Equal(t, "on or behind a dependency cycle", s.Reason)

@@ -163,7 +163,7 @@ func WithParallelism(n int) RunOption { return func(c *runConfig) { c.parallel =
 func WithExistingPolicy(p ExistingPolicy) RunOption { return func(c *runConfig) { c.policy = p } }
 
 // WithWait makes the restore wait until every item is ready before what depends on it
-// starts, not only the items that gate others (PlanItem.Ready). Default: off.
+// starts, not only the items that gate others (PlanItemInfo.Ready). Default: off.
 func WithWait(on bool) RunOption { return func(c *runConfig) { c.waitAll = on } }
 
 // WithWaitTimeout bounds the wait for one item to be ready. Default: readiness.DefaultTimeout.
@@ -314,7 +314,7 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 		return nil, err
 	}
 	r.items = streamItems(ctx, plan.source, plan.limits, len(r.states), r.locate,
-		func(i int32) string { return r.item(i).ReadPath() }, maxReadAhead)
+		func(i int32) string { return r.item(i).readPath() }, maxReadAhead)
 	defer r.items.close()
 	_ = plan.manifest.WalkEach(ctx, cfg.parallel, r.restoreWalked, r.walked) // its error counts every item, not the planned ones
 	r.items.close()
@@ -556,7 +556,7 @@ func (r *restorer) restoreOnce(ctx context.Context, i int32) error {
 	var refused *RefusedError
 	switch {
 	case err == nil:
-	case errors.As(err, &refused) && refused.UID == ev.Item.UID():
+	case errors.As(err, &refused) && refused.UID == ev.Item.uid():
 		ev.Result, ev.Err, ev.UID = ResultRefused, err, "" // not an additional item's refusal
 	case errors.As(err, new(*notReadyError)):
 		ev.Result, ev.Err = ResultNotReady, err
@@ -629,13 +629,13 @@ func (r *restorer) restoreItem(ctx context.Context, i int32, ev *Event) error {
 	if r.states[i].owner && obj.GetUID() != "" {
 		// In a dry run, the UID the target gave the dry-run create: what depends on the
 		// object is sent with an owner reference as a real run sends it.
-		r.owners.record(ev.Item.UID(), obj.GetUID())
+		r.owners.record(ev.Item.uid(), obj.GetUID())
 	}
-	if !r.cfg.dryRun && (r.cfg.waitAll || ev.Item.Ready()) {
+	if !r.cfg.dryRun && (r.cfg.waitAll || ev.Item.ready()) {
 		if err := r.waitReady(ctx, obj, r.cfg.waitTimeout); err != nil {
 			return err
 		}
-		if ev.Item.Kind() == "CustomResourceDefinition" {
+		if ev.Item.kind() == "CustomResourceDefinition" {
 			if m, ok := r.c.Mapper.(meta.ResettableRESTMapper); ok {
 				m.Reset() // it serves a resource from now on
 			}
@@ -820,12 +820,12 @@ func (r *restorer) ensureNamespaces(ctx context.Context) error {
 	needed := map[string]bool{}
 	for _, wave := range r.plan.Waves {
 		for _, it := range wave {
-			if it.Group() == "" && it.Kind() == "Namespace" {
-				inPlan[it.Name()] = true
-				r.nsItems[it.Name()] = it.it
+			if it.group() == "" && it.kind() == "Namespace" {
+				inPlan[it.name()] = true
+				r.nsItems[it.name()] = it.it
 			}
-			if it.Namespace() != "" {
-				needed[it.Namespace()] = true
+			if it.namespace() != "" {
+				needed[it.namespace()] = true
 			}
 		}
 	}

@@ -54,8 +54,8 @@ func runEvents(t *testing.T, plan *Plan, c Cluster, opts ...RunOption) (*Summary
 	sum, err := Run(t.Context(), plan, c, append(opts, WithEvents(func(ev Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		require.NotContains(t, events, ev.Item.Name(), "one event per item")
-		events[ev.Item.Name()] = ev
+		require.NotContains(t, events, ev.Item.name(), "one event per item")
+		events[ev.Item.name()] = ev
 	}))...)
 	return sum, events, err
 }
