@@ -99,8 +99,8 @@
 //   - An item action's error, or a failed create, fails the item and skips exactly what
 //     depends on it; Velero goes on with the items after it in its resource order.
 //   - Finalizers are dropped unless [WithFinalizers]; Velero keeps them.
-//   - Resources named in [WithStatus], [WithStatusExcluded] and an [actions.Selector] are
-//     matched as written (a bare name is the core group's), and in [Filter] a bare name
+//   - Resources named in [WithStatus] and an [actions.Selector] are matched as
+//     written (a bare name is the core group's), and in [Filter] a bare name
 //     matches the resource of that name in every group; Velero resolves a bare name
 //     through the target's discovery.
 //   - Velero's labels are written only with [WithVeleroLabels]: the restore is a fork's or

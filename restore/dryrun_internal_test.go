@@ -232,7 +232,7 @@ func TestDryRunReportsWithoutChanging(t *testing.T) {
 	s.refuse["refused"] = true
 	before := s.snapshot(t)
 
-	sum, events, err := runEvents(t, plan, c, WithDryRun(true), WithStatus(schema.GroupResource{Resource: "configmaps"}), WithWait(true))
+	sum, events, err := runEvents(t, plan, c, WithDryRun(true), WithStatus([]schema.GroupResource{{Resource: "configmaps"}}, nil), WithWait(true))
 	require.ErrorContains(t, err, "restore: dry run: 2 of 10 items would not be restored")
 	require.True(t, sum.DryRun)
 	require.Equal(t, map[Result]int{ResultWouldCreate: 7, ResultExists: 1, ResultRefused: 1, ResultSkipped: 1}, sum.Counts)

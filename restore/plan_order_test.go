@@ -194,20 +194,19 @@ func TestNewPlanFromSiblingManifest(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, string(a), string(c))
 
-	// The sibling beside a tarball on disk: used when it is there, refused when it is
-	// another backup's, and nothing when there is none.
+	// The sibling beside a tarball on disk: used, and refused when it is another backup's.
 	dir := t.TempDir()
 	path := filepath.Join(dir, "b.tar.gz")
 	require.NoError(t, os.WriteFile(path, backup, 0o600))
-	require.Nil(t, WithSiblingBeside(path), "no sibling beside")
 	require.NoError(t, os.WriteFile(archive.SiblingManifestName(path), sibling, 0o600))
-	beside, err := NewPlan(t.Context(), FromFile(path), target, WithSiblingBeside(path))
+	besideOpt := WithSiblingManifest(FromFile(archive.SiblingManifestName(path)))
+	beside, err := NewPlan(t.Context(), FromFile(path), target, besideOpt)
 	require.NoError(t, err)
 	d, err := json.Marshal(beside)
 	require.NoError(t, err)
 	require.JSONEq(t, string(a), string(d))
 	require.NoError(t, os.WriteFile(archive.SiblingManifestName(path), otherSibling, 0o600))
-	_, err = NewPlan(t.Context(), FromFile(path), target, WithSiblingBeside(path))
+	_, err = NewPlan(t.Context(), FromFile(path), target, besideOpt)
 	require.ErrorIs(t, err, archive.ErrSiblingMismatch)
 }
 

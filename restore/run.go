@@ -85,7 +85,7 @@ type runConfig struct {
 	actions            []actions.ItemAction
 	actionsSet         bool
 	status             map[schema.GroupResource]bool // WithStatus
-	statusExcluded     map[schema.GroupResource]bool // WithStatusExcluded
+	statusExcluded     map[schema.GroupResource]bool // WithStatus
 	statusSet          bool                          // either was given
 	finalizers         bool
 	events             func(Event)
@@ -99,7 +99,8 @@ type runConfig struct {
 
 // WithName sets the restore's name, labelled on every object it creates (RestoreNameLabel);
 // running a restore again under the same name recognises what an earlier run made. It
-// must be a valid label value. Default: "restore-<UTC time>-<random>".
+// must be a valid label value (validation.IsValidLabelValue of k8s.io/apimachinery): Run
+// refuses another. Default: "restore-<UTC time>-<random>".
 func WithName(name string) RunOption { return func(c *runConfig) { c.name = name } }
 
 // Velero's labels (WithVeleroLabels), as Velero v1.18.3 writes them on what it restores.
@@ -175,46 +176,39 @@ func WithActions(list ...actions.ItemAction) RunOption {
 	return func(c *runConfig) { c.actions = slices.Clone(list); c.actionsSet = true }
 }
 
-// AllResources, given to WithStatus, stands for every resource, as Velero's "*".
-var AllResources = schema.GroupResource{Resource: "*"}
-
 // StatusAnnotation on a backed-up object decides, as in Velero, whether its status is
-// restored, whatever WithStatus and WithStatusExcluded say: "true" or "false" (in any
+// restored, whatever WithStatus says: "true" or "false" (in any
 // case, spaces around ignored); another value is ignored.
 const StatusAnnotation = "velero.io/restore-status"
 
-// WithStatus restores the status of the given resources' objects (Velero's
-// --status-include-resources; AllResources for every resource): the object is created,
-// then its status written with the status subresource, retried with the object's newest
-// resourceVersion on a conflict, as Velero does. A status that cannot be written leaves the
-// object created, and its event's Detail says why, as Velero's warning does. Default: no
-// status is restored; the controllers write it.
-func WithStatus(resources ...schema.GroupResource) RunOption {
+// WithStatus restores the status of the objects of the included resources but not of
+// the excluded ones, as Velero's restore does with its restoreStatus (--status-include-resources
+// and --status-exclude-resources): a resource written "*" (schema.GroupResource{Resource:
+// "*"}) among the included stands for every resource, and no included resource with some
+// excluded also means every other resource. The object is created, then its status written
+// with the status subresource, retried with the object's newest resourceVersion on a
+// conflict, as Velero does. A status that cannot be written leaves the object created, and
+// its event's Detail says why, as Velero's warning does. Default: no status is restored;
+// the controllers write it.
+func WithStatus(included, excluded []schema.GroupResource) RunOption {
 	return func(c *runConfig) {
 		c.statusSet = true
-		for _, gr := range resources {
+		for _, gr := range included {
 			c.status[gr] = true
 		}
-	}
-}
-
-// WithStatusExcluded does not restore the status of the given resources' objects (Velero's
-// --status-exclude-resources), even under WithStatus(AllResources). Given without
-// WithStatus, as Velero's restoreStatus with only excluded resources, it restores the
-// status of every other resource. Default: none.
-func WithStatusExcluded(resources ...schema.GroupResource) RunOption {
-	return func(c *runConfig) {
-		c.statusSet = true
-		for _, gr := range resources {
+		for _, gr := range excluded {
 			c.statusExcluded[gr] = true
 		}
 	}
 }
 
+// allResources, among WithStatus's included resources, stands for every resource.
+var allResources = schema.GroupResource{Resource: "*"}
+
 // restoresStatus says whether the status of u, backed up as an object of resource gr, is
 // restored: as Velero's determineRestoreStatus decides.
 func (c *runConfig) restoresStatus(gr schema.GroupResource, u *unstructured.Unstructured) bool {
-	on := c.statusSet && !c.statusExcluded[gr] && (len(c.status) == 0 || c.status[AllResources] || c.status[gr])
+	on := c.statusSet && !c.statusExcluded[gr] && (len(c.status) == 0 || c.status[allResources] || c.status[gr])
 	switch strings.ToLower(strings.TrimSpace(u.GetAnnotations()[StatusAnnotation])) {
 	case "true":
 		return true
@@ -342,7 +336,7 @@ func (c *runConfig) check(plan *Plan, cl Cluster) error {
 	}
 	if c.name == "" {
 		c.name = defaultName()
-	} else if err := CheckName(c.name); err != nil {
+	} else if err := checkName(c.name); err != nil {
 		errs = append(errs, err)
 	}
 	if c.parallel < 1 {
@@ -368,8 +362,8 @@ func (c *runConfig) check(plan *Plan, cl Cluster) error {
 	return nil
 }
 
-// CheckName says what is wrong with a restore's name (WithName), nil when nothing is.
-func CheckName(name string) error {
+// checkName says what is wrong with a restore's name (WithName), nil when nothing is.
+func checkName(name string) error {
 	if msgs := validation.IsValidLabelValue(name); len(msgs) > 0 {
 		return fmt.Errorf("name %q is not a label value: %s", name, strings.Join(msgs, "; "))
 	}
