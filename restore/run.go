@@ -182,14 +182,14 @@ func WithActions(list ...actions.ItemAction) RunOption {
 const StatusAnnotation = "velero.io/restore-status"
 
 // WithStatus restores the status of the objects of the included resources but not of
-// the excluded ones, as Velero's restore does with its restoreStatus (--status-include-resources
-// and --status-exclude-resources): a resource written "*" (schema.GroupResource{Resource:
-// "*"}) among the included stands for every resource, and no included resource with some
-// excluded also means every other resource. The object is created, then its status written
-// with the status subresource, retried with the object's newest resourceVersion on a
-// conflict, as Velero does. A status that cannot be written leaves the object created, and
-// its event's Detail says why, as Velero's warning does. Default: no status is restored;
-// the controllers write it.
+// the excluded ones, as Velero does with a restore's restoreStatus
+// (--status-include-resources and --status-exclude-resources): "*" among the included
+// (schema.GroupResource{Resource: "*"}) stands for every resource, and so does an empty
+// included list (WithStatus(nil, excluded): every resource but the excluded ones). The
+// object is created, then its status written with the status subresource, retried with
+// the object's newest resourceVersion on a conflict, as Velero does. A status that cannot
+// be written leaves the object created, and its event's Detail says why, as Velero's
+// warning does. Default: no status is restored; the controllers write it.
 func WithStatus(included, excluded []schema.GroupResource) RunOption {
 	return func(c *runConfig) {
 		c.statusSet = true
