@@ -94,7 +94,7 @@ var architectureRules = []importRule{
 	layer("internal/layout"),
 	layer("internal/stringarena"),
 	layer("internal/kinds"),
-	layer("internal/references"),
+	layer("internal/references", "internal/kinds"),
 	layer("internal/resourcematch"),
 	layer("versionselect", "internal/decimal"),
 	layer("readiness"),

@@ -21,33 +21,34 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/backupkit/backupkit/readiness"
+	"github.com/backupkit/backupkit/restore/actions"
 )
 
 // recordingAction counts its AppliesTo calls and records what each Execute was given.
 type recordingAction struct {
 	name    string
-	sel     Selector
-	execute func(in *Input) *Output
+	sel     actions.Selector
+	execute func(in *actions.Input) *actions.Output
 
 	mu        sync.Mutex
 	appliesTo int
-	seen      map[string]*Input // by item name
+	seen      map[string]*actions.Input // by item name
 }
 
 func (a *recordingAction) Name() string { return a.name }
-func (a *recordingAction) AppliesTo() Selector {
+func (a *recordingAction) AppliesTo() actions.Selector {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.appliesTo++
 	return a.sel
 }
-func (a *recordingAction) Execute(_ context.Context, in *Input) (*Output, error) {
+func (a *recordingAction) Execute(_ context.Context, in *actions.Input) (*actions.Output, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.seen == nil {
-		a.seen = map[string]*Input{}
+		a.seen = map[string]*actions.Input{}
 	}
-	a.seen[in.Item.GetName()] = &Input{Item: in.Item.DeepCopy(), ItemFromBackup: in.ItemFromBackup.DeepCopy()}
+	a.seen[in.Item.GetName()] = &actions.Input{Item: in.Item.DeepCopy(), ItemFromBackup: in.ItemFromBackup.DeepCopy()}
 	if a.execute != nil {
 		return a.execute(in), nil
 	}
@@ -70,15 +71,15 @@ func TestRunActionsSelectorsAndBackedUpItem(t *testing.T) {
 	plan, err := NewPlan(t.Context(), FromBytes(backupOf(t, cms...)), []metav1.APIGroup{group("", "v1", "v1")})
 	require.NoError(t, err)
 
-	labelC := &recordingAction{name: "example.com/label-c", sel: Selector{IncludedResources: []string{"configmaps"}},
-		execute: func(in *Input) *Output {
+	labelC := &recordingAction{name: "example.com/label-c", sel: actions.Selector{IncludedResources: []string{"configmaps"}},
+		execute: func(in *actions.Input) *actions.Output {
 			if in.Item.GetName() == "c" {
 				in.Item.SetLabels(map[string]string{"tier": "db"}) // changed in place, not returned
 			}
 			return nil
 		}}
-	dbOnly := &recordingAction{name: "example.com/db", sel: Selector{LabelSelector: labels.SelectorFromSet(labels.Set{"tier": "db"})}}
-	other := &recordingAction{name: "example.com/secrets", sel: Selector{IncludedResources: []string{"secrets"}}}
+	dbOnly := &recordingAction{name: "example.com/db", sel: actions.Selector{LabelSelector: labels.SelectorFromSet(labels.Set{"tier": "db"})}}
+	other := &recordingAction{name: "example.com/secrets", sel: actions.Selector{IncludedResources: []string{"secrets"}}}
 
 	c, _ := fakeCluster(t)
 	sum, _, err := runEvents(t, plan, c, WithActions(labelC, dbOnly, other))
@@ -107,13 +108,15 @@ type checkingAction struct {
 	calls      atomic.Int32
 }
 
-func (a *checkingAction) Name() string        { return "example.com/checking" }
-func (a *checkingAction) AppliesTo() Selector { return Selector{IncludedResources: []string{"pods"}} }
-func (a *checkingAction) Execute(context.Context, *Input) (*Output, error) {
-	return &Output{AdditionalItems: []ItemRef{{GroupResource: schema.GroupResource{Resource: "configmaps"}, Namespace: "ns", Name: "dep"}},
+func (a *checkingAction) Name() string { return "example.com/checking" }
+func (a *checkingAction) AppliesTo() actions.Selector {
+	return actions.Selector{IncludedResources: []string{"pods"}}
+}
+func (a *checkingAction) Execute(context.Context, *actions.Input) (*actions.Output, error) {
+	return &actions.Output{AdditionalItems: []actions.ItemRef{{GroupResource: schema.GroupResource{Resource: "configmaps"}, Namespace: "ns", Name: "dep"}},
 		WaitForAdditionalItems: true, AdditionalItemsReadyTimeout: 1500 * time.Millisecond}, nil
 }
-func (a *checkingAction) AreAdditionalItemsReady(_ context.Context, items []ItemRef, _ *Info) (bool, error) {
+func (a *checkingAction) AreAdditionalItemsReady(_ context.Context, items []actions.ItemRef, _ *actions.Info) (bool, error) {
 	n := a.calls.Add(1)
 	if len(items) != 1 || items[0].Name != "dep" {
 		return false, fmt.Errorf("asked about %v", items)
@@ -145,7 +148,7 @@ func TestRunAdditionalItemsReadiness(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name   string
-		action ItemAction
+		action actions.ItemAction
 		opts   []RunOption
 		detail string // what the Pod's Detail holds; "" for nothing
 	}{

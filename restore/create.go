@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -21,6 +20,7 @@ import (
 	"github.com/backupkit/backupkit/convert/removedapis"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/readiness"
+	"github.com/backupkit/backupkit/restore/actions"
 )
 
 // The retry of a request that failed transiently.
@@ -52,7 +52,7 @@ const (
 	// does whatever the policy.
 	DetailServiceAccountMerged = "merged the backed-up secrets, image pull secrets, labels and annotations into it"
 	// DetailAdditionalNotReady begins the part of a Detail that says an item action's
-	// additional items were not ready in time, or their check failed (Output.
+	// additional items were not ready in time, or their check failed (actions.Output.
 	// WaitForAdditionalItems): the item was restored all the same, as in Velero.
 	DetailAdditionalNotReady = "its additional items were not ready"
 	// DetailStatusNotRestored begins the Detail of an object created whose backed-up
@@ -99,9 +99,9 @@ func (r *restorer) retry(ctx context.Context, req func() error) (int, error) {
 
 // resourceFor returns the client for an item's resource at the version to create.
 func (r *restorer) resourceFor(it PlanItem) dynamic.ResourceInterface {
-	gvr := schema.GroupVersionResource{Group: it.Group(), Version: it.Version(), Resource: it.Resource()}
-	if it.Namespace() != "" {
-		return r.c.Dynamic.Resource(gvr).Namespace(it.Namespace())
+	gvr := schema.GroupVersionResource{Group: it.group(), Version: it.version(), Resource: it.resource()}
+	if it.namespace() != "" {
+		return r.c.Dynamic.Resource(gvr).Namespace(it.namespace())
 	}
 	return r.c.Dynamic.Resource(gvr)
 }
@@ -112,20 +112,20 @@ func (r *restorer) decode(ctx context.Context, it PlanItem, data []byte) (*unstr
 	if err != nil {
 		return nil, err
 	}
-	if it.SourceGroup() != "" {
+	if it.sourceGroup() != "" {
 		moved, ok := removedapis.Regroup(u)
 		if !ok {
-			return nil, fmt.Errorf("%s: %s %s cannot move to group %s", it.ReadPath(), u.GetAPIVersion(), u.GetKind(), it.Group())
+			return nil, fmt.Errorf("%s: %s %s cannot move to group %s", it.readPath(), u.GetAPIVersion(), u.GetKind(), it.group())
 		}
 		u = moved
 	}
-	if it.SourceVersion() != it.Version() {
+	if it.sourceVersion() != it.version() {
 		if r.plan.converter == nil {
-			return nil, fmt.Errorf("%s: planned for conversion from %s to %s, and the plan has no converter", it.ReadPath(), it.SourceVersion(), it.Version())
+			return nil, fmt.Errorf("%s: planned for conversion from %s to %s, and the plan has no converter", it.readPath(), it.sourceVersion(), it.version())
 		}
-		converted, err := r.plan.converter.Convert(ctx, u, it.Version())
+		converted, err := r.plan.converter.Convert(ctx, u, it.version())
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", it.ReadPath(), err)
+			return nil, fmt.Errorf("%s: %w", it.readPath(), err)
 		}
 		u = converted
 	}
@@ -138,10 +138,10 @@ func (r *restorer) decode(ctx context.Context, it PlanItem, data []byte) (*unstr
 func decodeBackedUp(it PlanItem, data []byte) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{}
 	if err := utiljson.Unmarshal(data, &u.Object); err != nil {
-		return nil, fmt.Errorf("decoding %s: %w", it.ReadPath(), err)
+		return nil, fmt.Errorf("decoding %s: %w", it.readPath(), err)
 	}
 	if u.Object == nil {
-		return nil, fmt.Errorf("decoding %s: not a JSON object", it.ReadPath())
+		return nil, fmt.Errorf("decoding %s: not a JSON object", it.readPath())
 	}
 	return u, nil
 }
@@ -157,7 +157,7 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 	if err != nil {
 		return nil, err
 	}
-	gr := schema.GroupResource{Group: it.Group(), Resource: it.Resource()}
+	gr := schema.GroupResource{Group: it.group(), Resource: it.resource()}
 	var status any
 	if r.cfg.restoresStatus(gr, u) {
 		status = u.Object["status"]
@@ -165,10 +165,10 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 	ResetMetadata(u, r.cfg.finalizers)
 	// Into the namespace the plan maps its own to (WithNamespaceMapping); a Namespace
 	// under its mapped name.
-	if ns := it.Namespace(); ns != "" {
+	if ns := it.namespace(); ns != "" {
 		u.SetNamespace(ns)
-	} else if it.Group() == "" && it.Kind() == "Namespace" {
-		u.SetName(it.Name())
+	} else if it.group() == "" && it.kind() == "Namespace" {
+		u.SetName(it.name())
 	}
 	if err := r.remapOwners(ctx, u); err != nil {
 		return nil, err
@@ -185,7 +185,7 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 	}
 	r.unbindFromSkippedVolume(gr, u)
 	if err := r.applyModifiers(u, it, gr); err != nil {
-		return nil, fmt.Errorf("%s: %w", it.Item(), err)
+		return nil, fmt.Errorf("%s: %w", it.item(), err)
 	}
 	r.mark(u, it)
 
@@ -209,21 +209,21 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 			return u, nil
 		}
 		if errors.As(err, new(apierrors.APIStatus)) && !readiness.Transient(err) {
-			return nil, &RefusedError{Item: it.Item(), UID: it.UID(), Err: err}
+			return nil, &RefusedError{Item: it.item(), UID: it.uid(), Err: err}
 		}
-		return nil, fmt.Errorf("dry-run create of %s after %d attempts: %w", it.Item(), attempts, err)
+		return nil, fmt.Errorf("dry-run create of %s after %d attempts: %w", it.item(), attempts, err)
 	case !apierrors.IsAlreadyExists(err):
-		return nil, fmt.Errorf("creating %s after %d attempts: %w", it.Item(), attempts, err)
+		return nil, fmt.Errorf("creating %s after %d attempts: %w", it.item(), attempts, err)
 	}
 	var existing *unstructured.Unstructured
 	if _, err := r.retry(ctx, func() error {
 		var err error
-		existing, err = ri.Get(ctx, it.Name(), metav1.GetOptions{})
+		existing, err = ri.Get(ctx, it.name(), metav1.GetOptions{})
 		return err
 	}); err != nil {
-		return nil, fmt.Errorf("%s already exists, and reading it failed: %w", it.Item(), err)
+		return nil, fmt.Errorf("%s already exists, and reading it failed: %w", it.item(), err)
 	}
-	if ours := existing.GetLabels()[RestoreNameLabel] == r.cfg.name && existing.GetAnnotations()[OriginalUIDAnnotation] == string(it.UID()); ours {
+	if ours := existing.GetLabels()[RestoreNameLabel] == r.cfg.name && existing.GetAnnotations()[OriginalUIDAnnotation] == string(it.uid()); ours {
 		if existing.GetAnnotations()[RunAnnotation] == r.runID {
 			ev.Result, ev.Detail = ResultCreated, DetailConfirmedByRetry
 			return r.restoreStatus(ctx, ri, existing, status, ev)
@@ -250,11 +250,11 @@ func (r *restorer) notYet(it PlanItem, err error) string {
 	if !apierrors.IsNotFound(err) {
 		return ""
 	}
-	if it.Group() != "" && r.wouldCreate(schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, "", it.Resource()+"."+it.Group()) {
+	if it.group() != "" && r.wouldCreate(schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, "", it.resource()+"."+it.group()) {
 		return DetailCRDNotYet // its resource is not served: any create of it is NotFound
 	}
 	var status apierrors.APIStatus
-	if ns := it.Namespace(); ns != "" && errors.As(err, &status) {
+	if ns := it.namespace(); ns != "" && errors.As(err, &status) {
 		if d := status.Status().Details; d != nil && d.Kind == "namespaces" && d.Name == ns &&
 			(r.newNamespaces[ns] || r.wouldCreateItem(r.nsItems[ns])) {
 			return DetailNamespaceNotYet
@@ -287,11 +287,11 @@ func (r *restorer) applyModifiers(u *unstructured.Unstructured, it PlanItem, gr 
 	if r.cfg.modifiers == nil || it.isNamespace() {
 		return nil
 	}
-	if ns := it.BackupNamespace(); ns != "" {
+	if ns := it.backupNamespace(); ns != "" {
 		u.SetNamespace(ns)
 	}
 	err := r.cfg.modifiers.Apply(u, gr)
-	if ns := it.Namespace(); ns != "" {
+	if ns := it.namespace(); ns != "" {
 		u.SetNamespace(ns)
 	}
 	return err
@@ -313,7 +313,7 @@ func (r *restorer) mark(u *unstructured.Unstructured, it PlanItem) {
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[OriginalUIDAnnotation] = string(it.UID())
+	annotations[OriginalUIDAnnotation] = string(it.uid())
 	annotations[RunAnnotation] = r.runID
 	u.SetAnnotations(annotations)
 }
@@ -352,15 +352,18 @@ func (r *restorer) restoreStatus(ctx context.Context, ri dynamic.ResourceInterfa
 // runActions runs the item actions that apply to the item, in order (their selectors as
 // Run read them when it started). It returns the object to create, or the reason an
 // action skipped it. The item's labels are read only for an action selecting by labels,
-// and the object as backed up (Input.ItemFromBackup) is decoded from data only for the
+// and the object as backed up (actions.Input.ItemFromBackup) is decoded from data only for the
 // first action that runs.
 func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupResource, u *unstructured.Unstructured, data []byte) (_ *unstructured.Unstructured, skip, notReady string, _ error) {
 	var backedUp *unstructured.Unstructured
 	var notes []string
-	key := selectorKey(gr)
 	for k, a := range r.cfg.actions {
 		sel := &r.selectors[k]
-		if !sel.matchesScope(key, it.Namespace()) || sel.LabelSelector != nil && !sel.LabelSelector.Matches(labels.Set(u.GetLabels())) {
+		var l map[string]string
+		if sel.LabelSelector != nil {
+			l = u.GetLabels()
+		}
+		if !sel.Matches(gr, it.namespace(), l) {
 			continue
 		}
 		if backedUp == nil {
@@ -369,9 +372,9 @@ func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupR
 				return nil, "", "", err
 			}
 		}
-		out, err := a.Execute(ctx, &Input{Item: u, ItemFromBackup: backedUp, Resource: gr, Restore: &r.cfg.info})
+		out, err := a.Execute(ctx, &actions.Input{Item: u, ItemFromBackup: backedUp, Resource: gr, Restore: &r.cfg.info})
 		if err != nil {
-			return nil, "", "", &ActionError{Action: a.Name(), Item: it.Item(), UID: it.UID(), Err: err}
+			return nil, "", "", &ActionError{Action: a.Name(), Item: it.item(), UID: it.uid(), Err: err}
 		}
 		if out == nil {
 			continue
@@ -384,7 +387,7 @@ func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupR
 		}
 		note, err := r.additionalItems(ctx, it, a, out)
 		if err != nil {
-			return nil, "", "", &ActionError{Action: a.Name(), Item: it.Item(), UID: it.UID(), Err: err}
+			return nil, "", "", &ActionError{Action: a.Name(), Item: it.item(), UID: it.uid(), Err: err}
 		}
 		if note != "" {
 			notes = append(notes, a.Name()+": "+note)
@@ -398,8 +401,8 @@ func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupR
 // them to be ready, as Velero does: by the action's own check (AdditionalItemsChecker),
 // about once a second, or by the readiness rules. Not ready in time, or a failed check, is
 // no error, as in Velero: the item is restored all the same; the returned note says why.
-func (r *restorer) additionalItems(ctx context.Context, it PlanItem, a ItemAction, out *Output) (string, error) {
-	var restored []ItemRef
+func (r *restorer) additionalItems(ctx context.Context, it PlanItem, a actions.ItemAction, out *actions.Output) (string, error) {
+	var restored []actions.ItemRef
 	var objs []readiness.ObjectRef
 	for _, ref := range out.AdditionalItems {
 		mi, ok := r.plan.manifest.Lookup(ref.GroupResource, ref.Namespace, ref.Name)
@@ -407,16 +410,16 @@ func (r *restorer) additionalItems(ctx context.Context, it PlanItem, a ItemActio
 			continue // not in the backup
 		}
 		i, planned := r.number(mi)
-		if !planned || mi.UID == it.UID() || inChain(ctx, mi.UID) {
+		if !planned || mi.UID == it.uid() || inChain(ctx, mi.UID) {
 			continue // not restored by the plan, or already being restored up the chain
 		}
-		if err := r.restoreOnce(withChain(ctx, it.UID()), i); err != nil {
+		if err := r.restoreOnce(withChain(ctx, it.uid()), i); err != nil {
 			return "", fmt.Errorf("additional item %s: %w", ref, err)
 		}
 		if r.states[i].inTarget {
 			add := r.item(i)
 			restored = append(restored, ref)
-			objs = append(objs, readiness.ObjectRef{GroupKind: schema.GroupKind{Group: add.Group(), Kind: add.Kind()}, Namespace: add.Namespace(), Name: add.Name()})
+			objs = append(objs, readiness.ObjectRef{GroupKind: schema.GroupKind{Group: add.group(), Kind: add.kind()}, Namespace: add.namespace(), Name: add.name()})
 		}
 	}
 	if !out.WaitForAdditionalItems || len(restored) == 0 || r.cfg.dryRun {
@@ -426,7 +429,7 @@ func (r *restorer) additionalItems(ctx context.Context, it PlanItem, a ItemActio
 	if timeout <= 0 {
 		timeout = r.cfg.waitTimeout
 	}
-	if c, ok := a.(AdditionalItemsChecker); ok {
+	if c, ok := a.(actions.AdditionalItemsChecker); ok {
 		var ready bool
 		err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
 			var err error

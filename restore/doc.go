@@ -1,8 +1,8 @@
 // Package restore is the restore engine a fork of Velero or another backup tool imports:
 // it plans the restore of a Velero-layout backup (format 1.1.0) into a target cluster,
-// changes each item with [ItemAction]s, orders the items so that nothing is created before
-// what it needs, and creates them on manifest's dependency-gated walk, reporting each
-// item as it is decided.
+// changes each item with item actions (package restore/actions, [WithActions]), orders the
+// items so that nothing is created before what it needs, and creates them on manifest's
+// dependency-gated walk, reporting each item as it is decided.
 //
 // # Inputs
 //
@@ -46,7 +46,7 @@
 //     priorities (Velero's by default), as order-only edges that never contradict the
 //     others ([Plan.OrderConflicts] lists the ones dropped);
 //   - which items must be ready, not only created, before what depends on them starts
-//     ([PlanItem.Ready]).
+//     ([PlanItemInfo].Ready).
 //
 // Of the backup's labels and annotations the plan keeps only those it decides by
 // ([PlanProjection]): on a backup of a million objects, the others would be most of its
@@ -68,14 +68,14 @@
 // # Resource modifiers
 //
 // [WithResourceModifiers] applies Velero's resource modifier rules (version v1, read by
-// [ParseResourceModifiers] from a rules file in YAML or JSON, or by
-// [ResourceModifiersFromConfigMap] from Velero's ConfigMap form) to each item after the
-// item actions, just before it is created. A rule selects objects by a glob of their
+// [modifiers.Parse] from a rules file in YAML or JSON, or by [modifiers.FromConfigMap]
+// from Velero's ConfigMap form) to each item after the item actions, just before it is
+// created. A rule selects objects by a glob of their
 // resource, a regular expression of their name, their namespace, a label selector and
 // JSON Patch tests, and changes them with a JSON Patch, JSON Merge Patches or strategic
 // merge patches. The rules are checked when read, so a bad rule is an error naming it
-// (ErrInvalidModifiers) before anything is created; a rule that fails on an item fails
-// that item, naming the rule (ErrModifierFailed), like any failed item.
+// ([modifiers.ErrInvalid]) before anything is created; a rule that fails on an item fails
+// that item, naming the rule ([modifiers.ErrFailed]), like any failed item.
 //
 // # Dry run
 //
@@ -99,10 +99,10 @@
 //   - An item action's error, or a failed create, fails the item and skips exactly what
 //     depends on it; Velero goes on with the items after it in its resource order.
 //   - Finalizers are dropped unless [WithFinalizers]; Velero keeps them.
-//   - Resources named in [WithStatus], [WithStatusExcluded] and [Selector] are matched as
-//     written (a bare name is the core group's), and in [Filter] a bare name matches the
-//     resource of that name in every group; Velero resolves a bare name through the
-//     target's discovery.
+//   - Resources named in [WithStatus] and an [actions.Selector] are matched as
+//     written (a bare name is the core group's), and in [Filter] a bare name
+//     matches the resource of that name in every group; Velero resolves a bare name
+//     through the target's discovery.
 //   - Velero's labels are written only with [WithVeleroLabels]: the restore is a fork's or
 //     another tool's, not Velero's, unless the caller says so.
 package restore

@@ -21,6 +21,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/backupkit/backupkit/archive/archivetest"
+	"github.com/backupkit/backupkit/restore/actions"
 )
 
 // The resources of the dry-run tests: testResources' and a CRD's with its custom resource.
@@ -231,7 +232,7 @@ func TestDryRunReportsWithoutChanging(t *testing.T) {
 	s.refuse["refused"] = true
 	before := s.snapshot(t)
 
-	sum, events, err := runEvents(t, plan, c, WithDryRun(true), WithStatus(schema.GroupResource{Resource: "configmaps"}), WithWait(true))
+	sum, events, err := runEvents(t, plan, c, WithDryRun(true), WithStatus([]schema.GroupResource{{Resource: "configmaps"}}, nil), WithWait(true))
 	require.ErrorContains(t, err, "restore: dry run: 2 of 10 items would not be restored")
 	require.True(t, sum.DryRun)
 	require.Equal(t, map[Result]int{ResultWouldCreate: 7, ResultExists: 1, ResultRefused: 1, ResultSkipped: 1}, sum.Counts)
@@ -341,9 +342,9 @@ func TestDryRunTellsTheActions(t *testing.T) {
 		t.Run(fmt.Sprint("dry run ", dry), func(t *testing.T) {
 			_, c := newDryRunServer(t, testObject("v1", "Namespace", "", "ns", "uid-target-ns", nil))
 			var told []bool
-			spy := &builtinAction{name: "test/spy", execute: func(_ context.Context, in *Input) (*Output, error) {
+			spy := &recordingAction{name: "test/spy", execute: func(in *actions.Input) *actions.Output {
 				told = append(told, in.Restore.DryRun)
-				return nil, nil
+				return nil
 			}}
 			_, err := Run(t.Context(), plan, c, WithDryRun(dry), WithActions(spy))
 			require.NoError(t, err)

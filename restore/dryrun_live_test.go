@@ -154,9 +154,9 @@ func TestLiveDryRunThenRestore(t *testing.T) {
 	for item, ev := range dry.byIt {
 		want := restore.DetailDryRunAccepted
 		switch {
-		case ev.Item.Kind() == "Gizmo":
+		case ev.Item.Info().Kind == "Gizmo":
 			want = restore.DetailCRDNotYet
-		case ev.Item.Namespace() == newNS:
+		case ev.Item.Info().Namespace == newNS:
 			want = restore.DetailNamespaceNotYet
 		}
 		require.Equal(t, want, ev.Detail, item)
@@ -227,7 +227,7 @@ func TestLiveDryRunRefusedAndExisting(t *testing.T) {
 
 	byName := map[string]restore.Event{}
 	for _, ev := range dry.byIt {
-		byName[ev.Item.Name()] = ev
+		byName[ev.Item.Info().Name] = ev
 	}
 	require.Equal(t, restore.ResultWouldCreate, byName["fine"].Result)
 	require.Equal(t, restore.ResultExists, byName["there"].Result)

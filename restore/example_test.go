@@ -32,7 +32,7 @@ func Example() {
 	}
 	for i, wave := range plan.Waves {
 		for _, it := range wave {
-			fmt.Printf("wave %d: %s %s/%s at %s\n", i+1, it.Kind(), it.Namespace(), it.Name(), it.Version())
+			fmt.Printf("wave %d: %s %s/%s at %s\n", i+1, it.Info().Kind, it.Info().Namespace, it.Info().Name, it.Info().Version)
 		}
 	}
 	for _, d := range plan.Dependencies {

@@ -42,20 +42,20 @@ func (r *restorer) existingObject(ctx context.Context, ri dynamic.ResourceInterf
 	}
 	from, err := json.Marshal(fromCluster.Object)
 	if err != nil {
-		return nil, fmt.Errorf("encoding %s as found: %w", it.Item(), err)
+		return nil, fmt.Errorf("encoding %s as found: %w", it.item(), err)
 	}
 	to, err := json.Marshal(desired.Object)
 	if err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", it.Item(), err)
+		return nil, fmt.Errorf("encoding %s: %w", it.item(), err)
 	}
 	patch, err := jsonpatch.CreateMergePatch(from, to)
 	if err != nil {
-		return nil, fmt.Errorf("the patch of %s: %w", it.Item(), err)
+		return nil, fmt.Errorf("the patch of %s: %w", it.item(), err)
 	}
 	var updated *unstructured.Unstructured
 	if _, err := r.retry(ctx, func() error {
 		var err error
-		updated, err = ri.Patch(ctx, it.Name(), types.MergePatchType, patch, metav1.PatchOptions{DryRun: r.createOptions().DryRun})
+		updated, err = ri.Patch(ctx, it.name(), types.MergePatchType, patch, metav1.PatchOptions{DryRun: r.createOptions().DryRun})
 		return err
 	}); err != nil {
 		// Velero's update policy: a failed update leaves the object as found, with a warning.

@@ -24,8 +24,8 @@ import (
 // A namespaced item is selected when its namespace, its resource and its labels pass. A
 // Namespace object is selected as a namespaced item of its own namespace would be (its
 // resource, "namespaces", and its labels must pass too). Other cluster-scoped items are
-// selected like namespaced ones when [Filter.ClusterResources] says all of them are;
-// otherwise only as dependencies. To what is selected the plan adds the cluster-scoped
+// selected like namespaced ones when IncludeClusterResources is true, or is nil and the
+// namespace filters leave no namespace out; otherwise only as dependencies. To what is selected the plan adds the cluster-scoped
 // items the selected items need, directly or through other items of the backup (the
 // manifest's closure over every dependency edge: owners, Namespaces,
 // CustomResourceDefinitions, the references of [Plan.Dependencies]: a Pod's PriorityClass,
@@ -116,9 +116,9 @@ func (f *Filter) namespacesFiltered() bool {
 	return (len(f.IncludedNamespaces) > 0 && !slices.Contains(f.IncludedNamespaces, "*")) || len(f.ExcludedNamespaces) > 0
 }
 
-// ClusterResources reports whether every cluster-scoped item is selected like a namespaced
+// clusterResources reports whether every cluster-scoped item is selected like a namespaced
 // one (true), or only as a dependency of the selected items (false).
-func (f *Filter) ClusterResources() bool {
+func (f *Filter) clusterResources() bool {
 	if f.IncludeClusterResources != nil {
 		return *f.IncludeClusterResources
 	}
@@ -155,7 +155,7 @@ func (f *Filter) seed(it *manifest.Item) string {
 	if isNamespace {
 		ns = it.Name
 	}
-	if ns == "" && !f.ClusterResources() {
+	if ns == "" && !f.clusterResources() {
 		if f.IncludeClusterResources != nil {
 			return "filtered out: cluster-scoped resources are excluded"
 		}

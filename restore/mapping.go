@@ -67,10 +67,10 @@ func checkMapping(m map[string]string) error {
 // WithNamespaceMapping restores the items of each backed-up namespace the mapping names
 // into the namespace it maps it to (Velero's --namespace-mappings): a namespaced item is
 // created in the target namespace, the Namespace object itself under the target's name,
-// and the item actions see the mapping (Info.NamespaceMapping; RoleBindings' and
+// and the item actions see the mapping (actions.Info.NamespaceMapping; RoleBindings' and
 // ClusterRoleBindings' ServiceAccount subjects and PersistentVolumes' claimRefs follow
 // it). A namespace the mapping does not name is restored into itself. The backup's
-// identities are kept everywhere else: PlanItem.Item, Skipped, the dependencies, the
+// identities are kept everywhere else: PlanItemInfo.Item, Skipped, the dependencies, the
 // filter's namespaces (WithFilter).
 //
 // NewPlan refuses, with an error wrapping [ErrNamespaceMapping], a mapping

@@ -8,6 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/backupkit/backupkit/restore/modifiers"
 )
 
 // Run applies the modifiers after the item actions, before the create: a rule's change
@@ -18,7 +20,7 @@ func TestRunResourceModifiers(t *testing.T) {
 	b := testObject("v1", "ConfigMap", "ns", "b", "uid-b", map[string]any{"data": map[string]any{"k": "v"}})
 	plan, err := NewPlan(t.Context(), FromBytes(backupOf(t, a, b)), []metav1.APIGroup{group("", "v1", "v1")})
 	require.NoError(t, err)
-	mods, err := ParseResourceModifiers([]byte(`version: v1
+	mods, err := modifiers.Parse([]byte(`version: v1
 resourceModifierRules:
 - conditions: {groupResource: configmaps, resourceNameRegex: "^a$"}
   mergePatches: [{patchData: '{"data":{"k":"changed"}}'}]
@@ -33,11 +35,11 @@ resourceModifierRules:
 	require.Equal(t, 1, sum.Restored)
 	require.Equal(t, ResultCreated, events["a"].Result)
 	require.Equal(t, ResultFailed, events["b"].Result)
-	require.ErrorIs(t, events["b"].Err, ErrModifierFailed)
-	var re *ModifierRuleError
+	require.ErrorIs(t, events["b"].Err, modifiers.ErrFailed)
+	var re *modifiers.RuleError
 	require.ErrorAs(t, events["b"].Err, &re)
 	require.Equal(t, 1, re.Rule)
-	require.EqualError(t, events["b"].Err, "resources/configmaps/namespaces/ns/b.json: restore: resource modifier failed: "+
+	require.EqualError(t, events["b"].Err, "resources/configmaps/namespaces/ns/b.json: restore/modifiers: resource modifier failed: "+
 		"resourceModifierRules[1] on configmaps ns/b: patches: error in remove for path: '/spec': unable to remove nonexistent key: spec: missing value")
 
 	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
@@ -60,7 +62,7 @@ func TestRunModifiersAsVelero(t *testing.T) {
 	plan, err := NewPlan(t.Context(), FromBytes(backupOf(t, ns, cm)), []metav1.APIGroup{group("", "v1", "v1")},
 		WithNamespaceMapping(map[string]string{"old": "new"}))
 	require.NoError(t, err)
-	mods, err := ParseResourceModifiers([]byte(`version: v1
+	mods, err := modifiers.Parse([]byte(`version: v1
 resourceModifierRules:
 - conditions: {groupResource: configmaps, namespaces: [old]}
   mergePatches: [{patchData: '{"metadata":{"labels":{"by-namespace":"yes"},"namespace":"elsewhere"}}'}]

@@ -99,7 +99,7 @@ func planned(p *Plan) []string {
 	var out []string
 	for _, w := range p.Waves {
 		for _, it := range w {
-			out = append(out, fmt.Sprintf("%s %s/%s", it.Kind(), it.Namespace(), it.Name()))
+			out = append(out, fmt.Sprintf("%s %s/%s", it.kind(), it.namespace(), it.name()))
 		}
 	}
 	slices.Sort(out)
@@ -119,22 +119,22 @@ func TestNewPlanNamespaceMapping(t *testing.T) {
 	require.Equal(t, map[string]string{"shop": "shop-2"}, plan.NamespaceMapping)
 	for _, w := range plan.Waves {
 		for _, it := range w {
-			require.NotContains(t, it.Item(), "shop-2", "the backup's identity")
-			require.NotContains(t, it.ReadPath(), "shop-2")
-			if it.Kind() == "Pod" {
-				require.Equal(t, "shop", it.BackupNamespace())
-				require.Equal(t, "worker", it.BackupName())
+			require.NotContains(t, it.item(), "shop-2", "the backup's identity")
+			require.NotContains(t, it.readPath(), "shop-2")
+			if it.kind() == "Pod" {
+				require.Equal(t, "shop", it.backupNamespace())
+				require.Equal(t, "worker", it.backupName())
 			}
-			if it.Kind() == "Namespace" && it.Name() == "shop-2" {
-				require.Equal(t, "shop", it.BackupName())
+			if it.kind() == "Namespace" && it.name() == "shop-2" {
+				require.Equal(t, "shop", it.backupName())
 			}
 			// The JSON round trip answers the same.
 			data, err := json.Marshal(it)
 			require.NoError(t, err)
 			var back PlanItem
 			require.NoError(t, json.Unmarshal(data, &back))
-			require.Equal(t, []string{it.Namespace(), it.Name(), it.BackupNamespace(), it.BackupName(), it.ReadPath()},
-				[]string{back.Namespace(), back.Name(), back.BackupNamespace(), back.BackupName(), back.ReadPath()})
+			require.Equal(t, []string{it.namespace(), it.name(), it.backupNamespace(), it.backupName(), it.readPath()},
+				[]string{back.namespace(), back.name(), back.backupNamespace(), back.backupName(), back.readPath()})
 		}
 	}
 	deps := map[string]bool{}
@@ -323,15 +323,15 @@ func TestNamespaceMappingProperty(t *testing.T) {
 		from := map[string]map[string]bool{} // target namespace → backed-up namespaces
 		for _, w := range plan.Waves {
 			for _, it := range w {
-				orig, got := it.BackupNamespace(), it.Namespace()
-				if it.Kind() == "Namespace" {
-					orig, got = it.BackupName(), it.Name()
+				orig, got := it.backupNamespace(), it.namespace()
+				if it.kind() == "Namespace" {
+					orig, got = it.backupName(), it.name()
 				}
 				want, ok := mapping[orig]
 				if !ok {
 					want = orig
 				}
-				require.Equal(t, want, got, it.Item())
+				require.Equal(t, want, got, it.item())
 				if from[got] == nil {
 					from[got] = map[string]bool{}
 				}

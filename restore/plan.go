@@ -282,10 +282,10 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts, fil
 				shared[rp] = pr // one per resource, shared by its items
 			}
 			pi, why := planItem(it, pr, facts)
-			if why == "" && pi.SourceGroup() != "" {
+			if why == "" && pi.sourceGroup() != "" {
 				// Velero may have backed the object up in both groups: the copy in the
 				// group it moved to is restored, this one not.
-				other := schema.GroupResource{Group: pi.Group(), Resource: pi.Resource()}
+				other := schema.GroupResource{Group: pi.group(), Resource: pi.resource()}
 				if twin, ok := p.manifest.Lookup(other, it.Namespace, it.Name); ok {
 					why = fmt.Sprintf("restored from %s", twin)
 				}

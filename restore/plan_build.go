@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -110,16 +109,6 @@ func WithResourcePriorities(p ResourcePriorities) PlanOption {
 // pass. Default: none; the whole backup is read.
 func WithSiblingManifest(sibling Source) PlanOption {
 	return func(c *planConfig) { c.sibling = sibling }
-}
-
-// WithSiblingBeside is WithSiblingManifest of the file beside the tarball at path
-// (archive.SiblingManifestName(path)) when there is one, and nothing when there is none.
-func WithSiblingBeside(path string) PlanOption {
-	sib := archive.SiblingManifestName(path)
-	if _, err := os.Stat(sib); err != nil {
-		return nil // NewPlan ignores a nil option
-	}
-	return WithSiblingManifest(FromFile(sib))
 }
 
 // WithSibling plans from a sibling manifest the caller has read (archive.ReadSibling), as

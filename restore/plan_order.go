@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/kinds"
 	"github.com/backupkit/backupkit/internal/references"
 	"github.com/backupkit/backupkit/internal/resourcematch"
 	"github.com/backupkit/backupkit/manifest"
@@ -26,14 +27,14 @@ type bodyReader struct {
 // bodyResources are the resources of the kinds needsBody accepts, under the names
 // Kubernetes serves them by: the scan names an item by its resource before its kind is read.
 var bodyResources = sets.New(
-	grPods, grReplicationControllers, grServices, grPVCs, grPVs,
-	grDeployments, grStatefulSets, grDaemonSets, grReplicaSets, grJobs, grCronJobs,
+	kinds.Pods, kinds.ReplicationControllers, kinds.Services, kinds.PersistentVolumeClaims, kinds.PersistentVolumes,
+	kinds.Deployments, kinds.StatefulSets, kinds.DaemonSets, kinds.ReplicaSets, kinds.Jobs, kinds.CronJobs,
 	schema.GroupResource{Group: "extensions", Resource: "deployments"}, schema.GroupResource{Group: "extensions", Resource: "daemonsets"},
 	schema.GroupResource{Group: "extensions", Resource: "replicasets"}, schema.GroupResource{Group: "extensions", Resource: "ingresses"},
 	schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"},
-	grRoleBindings, grClusterRoleBindings,
+	kinds.RoleBindings, kinds.ClusterRoleBindings,
 	schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"},
-	grValidatingWebhookConfigs, grMutatingWebhookConfigs, grAPIServices,
+	kinds.ValidatingWebhookConfigurations, kinds.MutatingWebhookConfigurations, kinds.APIServices,
 )
 
 // visit reads one item of the scan: the object at its legacy path, the version the backup
@@ -91,7 +92,7 @@ func (p *Plan) addOrder(refs map[types.UID]references.Refs, prio ResourcePriorit
 	}
 }
 
-// markReady sets PlanItem.Ready on the items a Ready dependency needs ready, and lists the
+// markReady sets PlanItemInfo.Ready on the items a Ready dependency needs ready, and lists the
 // dependencies between planned items in Plan.Dependencies.
 func (p *Plan) markReady() {
 	if len(p.deps) == 0 {
@@ -104,8 +105,8 @@ func (p *Plan) markReady() {
 	pos := map[types.UID][2]int{}
 	for w, wave := range p.Waves {
 		for k, it := range wave {
-			if ends.Has(it.UID()) {
-				pos[it.UID()] = [2]int{w, k}
+			if ends.Has(it.uid()) {
+				pos[it.uid()] = [2]int{w, k}
 			}
 		}
 	}
@@ -118,8 +119,8 @@ func (p *Plan) markReady() {
 		if d.Ready {
 			p.Waves[to[0]][to[1]].rp = p.Waves[to[0]][to[1]].rp.readyOne()
 		}
-		p.Dependencies = append(p.Dependencies, PlanDependency{Item: p.Waves[from[0]][from[1]].Item(),
-			Dependency: p.Waves[to[0]][to[1]].Item(), Why: d.Why, Ready: d.Ready})
+		p.Dependencies = append(p.Dependencies, PlanDependency{Item: p.Waves[from[0]][from[1]].item(),
+			Dependency: p.Waves[to[0]][to[1]].item(), Why: d.Why, Ready: d.Ready})
 	}
 	slices.SortFunc(p.Dependencies, func(a, b PlanDependency) int {
 		return strings.Compare(a.Item+"\x00"+a.Dependency, b.Item+"\x00"+b.Dependency)

@@ -50,8 +50,8 @@ func TestNewPlanOrdersByReferences(t *testing.T) {
 	ready := map[string]bool{}
 	for w, items := range plan.Waves {
 		for _, it := range items {
-			wave[it.Kind()+"/"+it.Name()] = w
-			ready[it.Kind()+"/"+it.Name()] = it.Ready()
+			wave[it.kind()+"/"+it.name()] = w
+			ready[it.kind()+"/"+it.name()] = it.ready()
 		}
 	}
 	require.Less(t, wave["ServiceAccount/runner"], wave["Pod/worker"])
@@ -125,7 +125,7 @@ func TestNewPlanReferenceCycle(t *testing.T) {
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"resources/pods/namespaces/ns/worker.json", "resources/serviceaccounts/namespaces/ns/runner.json"}, plan.Cycle)
 	require.Equal(t, 1, plan.Restorable())
-	require.Equal(t, "free", plan.Waves[0][0].Name())
+	require.Equal(t, "free", plan.Waves[0][0].name())
 	require.Len(t, plan.Skipped, 2)
 	for _, s := range plan.Skipped {
 		require.Equal(t, "on or behind a dependency cycle", s.Reason)
@@ -200,20 +200,19 @@ func TestNewPlanFromSiblingManifest(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, string(a), string(c))
 
-	// The sibling beside a tarball on disk: used when it is there, refused when it is
-	// another backup's, and nothing when there is none.
+	// The sibling beside a tarball on disk: used, and refused when it is another backup's.
 	dir := t.TempDir()
 	path := filepath.Join(dir, "b.tar.gz")
 	require.NoError(t, os.WriteFile(path, backup, 0o600))
-	require.Nil(t, WithSiblingBeside(path), "no sibling beside")
 	require.NoError(t, os.WriteFile(archive.SiblingManifestName(path), sibling, 0o600))
-	beside, err := NewPlan(t.Context(), FromFile(path), target, WithSiblingBeside(path))
+	besideOpt := WithSiblingManifest(FromFile(archive.SiblingManifestName(path)))
+	beside, err := NewPlan(t.Context(), FromFile(path), target, besideOpt)
 	require.NoError(t, err)
 	d, err := json.Marshal(beside)
 	require.NoError(t, err)
 	require.JSONEq(t, string(a), string(d))
 	require.NoError(t, os.WriteFile(archive.SiblingManifestName(path), otherSibling, 0o600))
-	_, err = NewPlan(t.Context(), FromFile(path), target, WithSiblingBeside(path))
+	_, err = NewPlan(t.Context(), FromFile(path), target, besideOpt)
 	require.ErrorIs(t, err, archive.ErrSiblingMismatch)
 }
 

@@ -136,7 +136,7 @@ func TestPlanBranches(t *testing.T) {
 			var planned []string
 			for _, w := range plan.Waves {
 				for _, it := range w {
-					planned = append(planned, it.Item())
+					planned = append(planned, it.item())
 				}
 			}
 			require.Equal(t, tc.planned, planned)
@@ -192,7 +192,7 @@ func TestPlanLeavesManagedObjects(t *testing.T) {
 	var planned []string
 	for _, w := range plan.Waves {
 		for _, it := range w {
-			planned = append(planned, it.Name())
+			planned = append(planned, it.name())
 		}
 	}
 	require.ElementsMatch(t, []string{"v1beta1.metrics.k8s.io", "10.0.0.8", "external"}, planned)
@@ -224,7 +224,7 @@ func TestPlanIngressInBothGroups(t *testing.T) {
 	require.Equal(t, []Skipped{{"resources/ingresses.extensions/namespaces/ns/web.json", "restored from resources/ingresses.networking.k8s.io/namespaces/ns/web.json"}}, plan.Skipped)
 	require.Len(t, plan.Waves, 1)
 	require.Len(t, plan.Waves[0], 1)
-	require.Equal(t, "resources/ingresses.networking.k8s.io/namespaces/ns/web.json", plan.Waves[0][0].Item())
+	require.Equal(t, "resources/ingresses.networking.k8s.io/namespaces/ns/web.json", plan.Waves[0][0].item())
 }
 
 // What a restored controller makes again under the same name is left to it: a Deployment's
@@ -274,7 +274,7 @@ func TestPlanLeavesRemadeObjects(t *testing.T) {
 	var planned []string
 	for _, w := range plan.Waves {
 		for _, it := range w {
-			planned = append(planned, it.Name())
+			planned = append(planned, it.name())
 		}
 	}
 	require.ElementsMatch(t, []string{"web", "web-2", "lone", "db", "agent", "stray", "lone-a"}, planned)

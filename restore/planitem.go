@@ -11,13 +11,10 @@ import (
 	"github.com/backupkit/backupkit/manifest"
 )
 
-// PlanItem is one object to create. It is read through its methods and points into the
-// plan (the backup's manifest item, its resource's decision and the namespace mapping), so
-// it holds no strings of its own and copies of it are cheap. Its JSON is an object with
-// the fields item, uid, group, sourceGroup (omitted when empty), resource, kind, namespace
-// (omitted when empty), backupNamespace and backupName (omitted when they are namespace
-// and name), name, version, sourceVersion, readPath and ready (omitted when false); a
-// PlanItem read back from that JSON answers the same, though no restore can run it.
+// PlanItem is one object to create. It points into the plan (the backup's manifest item,
+// its resource's decision and the namespace mapping), so it holds no strings of its own and
+// copies of it are cheap; [PlanItem.Info] spells it out. Its JSON is PlanItemInfo's; a
+// PlanItem read back from that JSON has the same Info, though no restore can run it.
 type PlanItem struct {
 	it *manifest.Item
 	rp *placedResource // its resource's decision, the plan's namespace mapping, and whether it must be ready
@@ -46,63 +43,63 @@ func (pr *placedResource) readyOne() *placedResource {
 	return pr.twin
 }
 
-// Item is its legacy path in the backup, manifest.Item.String.
-func (p PlanItem) Item() string { return p.it.String() }
+// item is its legacy path in the backup, manifest.Item.String.
+func (p PlanItem) item() string { return p.it.String() }
 
-// UID is its UID in the backup.
-func (p PlanItem) UID() types.UID { return p.it.UID }
+// uid is its UID in the backup.
+func (p PlanItem) uid() types.UID { return p.it.UID }
 
-// Group is the API group to create it in.
-func (p PlanItem) Group() string {
+// group is the API group to create it in.
+func (p PlanItem) group() string {
 	if p.rp.Group != "" {
 		return p.rp.Group
 	}
 	return p.it.Group
 }
 
-// SourceGroup is the backup's group when the kind moved to Group; "" when it did not.
-func (p PlanItem) SourceGroup() string {
+// sourceGroup is the backup's group when the kind moved to Group; "" when it did not.
+func (p PlanItem) sourceGroup() string {
 	if p.rp.Group != "" {
 		return p.it.Group
 	}
 	return ""
 }
 
-// Resource is its plural resource, "deployments".
-func (p PlanItem) Resource() string { return p.it.Resource }
+// resource is its plural resource, "deployments".
+func (p PlanItem) resource() string { return p.it.Resource }
 
-// Kind is its kind, "Deployment".
-func (p PlanItem) Kind() string { return p.it.Kind }
+// kind is its kind, "Deployment".
+func (p PlanItem) kind() string { return p.it.Kind }
 
-// Namespace is the namespace it is created in, its backed-up namespace as the plan's
+// namespace is the namespace it is created in, its backed-up namespace as the plan's
 // namespace mapping maps it; "" for a cluster-scoped object.
-func (p PlanItem) Namespace() string { return targetNamespace(p.rp.mapping, p.it.Namespace) }
+func (p PlanItem) namespace() string { return targetNamespace(p.rp.mapping, p.it.Namespace) }
 
-// Name is the name it is created under: its backed-up name, but for a Namespace, whose
+// name is the name it is created under: its backed-up name, but for a Namespace, whose
 // name the plan's namespace mapping maps.
-func (p PlanItem) Name() string {
+func (p PlanItem) name() string {
 	if p.isNamespace() {
 		return targetNamespace(p.rp.mapping, p.it.Name)
 	}
 	return p.it.Name
 }
 
-// BackupNamespace is its namespace in the backup, "" for a cluster-scoped object.
-func (p PlanItem) BackupNamespace() string { return p.it.Namespace }
+// backupNamespace is its namespace in the backup, "" for a cluster-scoped object.
+func (p PlanItem) backupNamespace() string { return p.it.Namespace }
 
-// BackupName is its name in the backup.
-func (p PlanItem) BackupName() string { return p.it.Name }
+// backupName is its name in the backup.
+func (p PlanItem) backupName() string { return p.it.Name }
 
 func (p PlanItem) isNamespace() bool { return p.it.Group == "" && p.it.Kind == "Namespace" }
 
-// Version is the version to create it at.
-func (p PlanItem) Version() string { return p.rp.Version }
+// version is the version to create it at.
+func (p PlanItem) version() string { return p.rp.Version }
 
-// SourceVersion is the version to read it at from the backup.
-func (p PlanItem) SourceVersion() string { return p.rp.SourceVersion }
+// sourceVersion is the version to read it at from the backup.
+func (p PlanItem) sourceVersion() string { return p.rp.SourceVersion }
 
-// ReadPath is where its bytes are in the backup.
-func (p PlanItem) ReadPath() string {
+// readPath is where its bytes are in the backup.
+func (p PlanItem) readPath() string {
 	path, err := archive.ItemPath(p.rp.Resource, p.rp.Dir, p.it.Namespace, p.it.Name)
 	if err != nil {
 		return p.it.String() // not planned: NewPlan reads only items at valid paths
@@ -110,51 +107,77 @@ func (p PlanItem) ReadPath() string {
 	return path
 }
 
-// Ready reports that the restore waits until the item is ready before what depends on it
+// ready reports that the restore waits until the item is ready before what depends on it
 // starts (a CustomResourceDefinition, a Namespace, what serves a webhook or an
 // APIService, ...).
-func (p PlanItem) Ready() bool { return p.rp != nil && p.rp.ready }
+func (p PlanItem) ready() bool { return p.rp != nil && p.rp.ready }
 
-// planItemJSON is PlanItem's JSON.
-type planItemJSON struct {
-	Item            string    `json:"item"`
-	UID             types.UID `json:"uid"`
-	Group           string    `json:"group"`
-	SourceGroup     string    `json:"sourceGroup,omitempty"`
-	Resource        string    `json:"resource"`
-	Kind            string    `json:"kind"`
-	Namespace       string    `json:"namespace,omitempty"`
-	BackupNamespace string    `json:"backupNamespace,omitempty"`
-	Name            string    `json:"name"`
-	BackupName      string    `json:"backupName,omitempty"`
-	Version         string    `json:"version"`
-	SourceVersion   string    `json:"sourceVersion"`
-	ReadPath        string    `json:"readPath"`
-	Ready           bool      `json:"ready,omitempty"`
+// PlanItemInfo is what the plan says of one item: where it is in the backup and what the
+// restore creates of it. In JSON, sourceGroup and namespace are omitted when empty, ready
+// when false, and backupNamespace and backupName when they equal namespace and name.
+type PlanItemInfo struct {
+	// Item is its legacy path in the backup, manifest.Item.String.
+	Item string `json:"item"`
+	// UID is its UID in the backup.
+	UID types.UID `json:"uid"`
+	// Group is the API group to create it in; SourceGroup is the backup's group when the
+	// kind moved to Group (WithRegrouping), "" when it did not.
+	Group       string `json:"group"`
+	SourceGroup string `json:"sourceGroup,omitempty"`
+	// Resource is its plural resource, "deployments"; Kind its kind, "Deployment".
+	Resource string `json:"resource"`
+	Kind     string `json:"kind"`
+	// Namespace is the namespace it is created in, its backed-up namespace
+	// (BackupNamespace) as the plan's namespace mapping maps it; "" for a cluster-scoped
+	// object.
+	Namespace       string `json:"namespace,omitempty"`
+	BackupNamespace string `json:"backupNamespace,omitempty"`
+	// Name is the name it is created under: its backed-up name (BackupName), but for a
+	// Namespace, whose name the plan's namespace mapping maps.
+	Name       string `json:"name"`
+	BackupName string `json:"backupName,omitempty"`
+	// Version is the version to create it at; SourceVersion the version to read it at from
+	// the backup, at ReadPath.
+	Version       string `json:"version"`
+	SourceVersion string `json:"sourceVersion"`
+	ReadPath      string `json:"readPath"`
+	// Ready reports that the restore waits until the item is ready before what depends on
+	// it starts (a CustomResourceDefinition, a Namespace, what serves a webhook or an
+	// APIService, ...).
+	Ready bool `json:"ready,omitempty"`
 }
 
-// MarshalJSON writes the item's fields (see [PlanItem]).
+// Info spells the item out. A zero PlanItem has a zero Info.
+func (p PlanItem) Info() PlanItemInfo {
+	if p.it == nil || p.rp == nil {
+		return PlanItemInfo{}
+	}
+	return PlanItemInfo{
+		Item: p.item(), UID: p.uid(), Group: p.group(), SourceGroup: p.sourceGroup(), Resource: p.resource(),
+		Kind: p.kind(), Namespace: p.namespace(), BackupNamespace: p.backupNamespace(), Name: p.name(),
+		BackupName: p.backupName(), Version: p.version(), SourceVersion: p.sourceVersion(), ReadPath: p.readPath(),
+		Ready: p.ready(),
+	}
+}
+
+// MarshalJSON writes the item's Info (see [PlanItemInfo]).
 func (p PlanItem) MarshalJSON() ([]byte, error) {
 	if p.it == nil || p.rp == nil {
 		return []byte("null"), nil
 	}
-	j := planItemJSON{
-		Item: p.Item(), UID: p.UID(), Group: p.Group(), SourceGroup: p.SourceGroup(), Resource: p.Resource(),
-		Kind: p.Kind(), Namespace: p.Namespace(), Name: p.Name(), Version: p.Version(), SourceVersion: p.SourceVersion(),
-		ReadPath: p.ReadPath(), Ready: p.Ready(),
+	j := p.Info()
+	if j.BackupNamespace == j.Namespace {
+		j.BackupNamespace = ""
 	}
-	if p.BackupNamespace() != j.Namespace {
-		j.BackupNamespace = p.BackupNamespace()
-	}
-	if p.BackupName() != j.Name {
-		j.BackupName = p.BackupName()
+	if j.BackupName == j.Name {
+		j.BackupName = ""
 	}
 	return json.Marshal(j)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (p *PlanItem) UnmarshalJSON(data []byte) error {
-	var j planItemJSON
+	var j PlanItemInfo
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}

@@ -24,14 +24,14 @@ func TestPlanItemIsTwoPointers(t *testing.T) {
 	byName := map[string]PlanItem{}
 	for _, wave := range plan.Waves {
 		for _, it := range wave {
-			byName[it.Name()] = it
+			byName[it.name()] = it
 		}
 	}
-	require.True(t, byName["shop"].Ready())
-	require.True(t, byName["other"].Ready())
+	require.True(t, byName["shop"].ready())
+	require.True(t, byName["other"].ready())
 	require.Same(t, byName["shop"].rp, byName["other"].rp, "one twin per resource")
-	require.False(t, byName["a"].Ready())
+	require.False(t, byName["a"].ready())
 	require.Same(t, byName["a"].rp, byName["b"].rp)
-	require.Equal(t, "resources/configmaps/v1-preferredversion/namespaces/shop/a.json", byName["a"].ReadPath())
-	require.Equal(t, "v1", byName["shop"].Version())
+	require.Equal(t, "resources/configmaps/v1-preferredversion/namespaces/shop/a.json", byName["a"].readPath())
+	require.Equal(t, "v1", byName["shop"].version())
 }

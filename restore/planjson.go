@@ -99,12 +99,12 @@ func (p *Plan) writeWaves(bw *bufio.Writer, indent string) error {
 			line(3)
 			b, err := json.Marshal(it)
 			if err != nil {
-				return fmt.Errorf("restore: writing the plan: item %s: %w", it.Item(), err)
+				return fmt.Errorf("restore: writing the plan: item %s: %w", it.item(), err)
 			}
 			if indent != "" {
 				ib.Reset()
 				if err := json.Indent(&ib, b, itemPrefix, indent); err != nil {
-					return fmt.Errorf("restore: writing the plan: item %s: %w", it.Item(), err)
+					return fmt.Errorf("restore: writing the plan: item %s: %w", it.item(), err)
 				}
 				b = ib.Bytes()
 			}

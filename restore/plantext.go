@@ -44,7 +44,7 @@ func (p *Plan) WriteText(out io.Writer) error {
 	for i, wave := range p.Waves {
 		counts := map[string]int{}
 		for _, it := range wave {
-			counts[it.Kind()]++
+			counts[it.kind()]++
 		}
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(counts)) {

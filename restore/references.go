@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/backupkit/backupkit/internal/kinds"
 	"github.com/backupkit/backupkit/internal/references"
 	"github.com/backupkit/backupkit/manifest"
 )
@@ -130,7 +131,7 @@ func (r *resolver) index() {
 		if !slices.Contains(r.byKind[gk], it.Resource) {
 			r.byKind[gk] = append(r.byKind[gk], it.Resource)
 		}
-		if it.GroupResource() == grEndpointSlices {
+		if it.GroupResource() == kinds.EndpointSlices {
 			if svc := it.Labels[serviceNameLabel]; svc != "" {
 				k := [2]string{it.Namespace, svc}
 				r.slices[k] = append(r.slices[k], it)
@@ -173,13 +174,13 @@ type server struct {
 func (r *resolver) servers(ns, name string) []server {
 	r.index()
 	var out []server
-	if it, ok := r.m.Lookup(grEndpoints, ns, name); ok {
+	if it, ok := r.m.Lookup(kinds.Endpoints, ns, name); ok {
 		out = append(out, server{it, "Endpoints"})
 	}
 	for _, it := range r.slices[[2]string{ns, name}] {
 		out = append(out, server{it, "EndpointSlice"})
 	}
-	svc, ok := r.m.Lookup(grServices, ns, name)
+	svc, ok := r.m.Lookup(kinds.Services, ns, name)
 	if !ok {
 		return out
 	}

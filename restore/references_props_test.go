@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
 
+	"github.com/backupkit/backupkit/internal/kinds"
 	"github.com/backupkit/backupkit/internal/references"
 	"github.com/backupkit/backupkit/manifest"
 )
@@ -34,19 +35,19 @@ type slot struct {
 func (s slot) list() bool { return slices.Contains(s.at, "[]") }
 
 var podSlots = []slot{
-	{at: []string{"volumes", "[]", "configMap"}, key: "name", gr: grConfigMaps},
-	{at: []string{"volumes", "[]", "secret"}, key: "secretName", gr: grSecrets},
-	{at: []string{"volumes", "[]", "projected", "sources", "[]", "configMap"}, key: "name", gr: grConfigMaps},
-	{at: []string{"volumes", "[]", "projected", "sources", "[]", "secret"}, key: "name", gr: grSecrets},
-	{at: []string{"volumes", "[]", "persistentVolumeClaim"}, key: "claimName", gr: grPVCs},
-	{at: []string{"volumes", "[]", "csi", "nodePublishSecretRef"}, key: "name", gr: grSecrets},
-	{at: []string{"containers", "[]", "env", "[]", "valueFrom", "configMapKeyRef"}, key: "name", gr: grConfigMaps},
-	{at: []string{"initContainers", "[]", "env", "[]", "valueFrom", "secretKeyRef"}, key: "name", gr: grSecrets},
-	{at: []string{"ephemeralContainers", "[]", "envFrom", "[]", "configMapRef"}, key: "name", gr: grConfigMaps},
-	{at: []string{"containers", "[]", "envFrom", "[]", "secretRef"}, key: "name", gr: grSecrets},
-	{at: []string{"imagePullSecrets", "[]"}, key: "name", gr: grSecrets},
-	{key: "priorityClassName", gr: grPriorityClasses, cluster: true},
-	{key: "runtimeClassName", gr: grRuntimeClasses, cluster: true},
+	{at: []string{"volumes", "[]", "configMap"}, key: "name", gr: kinds.ConfigMaps},
+	{at: []string{"volumes", "[]", "secret"}, key: "secretName", gr: kinds.Secrets},
+	{at: []string{"volumes", "[]", "projected", "sources", "[]", "configMap"}, key: "name", gr: kinds.ConfigMaps},
+	{at: []string{"volumes", "[]", "projected", "sources", "[]", "secret"}, key: "name", gr: kinds.Secrets},
+	{at: []string{"volumes", "[]", "persistentVolumeClaim"}, key: "claimName", gr: kinds.PersistentVolumeClaims},
+	{at: []string{"volumes", "[]", "csi", "nodePublishSecretRef"}, key: "name", gr: kinds.Secrets},
+	{at: []string{"containers", "[]", "env", "[]", "valueFrom", "configMapKeyRef"}, key: "name", gr: kinds.ConfigMaps},
+	{at: []string{"initContainers", "[]", "env", "[]", "valueFrom", "secretKeyRef"}, key: "name", gr: kinds.Secrets},
+	{at: []string{"ephemeralContainers", "[]", "envFrom", "[]", "configMapRef"}, key: "name", gr: kinds.ConfigMaps},
+	{at: []string{"containers", "[]", "envFrom", "[]", "secretRef"}, key: "name", gr: kinds.Secrets},
+	{at: []string{"imagePullSecrets", "[]"}, key: "name", gr: kinds.Secrets},
+	{key: "priorityClassName", gr: kinds.PriorityClasses, cluster: true},
+	{key: "runtimeClassName", gr: kinds.RuntimeClasses, cluster: true},
 }
 
 // A shape is a kind of referrer: its apiVersion and kind, where its pod spec is (if it
@@ -63,7 +64,7 @@ var (
 		return slot{at: []string{"roleRef"}, key: "name", extra: map[string]any{"kind": kind, "apiGroup": "rbac.authorization.k8s.io"}, gr: gr, cluster: cluster}
 	}
 	subjects = func(emptyLocal bool) slot {
-		return slot{at: []string{"subjects", "[]"}, key: "name", extra: map[string]any{"kind": "ServiceAccount"}, gr: grServiceAccounts,
+		return slot{at: []string{"subjects", "[]"}, key: "name", extra: map[string]any{"kind": "ServiceAccount"}, gr: kinds.ServiceAccounts,
 			nsKey: "namespace", emptyLocal: emptyLocal}
 	}
 )
@@ -82,29 +83,29 @@ var shapes = []shape{
 	{apiVersion: "batch/v1", kind: "Job", podSpec: templateSpec},
 	{apiVersion: "batch/v1beta1", kind: "CronJob", podSpec: cronJobSpec},
 	{apiVersion: "apps/v1", kind: "StatefulSet", podSpec: templateSpec, slots: []slot{
-		{at: []string{"spec", "volumeClaimTemplates", "[]", "spec"}, key: "storageClassName", gr: grStorageClasses, cluster: true}}},
+		{at: []string{"spec", "volumeClaimTemplates", "[]", "spec"}, key: "storageClassName", gr: kinds.StorageClasses, cluster: true}}},
 	{apiVersion: "v1", kind: "PersistentVolumeClaim", slots: []slot{
-		{at: []string{"spec"}, key: "storageClassName", gr: grStorageClasses, cluster: true},
-		{at: []string{"spec"}, key: "volumeName", gr: grPVs, cluster: true}}},
+		{at: []string{"spec"}, key: "storageClassName", gr: kinds.StorageClasses, cluster: true},
+		{at: []string{"spec"}, key: "volumeName", gr: kinds.PersistentVolumes, cluster: true}}},
 	{apiVersion: "v1", kind: "PersistentVolume", cluster: true, slots: []slot{
-		{at: []string{"spec"}, key: "storageClassName", gr: grStorageClasses, cluster: true}}},
-	{apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", slots: []slot{roleRef("Role", grRoles, false), subjects(true)}},
-	{apiVersion: "rbac.authorization.k8s.io/v1beta1", kind: "RoleBinding", slots: []slot{roleRef("ClusterRole", grClusterRoles, true), subjects(true)}},
-	{apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", cluster: true, slots: []slot{roleRef("ClusterRole", grClusterRoles, true), subjects(false)}},
+		{at: []string{"spec"}, key: "storageClassName", gr: kinds.StorageClasses, cluster: true}}},
+	{apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", slots: []slot{roleRef("Role", kinds.Roles, false), subjects(true)}},
+	{apiVersion: "rbac.authorization.k8s.io/v1beta1", kind: "RoleBinding", slots: []slot{roleRef("ClusterRole", kinds.ClusterRoles, true), subjects(true)}},
+	{apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", cluster: true, slots: []slot{roleRef("ClusterRole", kinds.ClusterRoles, true), subjects(false)}},
 	{apiVersion: "networking.k8s.io/v1", kind: "Ingress", slots: []slot{
-		{at: []string{"spec"}, key: "ingressClassName", gr: grIngressClasses, cluster: true},
-		{at: []string{"spec", "defaultBackend", "service"}, key: "name", gr: grServices},
-		{at: []string{"spec", "rules", "[]", "http", "paths", "[]", "backend", "service"}, key: "name", gr: grServices},
-		{at: []string{"spec", "tls", "[]"}, key: "secretName", gr: grSecrets}}},
+		{at: []string{"spec"}, key: "ingressClassName", gr: kinds.IngressClasses, cluster: true},
+		{at: []string{"spec", "defaultBackend", "service"}, key: "name", gr: kinds.Services},
+		{at: []string{"spec", "rules", "[]", "http", "paths", "[]", "backend", "service"}, key: "name", gr: kinds.Services},
+		{at: []string{"spec", "tls", "[]"}, key: "secretName", gr: kinds.Secrets}}},
 	{apiVersion: "extensions/v1beta1", kind: "Ingress", slots: []slot{
-		{at: []string{"spec", "backend"}, key: "serviceName", gr: grServices},
-		{at: []string{"spec", "rules", "[]", "http", "paths", "[]", "backend"}, key: "serviceName", gr: grServices}}},
+		{at: []string{"spec", "backend"}, key: "serviceName", gr: kinds.Services},
+		{at: []string{"spec", "rules", "[]", "http", "paths", "[]", "backend"}, key: "serviceName", gr: kinds.Services}}},
 	{apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler", slots: []slot{
-		{at: []string{"spec", "scaleTargetRef"}, key: "name", extra: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment"}, gr: grDeployments}}},
+		{at: []string{"spec", "scaleTargetRef"}, key: "name", extra: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment"}, gr: kinds.Deployments}}},
 	{apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", cluster: true, slots: []slot{
-		{at: []string{"webhooks", "[]", "clientConfig", "service"}, key: "name", gr: grServices, nsKey: "namespace"}}},
+		{at: []string{"webhooks", "[]", "clientConfig", "service"}, key: "name", gr: kinds.Services, nsKey: "namespace"}}},
 	{apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", cluster: true, slots: []slot{
-		{at: []string{"spec", "service"}, key: "name", gr: grServices, nsKey: "namespace"}}},
+		{at: []string{"spec", "service"}, key: "name", gr: kinds.Services, nsKey: "namespace"}}},
 }
 
 // targetKinds are the items a reference can name, with their kind and apiVersion.
@@ -113,13 +114,13 @@ var targetKinds = []struct {
 	apiVersion, kind string
 	cluster          bool
 }{
-	{grServiceAccounts, "v1", "ServiceAccount", false}, {grConfigMaps, "v1", "ConfigMap", false},
-	{grSecrets, "v1", "Secret", false}, {grPVCs, "v1", "PersistentVolumeClaim", false},
-	{grPVs, "v1", "PersistentVolume", true}, {grPriorityClasses, "scheduling.k8s.io/v1", "PriorityClass", true},
-	{grRuntimeClasses, "node.k8s.io/v1", "RuntimeClass", true}, {grStorageClasses, "storage.k8s.io/v1", "StorageClass", true},
-	{grRoles, "rbac.authorization.k8s.io/v1", "Role", false}, {grClusterRoles, "rbac.authorization.k8s.io/v1", "ClusterRole", true},
-	{grServices, "v1", "Service", false}, {grIngressClasses, "networking.k8s.io/v1", "IngressClass", true},
-	{grDeployments, "apps/v1", "Deployment", false},
+	{kinds.ServiceAccounts, "v1", "ServiceAccount", false}, {kinds.ConfigMaps, "v1", "ConfigMap", false},
+	{kinds.Secrets, "v1", "Secret", false}, {kinds.PersistentVolumeClaims, "v1", "PersistentVolumeClaim", false},
+	{kinds.PersistentVolumes, "v1", "PersistentVolume", true}, {kinds.PriorityClasses, "scheduling.k8s.io/v1", "PriorityClass", true},
+	{kinds.RuntimeClasses, "node.k8s.io/v1", "RuntimeClass", true}, {kinds.StorageClasses, "storage.k8s.io/v1", "StorageClass", true},
+	{kinds.Roles, "rbac.authorization.k8s.io/v1", "Role", false}, {kinds.ClusterRoles, "rbac.authorization.k8s.io/v1", "ClusterRole", true},
+	{kinds.Services, "v1", "Service", false}, {kinds.IngressClasses, "networking.k8s.io/v1", "IngressClass", true},
+	{kinds.Deployments, "apps/v1", "Deployment", false},
 }
 
 var (
@@ -233,7 +234,7 @@ func drawReferrer(t *rapid.T, i int) (*unstructured.Unstructured, []want) {
 		} else {
 			saName = ""
 		}
-		wants = append(wants, want{grServiceAccounts, ns, cmpOr(sanName, saName, "default")})
+		wants = append(wants, want{kinds.ServiceAccounts, ns, cmpOr(sanName, saName, "default")})
 		write(sh.podSpec, podSlots)
 	}
 	write(nil, sh.slots)

@@ -77,7 +77,7 @@ type reportItem struct {
 
 // Add writes the item ev decided; its detail is ev's Detail, or else its error.
 func (r *ReportWriter) Add(ev Event) {
-	it := reportItem{Item: ev.Item.Item(), Version: ev.Item.Version(), Result: string(ev.Result), Detail: ev.Detail, UID: string(ev.UID), Order: ev.Order}
+	it := reportItem{Item: ev.Item.item(), Version: ev.Item.version(), Result: string(ev.Result), Detail: ev.Detail, UID: string(ev.UID), Order: ev.Order}
 	if it.Detail == "" && ev.Err != nil {
 		it.Detail = ev.Err.Error()
 	}

@@ -46,7 +46,7 @@ func TestReportWriterText(t *testing.T) {
 	}
 	sum := &restore.Summary{Total: 2, Restored: 1, Counts: map[restore.Result]int{restore.ResultCreated: 1, restore.ResultFailed: 1}}
 	require.NoError(t, rep.Finish(sum))
-	require.Equal(t, evs[0].Item.Item()+"  v1  created  \n"+evs[1].Item.Item()+"  v1  failed  boom\n"+
+	require.Equal(t, evs[0].Item.Info().Item+"  v1  created  \n"+evs[1].Item.Info().Item+"  v1  failed  boom\n"+
 		"\nRestored 1 of 2 items (1 created, 0 already there, 0 updated); 0 excluded by item actions; 1 failed, 0 not ready, 0 skipped, 0 not run; 0 left to their controllers; 0 could not be restored (see the plan).\n",
 		buf.String())
 }
@@ -134,7 +134,7 @@ func TestDryRunReportWriter(t *testing.T) {
 	rep.Add(evs[0])
 	require.NoError(t, rep.Finish(sum))
 	require.NoError(t, plan.WriteText(&planText))
-	require.True(t, bytes.HasPrefix(buf.Bytes(), []byte(planText.String()+"\nDry run against the target:\n"+evs[0].Item.Item()+"  v1  created  \n")), buf.String())
+	require.True(t, bytes.HasPrefix(buf.Bytes(), []byte(planText.String()+"\nDry run against the target:\n"+evs[0].Item.Info().Item+"  v1  created  \n")), buf.String())
 	require.Contains(t, buf.String(), "\nDry run, nothing changed: of 2 items")
 
 	_, err = restore.NewDryRunReportWriter(failingWriter{}, plan, true)

@@ -43,7 +43,7 @@ func TestFilterResourcesAsVelero(t *testing.T) {
 			var got []schema.GroupResource
 			for _, w := range plan.Waves {
 				for _, it := range w {
-					got = append(got, schema.GroupResource{Group: it.Group(), Resource: it.Resource()})
+					got = append(got, schema.GroupResource{Group: it.group(), Resource: it.resource()})
 				}
 			}
 			require.ElementsMatch(t, tc.Want, got, "skipped %v", plan.Skipped)

@@ -27,7 +27,7 @@ const (
 	// ResultSkipped: the item was not restored because something it depends on failed or
 	// was skipped.
 	ResultSkipped Result = "skipped"
-	// ResultExcluded: an ItemAction excluded the item (Output.Skip), as Velero's skip a
+	// ResultExcluded: an item action excluded the item (actions.Output.Skip), as Velero's skip a
 	// finished Pod or Job, an APIService the API server makes, ...; Detail names the action
 	// and its reason. Not an error: what depends on the item still runs.
 	ResultExcluded Result = "excluded"
@@ -116,3 +116,17 @@ type Summary struct {
 	// status updates, and readiness polls.
 	Requests int64 `json:"requests"`
 }
+
+// ActionError is an item's failure in an [actions.ItemAction].
+type ActionError struct {
+	Action string    // the action's Name
+	Item   string    // the item, as manifest.Item's String
+	UID    types.UID // the item's UID in the backup
+	Err    error
+}
+
+func (e *ActionError) Error() string {
+	return fmt.Sprintf("restore: action %s on %s: %v", e.Action, e.Item, e.Err)
+}
+
+func (e *ActionError) Unwrap() error { return e.Err }

@@ -29,6 +29,8 @@ import (
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/readiness"
+	"github.com/backupkit/backupkit/restore/actions"
+	"github.com/backupkit/backupkit/restore/modifiers"
 )
 
 // Cluster is the cluster a restore writes to.
@@ -80,15 +82,15 @@ type runConfig struct {
 	policy             ExistingPolicy
 	waitAll            bool
 	waitTimeout        time.Duration
-	actions            []ItemAction
+	actions            []actions.ItemAction
 	actionsSet         bool
 	status             map[schema.GroupResource]bool // WithStatus
-	statusExcluded     map[schema.GroupResource]bool // WithStatusExcluded
+	statusExcluded     map[schema.GroupResource]bool // WithStatus
 	statusSet          bool                          // either was given
 	finalizers         bool
 	events             func(Event)
-	info               Info
-	modifiers          *ResourceModifiers
+	info               actions.Info
+	modifiers          *modifiers.Modifiers
 	dryRun             bool
 	veleroFrom         *string             // WithVeleroLabels: the backup's name
 	registry           *readiness.Registry // WithReadiness; nil: readiness's built-in rules
@@ -97,7 +99,8 @@ type runConfig struct {
 
 // WithName sets the restore's name, labelled on every object it creates (RestoreNameLabel);
 // running a restore again under the same name recognises what an earlier run made. It
-// must be a valid label value. Default: "restore-<UTC time>-<random>".
+// must be a valid label value (validation.IsValidLabelValue of k8s.io/apimachinery): Run
+// refuses another. Default: "restore-<UTC time>-<random>".
 func WithName(name string) RunOption { return func(c *runConfig) { c.name = name } }
 
 // Velero's labels (WithVeleroLabels), as Velero v1.18.3 writes them on what it restores.
@@ -161,58 +164,51 @@ func WithParallelism(n int) RunOption { return func(c *runConfig) { c.parallel =
 func WithExistingPolicy(p ExistingPolicy) RunOption { return func(c *runConfig) { c.policy = p } }
 
 // WithWait makes the restore wait until every item is ready before what depends on it
-// starts, not only the items that gate others (PlanItem.Ready). Default: off.
+// starts, not only the items that gate others (PlanItemInfo.Ready). Default: off.
 func WithWait(on bool) RunOption { return func(c *runConfig) { c.waitAll = on } }
 
 // WithWaitTimeout bounds the wait for one item to be ready. Default: readiness.DefaultTimeout.
 func WithWaitTimeout(d time.Duration) RunOption { return func(c *runConfig) { c.waitTimeout = d } }
 
 // WithActions sets the item actions, called in this order for each item they apply to.
-// Default: DefaultActions(). WithActions() with none runs no action.
-func WithActions(actions ...ItemAction) RunOption {
-	return func(c *runConfig) { c.actions = slices.Clone(actions); c.actionsSet = true }
+// Default: [actions.Default](). WithActions() with none runs no action.
+func WithActions(list ...actions.ItemAction) RunOption {
+	return func(c *runConfig) { c.actions = slices.Clone(list); c.actionsSet = true }
 }
 
-// AllResources, given to WithStatus, stands for every resource, as Velero's "*".
-var AllResources = schema.GroupResource{Resource: "*"}
-
 // StatusAnnotation on a backed-up object decides, as in Velero, whether its status is
-// restored, whatever WithStatus and WithStatusExcluded say: "true" or "false" (in any
+// restored, whatever WithStatus says: "true" or "false" (in any
 // case, spaces around ignored); another value is ignored.
 const StatusAnnotation = "velero.io/restore-status"
 
-// WithStatus restores the status of the given resources' objects (Velero's
-// --status-include-resources; AllResources for every resource): the object is created,
-// then its status written with the status subresource, retried with the object's newest
-// resourceVersion on a conflict, as Velero does. A status that cannot be written leaves the
-// object created, and its event's Detail says why, as Velero's warning does. Default: no
-// status is restored; the controllers write it.
-func WithStatus(resources ...schema.GroupResource) RunOption {
+// WithStatus restores the status of the objects of the included resources but not of
+// the excluded ones, as Velero does with a restore's restoreStatus
+// (--status-include-resources and --status-exclude-resources): "*" among the included
+// (schema.GroupResource{Resource: "*"}) stands for every resource, and so does an empty
+// included list (WithStatus(nil, excluded): every resource but the excluded ones). The
+// object is created, then its status written with the status subresource, retried with
+// the object's newest resourceVersion on a conflict, as Velero does. A status that cannot
+// be written leaves the object created, and its event's Detail says why, as Velero's
+// warning does. Default: no status is restored; the controllers write it.
+func WithStatus(included, excluded []schema.GroupResource) RunOption {
 	return func(c *runConfig) {
 		c.statusSet = true
-		for _, gr := range resources {
+		for _, gr := range included {
 			c.status[gr] = true
 		}
-	}
-}
-
-// WithStatusExcluded does not restore the status of the given resources' objects (Velero's
-// --status-exclude-resources), even under WithStatus(AllResources). Given without
-// WithStatus, as Velero's restoreStatus with only excluded resources, it restores the
-// status of every other resource. Default: none.
-func WithStatusExcluded(resources ...schema.GroupResource) RunOption {
-	return func(c *runConfig) {
-		c.statusSet = true
-		for _, gr := range resources {
+		for _, gr := range excluded {
 			c.statusExcluded[gr] = true
 		}
 	}
 }
 
+// allResources, among WithStatus's included resources, stands for every resource.
+var allResources = schema.GroupResource{Resource: "*"}
+
 // restoresStatus says whether the status of u, backed up as an object of resource gr, is
 // restored: as Velero's determineRestoreStatus decides.
 func (c *runConfig) restoresStatus(gr schema.GroupResource, u *unstructured.Unstructured) bool {
-	on := c.statusSet && !c.statusExcluded[gr] && (len(c.status) == 0 || c.status[AllResources] || c.status[gr])
+	on := c.statusSet && !c.statusExcluded[gr] && (len(c.status) == 0 || c.status[allResources] || c.status[gr])
 	switch strings.ToLower(strings.TrimSpace(u.GetAnnotations()[StatusAnnotation])) {
 	case "true":
 		return true
@@ -235,7 +231,7 @@ func WithEvents(fn func(Event)) RunOption { return func(c *runConfig) { c.events
 // with an error naming the rule. As in Velero, the rules match an object in the namespace
 // it was backed up in (before WithNamespaceMapping's), and are not applied to Namespaces.
 // Default: none.
-func WithResourceModifiers(m *ResourceModifiers) RunOption {
+func WithResourceModifiers(m *modifiers.Modifiers) RunOption {
 	return func(c *runConfig) { c.modifiers = m }
 }
 
@@ -254,7 +250,7 @@ func WithPreserveNodePorts(on bool) RunOption {
 // ResultWouldUpdate (PolicyUpdate: a dry-run update the target accepts) or ResultRefused
 // with the server's reason. Nothing in the target changes: no namespace is created (the
 // namespaces a real run creates are checked by dry-run creates), no status is written,
-// nothing is waited for, and Info.DryRun tells the item actions, which must not write to
+// nothing is waited for, and actions.Info.DryRun tells the item actions, which must not write to
 // the cluster then (the built-in actions never do).
 //
 // An object the target can only check once the restore has created something first is
@@ -302,7 +298,7 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 		}
 	}
 	if !cfg.actionsSet {
-		cfg.actions = DefaultActions()
+		cfg.actions = actions.Default()
 	}
 	if err := cfg.check(plan, c); err != nil {
 		return nil, err
@@ -312,7 +308,7 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 		return nil, err
 	}
 	r.items = streamItems(ctx, plan.source, plan.limits, len(r.states), r.locate,
-		func(i int32) string { return r.item(i).ReadPath() }, maxReadAhead)
+		func(i int32) string { return r.item(i).readPath() }, maxReadAhead)
 	defer r.items.close()
 	_ = plan.manifest.WalkEach(ctx, cfg.parallel, r.restoreWalked, r.walked) // its error counts every item, not the planned ones
 	r.items.close()
@@ -340,7 +336,7 @@ func (c *runConfig) check(plan *Plan, cl Cluster) error {
 	}
 	if c.name == "" {
 		c.name = defaultName()
-	} else if err := CheckName(c.name); err != nil {
+	} else if err := checkName(c.name); err != nil {
 		errs = append(errs, err)
 	}
 	if c.parallel < 1 {
@@ -366,8 +362,8 @@ func (c *runConfig) check(plan *Plan, cl Cluster) error {
 	return nil
 }
 
-// CheckName says what is wrong with a restore's name (WithName), nil when nothing is.
-func CheckName(name string) error {
+// checkName says what is wrong with a restore's name (WithName), nil when nothing is.
+func checkName(name string) error {
 	if msgs := validation.IsValidLabelValue(name); len(msgs) > 0 {
 		return fmt.Errorf("name %q is not a label value: %s", name, strings.Join(msgs, "; "))
 	}
@@ -393,11 +389,11 @@ type restorer struct {
 	cfg   *runConfig
 	runID string
 
-	waveStart []int             // the number of each wave's first item
-	index     []int32           // by manifest position, the planned item's number plus one (0: not planned)
-	dirs      map[string]string // the directory each restored resource is read from
-	states    []itemState       // by number
-	selectors []Selector        // the item actions' AppliesTo, read once
+	waveStart []int              // the number of each wave's first item
+	index     []int32            // by manifest position, the planned item's number plus one (0: not planned)
+	dirs      map[string]string  // the directory each restored resource is read from
+	states    []itemState        // by number
+	selectors []actions.Selector // the item actions' AppliesTo, read once
 	items     *itemStream
 	owners    *owners
 
@@ -554,7 +550,7 @@ func (r *restorer) restoreOnce(ctx context.Context, i int32) error {
 	var refused *RefusedError
 	switch {
 	case err == nil:
-	case errors.As(err, &refused) && refused.UID == ev.Item.UID():
+	case errors.As(err, &refused) && refused.UID == ev.Item.uid():
 		ev.Result, ev.Err, ev.UID = ResultRefused, err, "" // not an additional item's refusal
 	case errors.As(err, new(*notReadyError)):
 		ev.Result, ev.Err = ResultNotReady, err
@@ -627,13 +623,13 @@ func (r *restorer) restoreItem(ctx context.Context, i int32, ev *Event) error {
 	if r.states[i].owner && obj.GetUID() != "" {
 		// In a dry run, the UID the target gave the dry-run create: what depends on the
 		// object is sent with an owner reference as a real run sends it.
-		r.owners.record(ev.Item.UID(), obj.GetUID())
+		r.owners.record(ev.Item.uid(), obj.GetUID())
 	}
-	if !r.cfg.dryRun && (r.cfg.waitAll || ev.Item.Ready()) {
+	if !r.cfg.dryRun && (r.cfg.waitAll || ev.Item.ready()) {
 		if err := r.waitReady(ctx, obj, r.cfg.waitTimeout); err != nil {
 			return err
 		}
-		if ev.Item.Kind() == "CustomResourceDefinition" {
+		if ev.Item.kind() == "CustomResourceDefinition" {
 			if m, ok := r.c.Mapper.(meta.ResettableRESTMapper); ok {
 				m.Reset() // it serves a resource from now on
 			}
@@ -818,12 +814,12 @@ func (r *restorer) ensureNamespaces(ctx context.Context) error {
 	needed := map[string]bool{}
 	for _, wave := range r.plan.Waves {
 		for _, it := range wave {
-			if it.Group() == "" && it.Kind() == "Namespace" {
-				inPlan[it.Name()] = true
-				r.nsItems[it.Name()] = it.it
+			if it.group() == "" && it.kind() == "Namespace" {
+				inPlan[it.name()] = true
+				r.nsItems[it.name()] = it.it
 			}
-			if it.Namespace() != "" {
-				needed[it.Namespace()] = true
+			if it.namespace() != "" {
+				needed[it.namespace()] = true
 			}
 		}
 	}

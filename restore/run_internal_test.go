@@ -54,8 +54,8 @@ func runEvents(t *testing.T, plan *Plan, c Cluster, opts ...RunOption) (*Summary
 	sum, err := Run(t.Context(), plan, c, append(opts, WithEvents(func(ev Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		require.NotContains(t, events, ev.Item.Name(), "one event per item")
-		events[ev.Item.Name()] = ev
+		require.NotContains(t, events, ev.Item.name(), "one event per item")
+		events[ev.Item.name()] = ev
 	}))...)
 	return sum, events, err
 }
@@ -126,7 +126,7 @@ func TestRunStatusAndFinalizers(t *testing.T) {
 		finalizers []string
 	}{
 		{"defaults", nil, false, nil},
-		{"status of deployments, finalizers kept", []RunOption{WithStatus(schema.GroupResource{Group: "apps", Resource: "deployments"}), WithFinalizers(true)},
+		{"status of deployments, finalizers kept", []RunOption{WithStatus([]schema.GroupResource{{Group: "apps", Resource: "deployments"}}, nil), WithFinalizers(true)},
 			true, []string{"example.com/keep"}},
 	}
 	for _, tt := range tests {
@@ -182,14 +182,14 @@ func TestRunStatusAsVelero(t *testing.T) {
 		fail                  bool
 		depStatus, cmStatus   bool
 	}{
-		{name: "every resource", opts: []RunOption{WithStatus(AllResources)}, depStatus: true, cmStatus: true},
-		{name: "every resource but the excluded", opts: []RunOption{WithStatus(AllResources), WithStatusExcluded(deps)}, cmStatus: true},
-		{name: "only excluded: every other", opts: []RunOption{WithStatusExcluded(cms)}, depStatus: true},
+		{name: "every resource", opts: []RunOption{WithStatus([]schema.GroupResource{{Resource: "*"}}, nil)}, depStatus: true, cmStatus: true},
+		{name: "every resource but the excluded", opts: []RunOption{WithStatus([]schema.GroupResource{{Resource: "*"}}, []schema.GroupResource{deps})}, cmStatus: true},
+		{name: "only excluded: every other", opts: []RunOption{WithStatus(nil, []schema.GroupResource{cms})}, depStatus: true},
 		{name: "none, but the annotation says true", cmNote: "true", cmStatus: true},
-		{name: "named, but the annotation says false", depAnnotation: " FALSE ", opts: []RunOption{WithStatus(deps)}},
-		{name: "an annotation of another value is ignored", depAnnotation: "maybe", opts: []RunOption{WithStatus(deps)}, depStatus: true},
-		{name: "conflicts retried", opts: []RunOption{WithStatus(deps)}, conflicts: 2, depStatus: true},
-		{name: "a status that cannot be written", opts: []RunOption{WithStatus(deps)}, fail: true},
+		{name: "named, but the annotation says false", depAnnotation: " FALSE ", opts: []RunOption{WithStatus([]schema.GroupResource{deps}, nil)}},
+		{name: "an annotation of another value is ignored", depAnnotation: "maybe", opts: []RunOption{WithStatus([]schema.GroupResource{deps}, nil)}, depStatus: true},
+		{name: "conflicts retried", opts: []RunOption{WithStatus([]schema.GroupResource{deps}, nil)}, conflicts: 2, depStatus: true},
+		{name: "a status that cannot be written", opts: []RunOption{WithStatus([]schema.GroupResource{deps}, nil)}, fail: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

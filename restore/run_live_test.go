@@ -61,10 +61,10 @@ func (e *events) add(ev restore.Event) {
 	if e.byIt == nil {
 		e.byIt = map[string]restore.Event{}
 	}
-	if _, ok := e.byIt[ev.Item.Item()]; ok {
-		e.dup = append(e.dup, ev.Item.Item())
+	if _, ok := e.byIt[ev.Item.Info().Item]; ok {
+		e.dup = append(e.dup, ev.Item.Info().Item)
 	}
-	e.byIt[ev.Item.Item()] = ev
+	e.byIt[ev.Item.Info().Item] = ev
 }
 
 func (e *events) results() map[restore.Result]int {
@@ -163,7 +163,7 @@ func TestLiveRunAgainTellsTheTruth(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, n, sum2.Restored)
 		for item, ev := range second.byIt {
-			if byFirst[ev.Item.Name()] {
+			if byFirst[ev.Item.Info().Name] {
 				require.Equal(t, restore.ResultExists, ev.Result, item)
 				require.Equal(t, restore.DetailEarlierRun, ev.Detail, item)
 			} else {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 )
@@ -21,11 +20,6 @@ type Source func(ctx context.Context) (io.ReadCloser, error)
 // FromFile is the backup tarball at path.
 func FromFile(path string) Source {
 	return func(context.Context) (io.ReadCloser, error) { return os.Open(path) }
-}
-
-// FromFS is the backup tarball name in fsys (an fs.FS over a directory, an embed.FS, ...).
-func FromFS(fsys fs.FS, name string) Source {
-	return func(context.Context) (io.ReadCloser, error) { return fsys.Open(name) }
 }
 
 // FromBytes is a backup tarball held in memory. The restore does not modify b.

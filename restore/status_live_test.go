@@ -13,7 +13,7 @@ import (
 	"github.com/backupkit/backupkit/restore"
 )
 
-// Against the API server, which decides what a status write does: WithStatus(AllResources)
+// Against the API server, which decides what a status write does: WithStatus([]schema.GroupResource{{Resource: "*"}}, nil)
 // writes a Service's backed-up load-balancer status through its status subresource, and a
 // ConfigMap, which has none, is created all the same, its event saying its status was not
 // restored (Velero's warning), the run succeeding.
@@ -27,7 +27,7 @@ func TestLiveStatusRestore(t *testing.T) {
 		"status": map[string]any{"odd": "yes"}})
 	plan, cluster := planLive(t, c, "", "", svc, cm)
 	var got events
-	sum, err := restore.Run(t.Context(), plan, cluster, restore.WithName("status"), restore.WithStatus(restore.AllResources), restore.WithEvents(got.add))
+	sum, err := restore.Run(t.Context(), plan, cluster, restore.WithName("status"), restore.WithStatus([]schema.GroupResource{{Resource: "*"}}, nil), restore.WithEvents(got.add))
 	require.NoError(t, err)
 	require.Equal(t, map[restore.Result]int{restore.ResultCreated: 2}, sum.Counts)
 	require.Empty(t, got.byIt["resources/services/namespaces/"+ns+"/web.json"].Detail)

@@ -20,7 +20,7 @@ func TestDryRunReport(t *testing.T) {
 	plan, err := restore.NewPlan(t.Context(), restore.FromBytes(sample.Backup), target)
 	require.NoError(t, err)
 	items := plan.Waves[0]
-	refused := &restore.RefusedError{Item: items[0].Item(), Err: errors.New("no")}
+	refused := &restore.RefusedError{Item: items[0].Info().Item, Err: errors.New("no")}
 	events := []restore.Event{
 		{Item: items[0], Result: restore.ResultRefused, Err: refused},
 		{Item: items[1], Result: restore.ResultWouldCreate, Detail: restore.DetailNamespaceNotYet},
@@ -66,8 +66,8 @@ func TestDryRunReport(t *testing.T) {
 	var planText bytes.Buffer
 	require.NoError(t, plan.WriteText(&planText))
 	require.Equal(t, planText.String()+"\nDry run against the target:\n"+
-		items[0].Item()+"  "+items[0].Version()+"  refused  the target refuses "+items[0].Item()+": no\n"+
-		items[1].Item()+"  "+items[1].Version()+"  would create  "+restore.DetailNamespaceNotYet+"\n"+
+		items[0].Info().Item+"  "+items[0].Info().Version+"  refused  the target refuses "+items[0].Info().Item+": no\n"+
+		items[1].Info().Item+"  "+items[1].Info().Version+"  would create  "+restore.DetailNamespaceNotYet+"\n"+
 		"\nDry run, nothing changed: of 2 items, 1 would be created (1 of them not checked: the restore creates their namespace or CustomResourceDefinition first), 0 already there, 0 would be updated; 0 excluded by item actions; 1 refused by the target, 0 failed, 0 skipped, 0 not run; 0 left to their controllers; 0 could not be restored (see the plan).\n",
 		buf.String())
 }

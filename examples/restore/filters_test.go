@@ -64,10 +64,10 @@ func TestFilterFlagsPlan(t *testing.T) {
 			namespaces, kinds := map[string]bool{}, map[string]bool{}
 			for _, w := range p.Waves {
 				for _, it := range w {
-					namespaces[it.Namespace()] = true
-					kinds[it.Kind()] = true
-					if it.Kind() == "Namespace" {
-						namespaces[it.Name()] = true
+					namespaces[it.Info().Namespace] = true
+					kinds[it.Info().Kind] = true
+					if it.Info().Kind == "Namespace" {
+						namespaces[it.Info().Name] = true
 					}
 				}
 			}

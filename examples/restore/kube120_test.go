@@ -156,7 +156,7 @@ func TestExtensionsIngress(t *testing.T) {
 			"readPath": "resources/ingresses.extensions/v1beta1-preferredversion/namespaces/old/web.json"}]`, string(wave))
 		it := p.Waves[0][0]
 		require.Equal(t, []string{"networking.k8s.io", "extensions", "v1", "v1beta1", "resources/ingresses.extensions/v1beta1-preferredversion/namespaces/old/web.json"},
-			[]string{it.Group(), it.SourceGroup(), it.Version(), it.SourceVersion(), it.ReadPath()}, "read back from the plan's JSON")
+			[]string{it.Info().Group, it.Info().SourceGroup, it.Info().Version, it.Info().SourceVersion, it.Info().ReadPath}, "read back from the plan's JSON")
 		require.Equal(t, []restore.Conversion{{Resource: "ingresses.extensions", From: "v1beta1", To: "v1", ToGroup: "networking.k8s.io", Items: 1}}, p.Conversions)
 	})
 	t.Run("without the built-in conversions", func(t *testing.T) {

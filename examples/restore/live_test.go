@@ -116,28 +116,28 @@ func TestLiveRestore(t *testing.T) {
 	before("resources/customresourcedefinitions.apiextensions.k8s.io/cluster/rockbands.music.example.io.json", "resources/rockbands.music.example.io/namespaces/shop/queen.json")
 
 	get := func(it restore.PlanItem) *unstructured.Unstructured {
-		gvr := schema.GroupVersionResource{Group: it.Group(), Version: it.Version(), Resource: it.Resource()}
+		gvr := schema.GroupVersionResource{Group: it.Info().Group, Version: it.Info().Version, Resource: it.Info().Resource}
 		var ri dynamic.ResourceInterface = client.Resource(gvr)
-		if it.Namespace() != "" {
-			ri = client.Resource(gvr).Namespace(it.Namespace())
+		if it.Info().Namespace != "" {
+			ri = client.Resource(gvr).Namespace(it.Info().Namespace)
 		}
-		u, err := ri.Get(t.Context(), it.Name(), metav1.GetOptions{})
-		require.NoError(t, err, "%s at %s", it.Item(), it.Version())
+		u, err := ri.Get(t.Context(), it.Info().Name, metav1.GetOptions{})
+		require.NoError(t, err, "%s at %s", it.Info().Item, it.Info().Version)
 		return u
 	}
 	newUID := map[string]string{} // backed-up uid -> uid in the cluster
 	for _, wave := range plan.Waves {
 		for _, it := range wave {
 			u := get(it) // exists at the chosen version
-			require.Equal(t, schema.GroupVersion{Group: it.Group(), Version: it.Version()}.String(), u.GetAPIVersion())
-			newUID[string(it.UID())] = string(u.GetUID())
+			require.Equal(t, schema.GroupVersion{Group: it.Info().Group, Version: it.Info().Version}.String(), u.GetAPIVersion())
+			newUID[string(it.Info().UID)] = string(u.GetUID())
 		}
 	}
 	for _, wave := range plan.Waves {
 		for _, it := range wave {
 			// Owners point at the objects the restore created, never at backed-up UIDs.
 			for _, ref := range get(it).GetOwnerReferences() {
-				require.NotContains(t, newUID, string(ref.UID), "owner %s of %s keeps its backed-up uid", ref.Name, it.Item())
+				require.NotContains(t, newUID, string(ref.UID), "owner %s of %s keeps its backed-up uid", ref.Name, it.Info().Item)
 			}
 		}
 	}
@@ -147,23 +147,23 @@ func TestLiveRestore(t *testing.T) {
 	// included: the ReplicaSet may carry the Deployment's.
 	for _, wave := range plan.Waves {
 		for _, it := range wave {
-			if it.Kind() == "CustomResourceDefinition" {
+			if it.Info().Kind == "CustomResourceDefinition" {
 				continue
 			}
 			u := get(it)
-			require.Equal(t, "sample", u.GetLabels()[restore.RestoreNameLabel], it.Item())
-			want := []string{string(it.UID())}
-			if it.Kind() == "ReplicaSet" {
+			require.Equal(t, "sample", u.GetLabels()[restore.RestoreNameLabel], it.Info().Item)
+			want := []string{string(it.Info().UID)}
+			if it.Info().Kind == "ReplicaSet" {
 				want = append(want, "uid-deploy-web")
 			}
-			require.Contains(t, want, u.GetAnnotations()[restore.OriginalUIDAnnotation], it.Item())
+			require.Contains(t, want, u.GetAnnotations()[restore.OriginalUIDAnnotation], it.Info().Item)
 		}
 	}
 
 	byName := func(kind, name string) restore.PlanItem {
 		for _, wave := range plan.Waves {
 			for _, it := range wave {
-				if it.Kind() == kind && it.Name() == name {
+				if it.Info().Kind == kind && it.Info().Name == name {
 					return it
 				}
 			}

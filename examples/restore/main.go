@@ -27,6 +27,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -38,6 +39,7 @@ import (
 	"github.com/backupkit/backupkit/examples/internal/limitflag"
 	"github.com/backupkit/backupkit/examples/internal/sample"
 	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/modifiers"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
@@ -57,7 +59,7 @@ type flags struct {
 	qps                                                                 float64
 	limits                                                              archive.Limits
 	resourceModifiers                                                   string
-	modifiers                                                           *restore.ResourceModifiers
+	modifiers                                                           *modifiers.Modifiers
 	filterOpts                                                          []restore.PlanOption // filters.go
 }
 
@@ -113,8 +115,8 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	if f.filterOpts, err = ff.planOptions(); err != nil {
 		return nil, err
 	}
-	if err := restore.CheckName(f.restoreName); f.restoreName != "" && err != nil {
-		return nil, fmt.Errorf("--restore-name: %w", err)
+	if msgs := validation.IsValidLabelValue(f.restoreName); f.restoreName != "" && len(msgs) > 0 {
+		return nil, fmt.Errorf("--restore-name: name %q is not a label value: %s", f.restoreName, strings.Join(msgs, "; "))
 	}
 	if ns, name, ok := strings.Cut(f.prioritiesConfigMap, "/"); f.prioritiesConfigMap != "" && (!ok || ns == "" || name == "") {
 		return nil, fmt.Errorf("--priorities-configmap must be <namespace>/<name>, not %q", f.prioritiesConfigMap)
@@ -164,7 +166,10 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 		}
 	} else if f.backup != "" {
 		src = restore.FromFile(f.backup)
-		opts = append(opts, restore.WithSiblingBeside(f.backup))
+		// The sibling manifest beside the tarball, when there is one.
+		if sib := archive.SiblingManifestName(f.backup); statOK(sib) {
+			opts = append(opts, restore.WithSiblingManifest(restore.FromFile(sib)))
+		}
 	}
 	// The conversions this program knows: the ExternalJob example kind, and with
 	// --builtin-conversions Kubernetes' own kinds from the API versions it removed.
@@ -273,11 +278,8 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 		return out
 	}
 	var statusOpts []restore.RunOption
-	if f.statusResources != "" {
-		statusOpts = append(statusOpts, restore.WithStatus(resources(f.statusResources)...))
-	}
-	if f.statusExcluded != "" {
-		statusOpts = append(statusOpts, restore.WithStatusExcluded(resources(f.statusExcluded)...))
+	if f.statusResources != "" || f.statusExcluded != "" {
+		statusOpts = append(statusOpts, restore.WithStatus(resources(f.statusResources), resources(f.statusExcluded)))
 	}
 	rep, err := newReporter(stdout, plan, f)
 	if err != nil {
@@ -307,4 +309,10 @@ func setRateLimit(cfg *rest.Config, qps float64, burst int) {
 	if qps > 0 {
 		cfg.QPS, cfg.Burst = float32(qps), max(cmp.Or(burst, int(2*qps)), 1)
 	}
+}
+
+// statOK reports whether path can be stat'ed.
+func statOK(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

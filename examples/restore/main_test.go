@@ -113,7 +113,7 @@ func TestDryRunLegacyBackup(t *testing.T) {
 	}
 	for _, w := range p.Waves {
 		for _, it := range w {
-			require.Equal(t, it.Item(), it.ReadPath(), "read from the legacy path")
+			require.Equal(t, it.Info().Item, it.Info().ReadPath, "read from the legacy path")
 		}
 	}
 }

@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/modifiers"
 )
 
-// readModifiers reads --resource-modifiers (restore.ReadResourceModifiers: a rules file, or
+// readModifiers reads --resource-modifiers (modifiers.Read: a rules file, or
 // a manifest of the ConfigMap Velero reads them from). "" reads none.
-func readModifiers(path string) (*restore.ResourceModifiers, error) {
+func readModifiers(path string) (*modifiers.Modifiers, error) {
 	if path == "" {
 		return nil, nil
 	}
 	data, err := os.ReadFile(path)
 	if err == nil {
-		var m *restore.ResourceModifiers
-		if m, err = restore.ReadResourceModifiers(data); err == nil {
+		var m *modifiers.Modifiers
+		if m, err = modifiers.Read(data); err == nil {
 			return m, nil
 		}
 	}

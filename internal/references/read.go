@@ -12,22 +12,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-)
 
-// The resources references name.
-var (
-	grServices        = schema.GroupResource{Resource: "services"}
-	grServiceAccounts = schema.GroupResource{Resource: "serviceaccounts"}
-	grConfigMaps      = schema.GroupResource{Resource: "configmaps"}
-	grSecrets         = schema.GroupResource{Resource: "secrets"}
-	grPVCs            = schema.GroupResource{Resource: "persistentvolumeclaims"}
-	grPVs             = schema.GroupResource{Resource: "persistentvolumes"}
-	grPriorityClasses = schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}
-	grRuntimeClasses  = schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}
-	grStorageClasses  = schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}
-	grRoles           = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "roles"}
-	grClusterRoles    = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}
-	grIngressClasses  = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingressclasses"}
+	"github.com/backupkit/backupkit/internal/kinds"
 )
 
 const (
@@ -208,7 +194,7 @@ func Read(u *unstructured.Unstructured) Refs {
 		r.out.Selector = stringMap(field(obj, "spec", "selector"))
 	case schema.GroupKind{Kind: kindPVC}:
 		r.storageClass(obj, "")
-		r.add(grPVs, false, "", str(obj, "spec", "volumeName"), "spec.volumeName")
+		r.add(kinds.PersistentVolumes, false, "", str(obj, "spec", "volumeName"), "spec.volumeName")
 		for _, f := range []string{"dataSource", "dataSourceRef"} {
 			src := field(obj, "spec", f)
 			ns, local := str(src, "namespace"), true
@@ -278,42 +264,42 @@ func (r *refReader) podSpec(spec any, prefix string) {
 	// is empty, and to "default" when both are.
 	switch sa, dep := str(spec, "serviceAccountName"), str(spec, "serviceAccount"); {
 	case sa != "":
-		r.add(grServiceAccounts, true, "", sa, prefix+".serviceAccountName")
+		r.add(kinds.ServiceAccounts, true, "", sa, prefix+".serviceAccountName")
 	case dep != "":
-		r.add(grServiceAccounts, true, "", dep, prefix+".serviceAccount")
+		r.add(kinds.ServiceAccounts, true, "", dep, prefix+".serviceAccount")
 	default:
-		r.add(grServiceAccounts, true, "", defaultServiceAccount, prefix+".serviceAccountName (default)")
+		r.add(kinds.ServiceAccounts, true, "", defaultServiceAccount, prefix+".serviceAccountName (default)")
 	}
-	r.add(grPriorityClasses, false, "", str(spec, "priorityClassName"), prefix+".priorityClassName")
-	r.add(grRuntimeClasses, false, "", str(spec, "runtimeClassName"), prefix+".runtimeClassName")
+	r.add(kinds.PriorityClasses, false, "", str(spec, "priorityClassName"), prefix+".priorityClassName")
+	r.add(kinds.RuntimeClasses, false, "", str(spec, "runtimeClassName"), prefix+".runtimeClassName")
 	for _, s := range objects(field(spec, "imagePullSecrets")) {
-		r.add(grSecrets, true, "", str(s, "name"), prefix+".imagePullSecrets")
+		r.add(kinds.Secrets, true, "", str(s, "name"), prefix+".imagePullSecrets")
 	}
 	for _, v := range objects(field(spec, "volumes")) {
 		p := prefix + ".volumes."
-		r.add(grConfigMaps, true, "", str(v, "configMap", "name"), p+"configMap")
-		r.add(grSecrets, true, "", str(v, "secret", "secretName"), p+"secret")
-		r.add(grPVCs, true, "", str(v, "persistentVolumeClaim", "claimName"), p+"persistentVolumeClaim")
-		r.add(grSecrets, true, "", str(v, "csi", "nodePublishSecretRef", "name"), p+"csi.nodePublishSecretRef")
-		r.add(grSecrets, true, "", str(v, "azureFile", "secretName"), p+"azureFile.secretName")
+		r.add(kinds.ConfigMaps, true, "", str(v, "configMap", "name"), p+"configMap")
+		r.add(kinds.Secrets, true, "", str(v, "secret", "secretName"), p+"secret")
+		r.add(kinds.PersistentVolumeClaims, true, "", str(v, "persistentVolumeClaim", "claimName"), p+"persistentVolumeClaim")
+		r.add(kinds.Secrets, true, "", str(v, "csi", "nodePublishSecretRef", "name"), p+"csi.nodePublishSecretRef")
+		r.add(kinds.Secrets, true, "", str(v, "azureFile", "secretName"), p+"azureFile.secretName")
 		for _, src := range secretRefVolumes {
-			r.add(grSecrets, true, "", str(v, src, "secretRef", "name"), p+src+".secretRef")
+			r.add(kinds.Secrets, true, "", str(v, src, "secretRef", "name"), p+src+".secretRef")
 		}
 		for _, s := range objects(field(v, "projected", "sources")) {
-			r.add(grConfigMaps, true, "", str(s, "configMap", "name"), p+"projected.sources.configMap")
-			r.add(grSecrets, true, "", str(s, "secret", "name"), p+"projected.sources.secret")
+			r.add(kinds.ConfigMaps, true, "", str(s, "configMap", "name"), p+"projected.sources.configMap")
+			r.add(kinds.Secrets, true, "", str(s, "secret", "name"), p+"projected.sources.secret")
 		}
 	}
 	for _, list := range []string{"containers", "initContainers", "ephemeralContainers"} {
 		for _, c := range objects(field(spec, list)) {
 			p := prefix + "." + list + "."
 			for _, e := range objects(field(c, "env")) {
-				r.add(grConfigMaps, true, "", str(e, "valueFrom", "configMapKeyRef", "name"), p+"env.valueFrom.configMapKeyRef")
-				r.add(grSecrets, true, "", str(e, "valueFrom", "secretKeyRef", "name"), p+"env.valueFrom.secretKeyRef")
+				r.add(kinds.ConfigMaps, true, "", str(e, "valueFrom", "configMapKeyRef", "name"), p+"env.valueFrom.configMapKeyRef")
+				r.add(kinds.Secrets, true, "", str(e, "valueFrom", "secretKeyRef", "name"), p+"env.valueFrom.secretKeyRef")
 			}
 			for _, e := range objects(field(c, "envFrom")) {
-				r.add(grConfigMaps, true, "", str(e, "configMapRef", "name"), p+"envFrom.configMapRef")
-				r.add(grSecrets, true, "", str(e, "secretRef", "name"), p+"envFrom.secretRef")
+				r.add(kinds.ConfigMaps, true, "", str(e, "configMapRef", "name"), p+"envFrom.configMapRef")
+				r.add(kinds.Secrets, true, "", str(e, "secretRef", "name"), p+"envFrom.secretRef")
 			}
 		}
 	}
@@ -327,10 +313,10 @@ func (r *refReader) storageClass(obj any, at string) {
 		at += "."
 	}
 	if sc := str(obj, "spec", "storageClassName"); sc != "" {
-		r.add(grStorageClasses, false, "", sc, at+"spec.storageClassName")
+		r.add(kinds.StorageClasses, false, "", sc, at+"spec.storageClassName")
 		return
 	}
-	r.add(grStorageClasses, false, "", str(obj, "metadata", "annotations", storageClassAnno), at+"metadata.annotations["+storageClassAnno+"]")
+	r.add(kinds.StorageClasses, false, "", str(obj, "metadata", "annotations", storageClassAnno), at+"metadata.annotations["+storageClassAnno+"]")
 }
 
 // binding reads a RoleBinding (namespaced) or ClusterRoleBinding.
@@ -340,10 +326,10 @@ func (r *refReader) binding(obj any, namespaced bool) {
 		switch str(roleRef, "kind") {
 		case "Role":
 			if namespaced {
-				r.add(grRoles, true, "", str(roleRef, "name"), "roleRef")
+				r.add(kinds.Roles, true, "", str(roleRef, "name"), "roleRef")
 			}
 		case "ClusterRole":
-			r.add(grClusterRoles, false, "", str(roleRef, "name"), "roleRef")
+			r.add(kinds.ClusterRoles, false, "", str(roleRef, "name"), "roleRef")
 		}
 	}
 	for _, s := range objects(field(obj, "subjects")) {
@@ -356,15 +342,15 @@ func (r *refReader) binding(obj any, namespaced bool) {
 		if ns == "" && !namespaced {
 			continue
 		}
-		r.add(grServiceAccounts, ns == "", ns, str(s, "name"), "subjects")
+		r.add(kinds.ServiceAccounts, ns == "", ns, str(s, "name"), "subjects")
 	}
 }
 
 // ingress reads an Ingress of networking.k8s.io/v1, v1beta1 or extensions/v1beta1.
 func (r *refReader) ingress(obj any) {
-	r.add(grIngressClasses, false, "", str(obj, "spec", "ingressClassName"), "spec.ingressClassName")
+	r.add(kinds.IngressClasses, false, "", str(obj, "spec", "ingressClassName"), "spec.ingressClassName")
 	if str(obj, "spec", "ingressClassName") == "" {
-		r.add(grIngressClasses, false, "", str(obj, "metadata", "annotations", ingressClassAnno),
+		r.add(kinds.IngressClasses, false, "", str(obj, "metadata", "annotations", ingressClassAnno),
 			"metadata.annotations["+ingressClassAnno+"]")
 	}
 	r.backend(field(obj, "spec", "defaultBackend"), "spec.defaultBackend")
@@ -375,14 +361,14 @@ func (r *refReader) ingress(obj any) {
 		}
 	}
 	for _, t := range objects(field(obj, "spec", "tls")) {
-		r.add(grSecrets, true, "", str(t, "secretName"), "spec.tls.secretName")
+		r.add(kinds.Secrets, true, "", str(t, "secretName"), "spec.tls.secretName")
 	}
 }
 
 // backend reads one Ingress backend of either shape, or a resource backend.
 func (r *refReader) backend(b any, at string) {
-	r.add(grServices, true, "", str(b, "service", "name"), at+".service")
-	r.add(grServices, true, "", str(b, "serviceName"), at+".serviceName")
+	r.add(kinds.Services, true, "", str(b, "service", "name"), at+".service")
+	r.add(kinds.Services, true, "", str(b, "serviceName"), at+".serviceName")
 	res := field(b, "resource")
 	r.addKind(Ref{Group: str(res, "apiGroup"), Kind: str(res, "kind"), Local: true, Name: str(res, "name"), Why: at + ".resource"})
 }
@@ -393,7 +379,7 @@ func (r *refReader) service(svc any, at string) {
 	if ns == "" || name == "" {
 		return
 	}
-	r.out.Refs = append(r.out.Refs, Ref{Resource: grServices.Resource, Namespace: ns, Name: name,
+	r.out.Refs = append(r.out.Refs, Ref{Resource: kinds.Services.Resource, Namespace: ns, Name: name,
 		Ready: true, Serving: true, Why: r.kind + " " + at})
 }
 

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/backupkit/backupkit/internal/kinds"
 )
 
 func TestNeedsBody(t *testing.T) {
@@ -60,17 +62,17 @@ func TestRead(t *testing.T) {
 	}{
 		{"pod", `{"apiVersion":"v1","kind":"Pod","spec":{"serviceAccountName":"sa","priorityClassName":"high","runtimeClassName":"gvisor",
 			"volumes":[{"persistentVolumeClaim":{"claimName":"data"}},{"configMap":{"name":"cm"}}],"imagePullSecrets":[{"name":"pull"}]}}`,
-			[]ref{{grServiceAccounts, true, "", "sa", false}, {grPriorityClasses, false, "", "high", false}, {grRuntimeClasses, false, "", "gvisor", false},
-				{grSecrets, true, "", "pull", false}, {grPVCs, true, "", "data", false}, {grConfigMaps, true, "", "cm", false}}},
+			[]ref{{kinds.ServiceAccounts, true, "", "sa", false}, {kinds.PriorityClasses, false, "", "high", false}, {kinds.RuntimeClasses, false, "", "gvisor", false},
+				{kinds.Secrets, true, "", "pull", false}, {kinds.PersistentVolumeClaims, true, "", "data", false}, {kinds.ConfigMaps, true, "", "cm", false}}},
 		{"claim with the beta annotation", `{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"annotations":{"volume.beta.kubernetes.io/storage-class":"fast"}},"spec":{"volumeName":"pv-1"}}`,
-			[]ref{{grStorageClasses, false, "", "fast", false}, {grPVs, false, "", "pv-1", false}}},
+			[]ref{{kinds.StorageClasses, false, "", "fast", false}, {kinds.PersistentVolumes, false, "", "pv-1", false}}},
 		{"ingress", `{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","spec":{"ingressClassName":"nginx","defaultBackend":{"service":{"name":"web"}},"tls":[{"secretName":"tls"}]}}`,
-			[]ref{{grIngressClasses, false, "", "nginx", false}, {grServices, true, "", "web", false}, {grSecrets, true, "", "tls", false}}},
+			[]ref{{kinds.IngressClasses, false, "", "nginx", false}, {kinds.Services, true, "", "web", false}, {kinds.Secrets, true, "", "tls", false}}},
 		{"cluster role binding", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"admin"},
 			"subjects":[{"kind":"ServiceAccount","namespace":"app","name":"runner"},{"kind":"ServiceAccount","name":"no-namespace"},{"kind":"User","name":"alice"}]}`,
-			[]ref{{grClusterRoles, false, "", "admin", false}, {grServiceAccounts, false, "app", "runner", false}}},
+			[]ref{{kinds.ClusterRoles, false, "", "admin", false}, {kinds.ServiceAccounts, false, "app", "runner", false}}},
 		{"api service", `{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","spec":{"service":{"namespace":"metrics","name":"server"}}}`,
-			[]ref{{grServices, false, "metrics", "server", true}}},
+			[]ref{{kinds.Services, false, "metrics", "server", true}}},
 		{"local api service", `{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","spec":{}}`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 	"github.com/backupkit/backupkit/bench/internal/listceiling"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/actions"
 )
 
 // backedUp is one item of a backup at its legacy (preferred version) path.
@@ -88,17 +89,17 @@ func readBackup(ctx context.Context, path string) ([]backedUp, error) {
 }
 
 // prepare resets what the target cluster owns, as the restore package does: the metadata
-// and status (restore.ResetMetadata), and a Service's cluster IPs (restore.ServiceAction).
+// and status (restore.ResetMetadata), and a Service's cluster IPs (actions.Service).
 func prepare(ctx context.Context, u *unstructured.Unstructured) error {
 	restore.ResetMetadata(u, false)
 	if u.GetKind() != "Service" || u.GroupVersionKind().Group != "" {
 		return nil
 	}
-	_, err := serviceAction.Execute(ctx, &restore.Input{Item: u, ItemFromBackup: u.DeepCopy(), Resource: schema.GroupResource{Resource: "services"}})
+	_, err := serviceAction.Execute(ctx, &actions.Input{Item: u, ItemFromBackup: u.DeepCopy(), Resource: schema.GroupResource{Resource: "services"}})
 	return err
 }
 
-var serviceAction = restore.ServiceAction()
+var serviceAction = actions.Service()
 
 // DefaultWorkers is the ceiling's concurrency: the 32 of issue 21.
 const DefaultWorkers = 32

@@ -1,4 +1,4 @@
-package restore
+package modifiers
 
 import (
 	"encoding/json"
@@ -16,29 +16,28 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// ModifiersVersion is the only version of resource modifier rules there is (Velero's
-// "v1"); the version field is compared without regard to case.
-const ModifiersVersion = "v1"
+// Version is the only version of resource modifier rules there is (Velero's "v1"); the
+// version field is compared without regard to case.
+const Version = "v1"
 
 var (
-	// ErrInvalidModifiers is wrapped by every error of ParseResourceModifiers,
-	// NewResourceModifiers and ResourceModifiersFromConfigMap.
-	ErrInvalidModifiers = errors.New("restore: invalid resource modifiers")
-	// ErrModifierFailed is wrapped by every error of ResourceModifiers.Apply.
-	ErrModifierFailed = errors.New("restore: resource modifier failed")
+	// ErrInvalid is wrapped by every error of [Parse], [Read], [New] and [FromConfigMap].
+	ErrInvalid = errors.New("restore/modifiers: invalid resource modifiers")
+	// ErrFailed is wrapped by every error of [Modifiers.Apply].
+	ErrFailed = errors.New("restore/modifiers: resource modifier failed")
 )
 
-// ModifierSpec is a rules file of Velero's resource modifiers, as written: YAML or JSON
-// with the fields "version" and "resourceModifierRules".
-type ModifierSpec struct {
-	Version string         `json:"version"`
-	Rules   []ModifierRule `json:"resourceModifierRules"`
+// Spec is a rules file of Velero's resource modifiers, as written: YAML or JSON with the
+// fields "version" and "resourceModifierRules".
+type Spec struct {
+	Version string `json:"version"`
+	Rules   []Rule `json:"resourceModifierRules"`
 }
 
-// ModifierRule is one resource modifier rule: the objects it applies to, and at most one
+// Rule is one resource modifier rule: the objects it applies to, and at most one
 // kind of patch. A rule with no patch fails every object it matches, as in Velero.
-type ModifierRule struct {
-	Conditions ModifierConditions `json:"conditions"`
+type Rule struct {
+	Conditions Conditions `json:"conditions"`
 	// Patches is a JSON Patch (RFC 6902), applied as one: if a "test" operation fails,
 	// the rule leaves the object as it is, with no error.
 	Patches []JSONPatchOp `json:"patches,omitempty"`
@@ -49,9 +48,9 @@ type ModifierRule struct {
 	StrategicPatches []PatchData `json:"strategicPatches,omitempty"`
 }
 
-// ModifierConditions select the objects a rule applies to; an object must meet every
+// Conditions select the objects a rule applies to; an object must meet every
 // condition given.
-type ModifierConditions struct {
+type Conditions struct {
 	// GroupResource is a glob ("deployments.apps", "*.apps", "*"), required, matched
 	// against "<resource>.<group>" ("<resource>" for the core group) as Velero matches it,
 	// with its glob library (github.com/gobwas/glob, '.' the separator): '*' stands for
@@ -97,113 +96,112 @@ type PatchData struct {
 	PatchData string `json:"patchData,omitempty"`
 }
 
-// ResourceModifiers are checked resource modifier rules, ready to apply ([Apply]). Make
-// them with ParseResourceModifiers, ResourceModifiersFromConfigMap or
-// NewResourceModifiers. Safe for concurrent use; a nil *ResourceModifiers changes nothing.
-type ResourceModifiers struct {
-	spec  ModifierSpec
+// Modifiers are checked resource modifier rules, ready to apply ([Modifiers.Apply]). Make
+// them with [Parse], [Read], [FromConfigMap] or [New]. Safe for concurrent use; a nil
+// *Modifiers changes nothing.
+type Modifiers struct {
+	spec  Spec
 	rules []compiledRule
 }
 
-// ModifierRuleError is what is wrong with one rule, or what failed when it was applied
-// to an object.
-type ModifierRuleError struct {
+// RuleError is what is wrong with one rule, or what failed when it was applied to an
+// object.
+type RuleError struct {
 	Rule   int    // index in resourceModifierRules, from 0
 	Object string // the object it was applied to; empty when parsing
 	Err    error
 }
 
-func (e *ModifierRuleError) Error() string {
+func (e *RuleError) Error() string {
 	if e.Object == "" {
 		return fmt.Sprintf("resourceModifierRules[%d]: %v", e.Rule, e.Err)
 	}
 	return fmt.Sprintf("resourceModifierRules[%d] on %s: %v", e.Rule, e.Object, e.Err)
 }
 
-func (e *ModifierRuleError) Unwrap() error { return e.Err }
+func (e *RuleError) Unwrap() error { return e.Err }
 
-// ParseResourceModifiers reads a rules file (YAML or JSON) and checks every rule. Unknown
-// fields are refused, as Velero refuses them. Beyond what Velero checks when it reads
+// Parse reads a rules file (YAML or JSON) and checks every rule. Unknown fields are
+// refused, as Velero refuses them. Beyond what Velero checks when it reads
 // the rules, it refuses what would fail on every object a rule matches: a bad glob,
 // regular expression, label selector, JSON Pointer, operation, value or patch. The
-// error wraps ErrInvalidModifiers and one *ModifierRuleError per bad rule.
-func ParseResourceModifiers(data []byte) (*ResourceModifiers, error) {
-	var spec ModifierSpec
+// error wraps ErrInvalid and one *RuleError per bad rule.
+func Parse(data []byte) (*Modifiers, error) {
+	var spec Spec
 	if err := yaml.UnmarshalStrict(data, &spec); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidModifiers, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	return NewResourceModifiers(spec)
+	return New(spec)
 }
 
-// ResourceModifiersFromConfigMap reads the rules from Velero's ConfigMap form: a
-// ConfigMap with exactly one data entry, whose value is the rules file.
-func ResourceModifiersFromConfigMap(cm *corev1.ConfigMap) (*ResourceModifiers, error) {
+// FromConfigMap reads the rules from Velero's ConfigMap form: a ConfigMap with exactly
+// one data entry, whose value is the rules file.
+func FromConfigMap(cm *corev1.ConfigMap) (*Modifiers, error) {
 	if cm == nil {
-		return nil, fmt.Errorf("%w: no ConfigMap", ErrInvalidModifiers)
+		return nil, fmt.Errorf("%w: no ConfigMap", ErrInvalid)
 	}
 	if len(cm.Data) != 1 {
-		return nil, fmt.Errorf("%w: ConfigMap %s/%s has %d data entries, not 1", ErrInvalidModifiers, cm.Namespace, cm.Name, len(cm.Data))
+		return nil, fmt.Errorf("%w: ConfigMap %s/%s has %d data entries, not 1", ErrInvalid, cm.Namespace, cm.Name, len(cm.Data))
 	}
 	var key, v string
 	for k, val := range cm.Data { // the one entry
 		key, v = k, val
 	}
-	m, err := ParseResourceModifiers([]byte(v))
+	m, err := Parse([]byte(v))
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s, key %q: %w", cm.Namespace, cm.Name, key, err)
 	}
 	return m, nil
 }
 
-// ReadResourceModifiers reads what a user hands a restore as its resource modifiers: a
-// rules file (as ParseResourceModifiers), or a manifest (YAML or JSON) of the ConfigMap
-// Velero reads them from (apiVersion v1, kind ConfigMap; as
-// ResourceModifiersFromConfigMap). Every error wraps ErrInvalidModifiers.
-func ReadResourceModifiers(data []byte) (*ResourceModifiers, error) {
+// Read reads what a user hands a restore as its resource modifiers: a rules file (as
+// [Parse]), or a manifest (YAML or JSON) of the ConfigMap Velero reads them from
+// (apiVersion v1, kind ConfigMap; as [FromConfigMap]). Every error wraps ErrInvalid.
+func Read(data []byte) (*Modifiers, error) {
 	var head struct{ APIVersion, Kind string }
 	if yaml.Unmarshal(data, &head) != nil || head.APIVersion != "v1" || head.Kind != "ConfigMap" {
-		return ParseResourceModifiers(data)
+		return Parse(data)
 	}
 	var cm corev1.ConfigMap
 	if err := yaml.UnmarshalStrict(data, &cm); err != nil {
-		return nil, fmt.Errorf("%w: ConfigMap: %w", ErrInvalidModifiers, err)
+		return nil, fmt.Errorf("%w: ConfigMap: %w", ErrInvalid, err)
 	}
-	return ResourceModifiersFromConfigMap(&cm)
+	return FromConfigMap(&cm)
 }
 
-// NewResourceModifiers checks spec as ParseResourceModifiers does and compiles it.
-func NewResourceModifiers(spec ModifierSpec) (*ResourceModifiers, error) {
+// New checks spec as [Parse] does and compiles it.
+func New(spec Spec) (*Modifiers, error) {
 	var errs []error
-	if !strings.EqualFold(spec.Version, ModifiersVersion) {
-		errs = append(errs, fmt.Errorf("version %q is not %q", spec.Version, ModifiersVersion))
+	if !strings.EqualFold(spec.Version, Version) {
+		errs = append(errs, fmt.Errorf("version %q is not %q", spec.Version, Version))
 	}
 	if len(spec.Rules) == 0 {
 		errs = append(errs, errors.New("no resourceModifierRules"))
 	}
-	m := &ResourceModifiers{spec: cloneSpec(spec)}
+	m := &Modifiers{spec: cloneSpec(spec)}
 	for i, r := range m.spec.Rules {
 		c, err := compileRule(r)
 		if err != nil {
-			errs = append(errs, &ModifierRuleError{Rule: i, Err: err})
+			errs = append(errs, &RuleError{Rule: i, Err: err})
 			continue
 		}
 		m.rules = append(m.rules, c)
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidModifiers, errors.Join(errs...))
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, errors.Join(errs...))
 	}
 	return m, nil
 }
 
 // Spec returns a copy of the rules as read.
-func (m *ResourceModifiers) Spec() ModifierSpec {
+func (m *Modifiers) Spec() Spec {
 	if m == nil {
-		return ModifierSpec{}
+		return Spec{}
 	}
 	return cloneSpec(m.spec)
 }
 
-func cloneSpec(s ModifierSpec) ModifierSpec {
+func cloneSpec(s Spec) Spec {
 	s.Rules = slices.Clone(s.Rules)
 	for i := range s.Rules {
 		r := &s.Rules[i]
@@ -243,7 +241,7 @@ type jsonOp struct {
 	value          json.RawMessage
 }
 
-func compileRule(r ModifierRule) (compiledRule, error) {
+func compileRule(r Rule) (compiledRule, error) {
 	var c compiledRule
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }

@@ -1,4 +1,4 @@
-package restore
+package actions
 
 import (
 	"context"
@@ -8,20 +8,22 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/backupkit/backupkit/internal/kinds"
 )
 
-// SkipCompletedAction returns the action "backupkit.io/skip-completed": it skips a Pod whose
+// SkipCompleted returns the action "backupkit.io/skip-completed": it skips a Pod whose
 // phase was Succeeded or Failed when backed up, and a Job that had a completion time, as
 // Velero's restore does: created again, either would run again.
 // It reads the status of the object as backed up.
-func SkipCompletedAction() ItemAction {
+func SkipCompleted() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/skip-completed",
-		resources: actKeys(grPods, grJobs),
+		resources: actKeys(kinds.Pods, kinds.Jobs),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			from := actBackup(in).Object
 			switch in.Resource {
-			case grPods:
+			case kinds.Pods:
 				phase, err := actString(from, "status", "phase")
 				if err != nil {
 					return nil, err
@@ -29,7 +31,7 @@ func SkipCompletedAction() ItemAction {
 				if phase == "Succeeded" || phase == "Failed" {
 					return &Output{Skip: true, Reason: "the Pod had finished (phase " + phase + ")"}, nil
 				}
-			case grJobs:
+			case kinds.Jobs:
 				t, err := actString(from, "status", "completionTime")
 				if err != nil {
 					return nil, err
@@ -47,7 +49,7 @@ func SkipCompletedAction() ItemAction {
 // node runs from a file.
 const actMirrorPodAnnotation = "kubernetes.io/config.mirror"
 
-// PodAction returns the action "backupkit.io/pod", which does to a Pod what Velero's pod
+// Pod returns the action "backupkit.io/pod", which does to a Pod what Velero's pod
 // action does, and what its restore does for mirror Pods:
 //
 //   - a mirror Pod (annotation kubernetes.io/config.mirror) is skipped: the kubelet of a
@@ -61,10 +63,10 @@ const actMirrorPodAnnotation = "kubernetes.io/config.mirror"
 //   - spec.ephemeralContainers go: the API server refuses them on create (they are added
 //     to a running Pod through its ephemeralcontainers subresource);
 //   - the PriorityClass of spec.priorityClassName is an additional item.
-func PodAction() ItemAction {
+func Pod() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/pod",
-		resources: actKeys(grPods),
+		resources: actKeys(kinds.Pods),
 		execute:   podExecute,
 	}
 }
@@ -104,7 +106,7 @@ func podExecute(_ context.Context, in *Input) (*Output, error) {
 		return nil, err
 	}
 	if pc != "" {
-		out.AdditionalItems = []ItemRef{{GroupResource: grPriorityClasses, Name: pc}}
+		out.AdditionalItems = []ItemRef{{GroupResource: kinds.PriorityClasses, Name: pc}}
 	}
 	return out, nil
 }
@@ -133,13 +135,13 @@ func actDropNamed(obj map[string]any, drop func(string) bool, path ...string) er
 	return unstructured.SetNestedField(obj, kept, path...)
 }
 
-// AddPVCFromPodAction returns the action "backupkit.io/add-pvc-from-pod": the
+// AddPVCFromPod returns the action "backupkit.io/add-pvc-from-pod": the
 // PersistentVolumeClaims a Pod's volumes name are additional items of the Pod, as in
 // Velero's action of that name, so that a claim is restored before the Pod that mounts it.
-func AddPVCFromPodAction() ItemAction {
+func AddPVCFromPod() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/add-pvc-from-pod",
-		resources: actKeys(grPods),
+		resources: actKeys(kinds.Pods),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			from := actBackup(in)
 			volumes, err := actObjects(from.Object, "spec", "volumes")
@@ -154,7 +156,7 @@ func AddPVCFromPodAction() ItemAction {
 				}
 				if claim != "" {
 					out.AdditionalItems = append(out.AdditionalItems,
-						ItemRef{GroupResource: grPVCs, Namespace: from.GetNamespace(), Name: claim})
+						ItemRef{GroupResource: kinds.PersistentVolumeClaims, Namespace: from.GetNamespace(), Name: claim})
 				}
 			}
 			return out, nil
@@ -166,15 +168,15 @@ func AddPVCFromPodAction() ItemAction {
 // the Job's UID (the first since Kubernetes 1.27, the second before it and beside it since).
 var actJobUIDLabels = []string{"batch.kubernetes.io/controller-uid", "controller-uid"}
 
-// JobAction returns the action "backupkit.io/job", which drops what the API server derived
+// Job returns the action "backupkit.io/job", which drops what the API server derived
 // from the backed-up Job's UID: the UID labels of spec.selector.matchLabels and of the Pod
 // template, as Velero's job action does, and, unless spec.manualSelector is true, the whole
 // selector, which the API server generates again: it refuses a selector it did not
 // generate ("`selector` not auto-generated").
-func JobAction() ItemAction {
+func Job() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/job",
-		resources: actKeys(grJobs),
+		resources: actKeys(kinds.Jobs),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			obj := in.Item.Object
 			manual, _, err := unstructured.NestedFieldNoCopy(obj, "spec", "manualSelector")
@@ -198,7 +200,7 @@ func JobAction() ItemAction {
 	}
 }
 
-// ImageNameRule is one rule of [ChangeImageNameAction]: an image whose name contains Old
+// ImageNameRule is one rule of [ChangeImageName]: an image whose name contains Old
 // has every occurrence of Old replaced by New.
 type ImageNameRule struct {
 	Old, New string
@@ -220,23 +222,23 @@ func ImageNameRules(data map[string]string) []ImageNameRule {
 	return rules
 }
 
-// ChangeImageNameAction returns the action "backupkit.io/change-image-name", Velero's
+// ChangeImageName returns the action "backupkit.io/change-image-name", Velero's
 // change-image-name action with its rules given here rather than read from a ConfigMap: in
 // every container and init container of a Pod, and of the Pod template of a Deployment,
 // StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job or CronJob, the first rule
 // whose Old the image contains rewrites it. Rules with an empty Old or New are ignored.
-func ChangeImageNameAction(rules ...ImageNameRule) ItemAction {
+func ChangeImageName(rules ...ImageNameRule) ItemAction {
 	rules = slices.DeleteFunc(slices.Clone(rules), func(r ImageNameRule) bool { return r.Old == "" || r.New == "" })
 	return &builtinAction{
 		name: "backupkit.io/change-image-name",
-		resources: actKeys(grPods, grDeployments, grStatefulSets, grDaemonSets, grReplicaSets,
-			grReplicationControllers, grJobs, grCronJobs),
+		resources: actKeys(kinds.Pods, kinds.Deployments, kinds.StatefulSets, kinds.DaemonSets, kinds.ReplicaSets,
+			kinds.ReplicationControllers, kinds.Jobs, kinds.CronJobs),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			podSpec := []string{"spec", "template", "spec"}
 			switch in.Resource {
-			case grPods:
+			case kinds.Pods:
 				podSpec = []string{"spec"}
-			case grCronJobs:
+			case kinds.CronJobs:
 				podSpec = []string{"spec", "jobTemplate", "spec", "template", "spec"}
 			}
 			for _, field := range []string{"containers", "initContainers"} {

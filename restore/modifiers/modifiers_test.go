@@ -1,4 +1,4 @@
-package restore_test
+package modifiers_test
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 	"pgregory.net/rapid"
 	"sigs.k8s.io/yaml"
 
-	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/modifiers"
 )
 
 // yamlObject reads a Kubernetes object written as YAML.
@@ -27,9 +27,9 @@ func yamlObject(t testing.TB, s string) *unstructured.Unstructured {
 	return u
 }
 
-func mustModifiers(t testing.TB, rules string) *restore.ResourceModifiers {
+func mustModifiers(t testing.TB, rules string) *modifiers.Modifiers {
 	t.Helper()
-	m, err := restore.ParseResourceModifiers([]byte(rules))
+	m, err := modifiers.Parse([]byte(rules))
 	require.NoError(t, err)
 	return m
 }
@@ -39,11 +39,11 @@ func configMapOf(data map[string]string) *corev1.ConfigMap {
 }
 
 // The rules files of Velero's own tests of its ConfigMap reader, each with what it reads.
-func TestResourceModifiersFromConfigMap(t *testing.T) {
+func TestFromConfigMap(t *testing.T) {
 	tests := []struct {
 		name string
 		cm   *corev1.ConfigMap
-		want restore.ModifierSpec
+		want modifiers.Spec
 		err  string // "" when it reads
 	}{
 		{
@@ -61,9 +61,9 @@ resourceModifierRules:
   - operation: remove
     path: "/metadata/labels/test"
 `}),
-			want: restore.ModifierSpec{Version: "v1", Rules: []restore.ModifierRule{{
-				Conditions: restore.ModifierConditions{GroupResource: "persistentvolumeclaims", ResourceNameRegex: ".*", Namespaces: []string{"bar", "foo"}},
-				Patches: []restore.JSONPatchOp{
+			want: modifiers.Spec{Version: "v1", Rules: []modifiers.Rule{{
+				Conditions: modifiers.Conditions{GroupResource: "persistentvolumeclaims", ResourceNameRegex: ".*", Namespaces: []string{"bar", "foo"}},
+				Patches: []modifiers.JSONPatchOp{
 					{Operation: "replace", Path: "/spec/storageClassName", Value: "premium"},
 					{Operation: "remove", Path: "/metadata/labels/test"},
 				},
@@ -82,9 +82,9 @@ resourceModifierRules:
     from: /spec/template/spec/containers/0
     path: /spec/template/spec/containers/1
 `}),
-			want: restore.ModifierSpec{Version: "v1", Rules: []restore.ModifierRule{{
-				Conditions: restore.ModifierConditions{GroupResource: "deployments.apps", ResourceNameRegex: "^test-.*$", Namespaces: []string{"bar", "foo"}},
-				Patches: []restore.JSONPatchOp{
+			want: modifiers.Spec{Version: "v1", Rules: []modifiers.Rule{{
+				Conditions: modifiers.Conditions{GroupResource: "deployments.apps", ResourceNameRegex: "^test-.*$", Namespaces: []string{"bar", "foo"}},
+				Patches: []modifiers.JSONPatchOp{
 					{Operation: "add", Path: "/spec/template/spec/containers/0", Value: `{"name": "nginx", "image": "nginx:1.14.2", "ports": [{"containerPort": 80}]}`},
 					{Operation: "copy", From: "/spec/template/spec/containers/0", Path: "/spec/template/spec/containers/1"},
 				},
@@ -108,8 +108,8 @@ resourceModifierRules:
     labelSelector:
       matchLabels: {a: b}
 `}),
-			want: restore.ModifierSpec{Version: "v1", Rules: []restore.ModifierRule{{
-				Conditions: restore.ModifierConditions{GroupResource: "deployments.apps", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}},
+			want: modifiers.Spec{Version: "v1", Rules: []modifiers.Rule{{
+				Conditions: modifiers.Conditions{GroupResource: "deployments.apps", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}},
 			}}},
 		},
 		{name: "no ConfigMap", cm: nil, err: "no ConfigMap"},
@@ -130,9 +130,9 @@ resourceModifierRules:
       metadata:
         annotations:
           foo: null`}),
-			want: restore.ModifierSpec{Version: "v1", Rules: []restore.ModifierRule{{
-				Conditions:   restore.ModifierConditions{GroupResource: "pods", Namespaces: []string{"ns1"}, Matches: []restore.MatchRule{{Path: "/metadata/annotations/foo", Value: "bar"}}},
-				MergePatches: []restore.PatchData{{PatchData: "metadata:\n  annotations:\n    foo: null"}},
+			want: modifiers.Spec{Version: "v1", Rules: []modifiers.Rule{{
+				Conditions:   modifiers.Conditions{GroupResource: "pods", Namespaces: []string{"ns1"}, Matches: []modifiers.MatchRule{{Path: "/metadata/annotations/foo", Value: "bar"}}},
+				MergePatches: []modifiers.PatchData{{PatchData: "metadata:\n  annotations:\n    foo: null"}},
 			}}},
 		},
 		{
@@ -146,9 +146,9 @@ resourceModifierRules:
         containers:
         - name: nginx
           image: repo2/nginx`}),
-			want: restore.ModifierSpec{Version: "v1", Rules: []restore.ModifierRule{{
-				Conditions:       restore.ModifierConditions{GroupResource: "pods", Namespaces: []string{"ns1"}},
-				StrategicPatches: []restore.PatchData{{PatchData: "spec:\n  containers:\n  - name: nginx\n    image: repo2/nginx"}},
+			want: modifiers.Spec{Version: "v1", Rules: []modifiers.Rule{{
+				Conditions:       modifiers.Conditions{GroupResource: "pods", Namespaces: []string{"ns1"}},
+				StrategicPatches: []modifiers.PatchData{{PatchData: "spec:\n  containers:\n  - name: nginx\n    image: repo2/nginx"}},
 			}}},
 		},
 		{
@@ -159,9 +159,9 @@ resourceModifierRules:
   mergePatches:
   - patchData: |
       {"metadata":{"annotations":{"foo":null}}}`}),
-			want: restore.ModifierSpec{Version: "v1", Rules: []restore.ModifierRule{{
-				Conditions:   restore.ModifierConditions{GroupResource: "pods", Namespaces: []string{"ns1"}},
-				MergePatches: []restore.PatchData{{PatchData: `{"metadata":{"annotations":{"foo":null}}}`}},
+			want: modifiers.Spec{Version: "v1", Rules: []modifiers.Rule{{
+				Conditions:   modifiers.Conditions{GroupResource: "pods", Namespaces: []string{"ns1"}},
+				MergePatches: []modifiers.PatchData{{PatchData: `{"metadata":{"annotations":{"foo":null}}}`}},
 			}}},
 		},
 		{
@@ -172,9 +172,9 @@ resourceModifierRules:
   strategicPatches:
   - patchData: |
       {"spec":{"containers":[{"name": "nginx","image": "repo2/nginx"}]}}`}),
-			want: restore.ModifierSpec{Version: "v1", Rules: []restore.ModifierRule{{
-				Conditions:       restore.ModifierConditions{GroupResource: "pods", Namespaces: []string{"ns1"}},
-				StrategicPatches: []restore.PatchData{{PatchData: `{"spec":{"containers":[{"name": "nginx","image": "repo2/nginx"}]}}`}},
+			want: modifiers.Spec{Version: "v1", Rules: []modifiers.Rule{{
+				Conditions:       modifiers.Conditions{GroupResource: "pods", Namespaces: []string{"ns1"}},
+				StrategicPatches: []modifiers.PatchData{{PatchData: `{"spec":{"containers":[{"name": "nginx","image": "repo2/nginx"}]}}`}},
 			}}},
 		},
 		{
@@ -183,9 +183,9 @@ resourceModifierRules:
 resourceModifierRules:
 - conditions: {groupResource: deployments.apps}
   patches: [{operation: replace, path: /value/bool, value: "\"true\""}]`}),
-			want: restore.ModifierSpec{Version: "v1", Rules: []restore.ModifierRule{{
-				Conditions: restore.ModifierConditions{GroupResource: "deployments.apps"},
-				Patches:    []restore.JSONPatchOp{{Operation: "replace", Path: "/value/bool", Value: `"true"`}},
+			want: modifiers.Spec{Version: "v1", Rules: []modifiers.Rule{{
+				Conditions: modifiers.Conditions{GroupResource: "deployments.apps"},
+				Patches:    []modifiers.JSONPatchOp{{Operation: "replace", Path: "/value/bool", Value: `"true"`}},
 			}}},
 		},
 		{
@@ -194,17 +194,17 @@ resourceModifierRules:
 resourceModifierRules:
 - conditions: {groupResource: deployments.apps}
   patches: [{operation: replace, path: /value/bool, value: "true"}]`}),
-			want: restore.ModifierSpec{Version: "v1", Rules: []restore.ModifierRule{{
-				Conditions: restore.ModifierConditions{GroupResource: "deployments.apps"},
-				Patches:    []restore.JSONPatchOp{{Operation: "replace", Path: "/value/bool", Value: "true"}},
+			want: modifiers.Spec{Version: "v1", Rules: []modifiers.Rule{{
+				Conditions: modifiers.Conditions{GroupResource: "deployments.apps"},
+				Patches:    []modifiers.JSONPatchOp{{Operation: "replace", Path: "/value/bool", Value: "true"}},
 			}}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := restore.ResourceModifiersFromConfigMap(tt.cm)
+			m, err := modifiers.FromConfigMap(tt.cm)
 			if tt.err != "" {
-				require.ErrorIs(t, err, restore.ErrInvalidModifiers)
+				require.ErrorIs(t, err, modifiers.ErrInvalid)
 				require.ErrorContains(t, err, tt.err)
 				require.Nil(t, m)
 				return
@@ -216,11 +216,11 @@ resourceModifierRules:
 }
 
 // Every check of the rules, Velero's and ours, with the exact message.
-func TestParseResourceModifiersInvalid(t *testing.T) {
+func TestParseInvalid(t *testing.T) {
 	rule := func(body string) string {
 		return "version: v1\nresourceModifierRules:\n- " + strings.ReplaceAll(body, "\n", "\n  ") + "\n"
 	}
-	const prefix = "restore: invalid resource modifiers: "
+	const prefix = "restore/modifiers: invalid resource modifiers: "
 	tests := []struct{ name, rules, want string }{
 		{"not YAML", "version: [", ""},
 		{"not an object", "[]", ""},
@@ -274,13 +274,13 @@ func TestParseResourceModifiersInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := restore.ParseResourceModifiers([]byte(tt.rules))
+			m, err := modifiers.Parse([]byte(tt.rules))
 			require.Nil(t, m)
-			require.ErrorIs(t, err, restore.ErrInvalidModifiers)
+			require.ErrorIs(t, err, modifiers.ErrInvalid)
 			require.True(t, strings.HasPrefix(err.Error(), prefix), err.Error())
 			require.Contains(t, err.Error(), tt.want)
 			if strings.HasPrefix(tt.want, "resourceModifierRules[") {
-				var re *restore.ModifierRuleError
+				var re *modifiers.RuleError
 				require.ErrorAs(t, err, &re)
 				require.Equal(t, 0, re.Rule)
 			}
@@ -288,7 +288,7 @@ func TestParseResourceModifiersInvalid(t *testing.T) {
 	}
 
 	t.Run("every bad rule is named", func(t *testing.T) {
-		_, err := restore.ParseResourceModifiers([]byte(`version: v1
+		_, err := modifiers.Parse([]byte(`version: v1
 resourceModifierRules:
 - conditions: {groupResource: pods}
   mergePatches: [{patchData: '{}'}]
@@ -358,7 +358,7 @@ metadata:
 )
 
 // The cases of Velero's tests of applying rules, and ours: the object each leaves.
-func TestResourceModifiersApply(t *testing.T) {
+func TestApply(t *testing.T) {
 	replace := func(s, old, new string) string {
 		require.Contains(t, s, old)
 		return strings.Replace(s, old, new, 1)
@@ -450,7 +450,7 @@ func TestResourceModifiersApply(t *testing.T) {
 		{name: "strategic: a kind client-go does not know fails",
 			rules: rules("- conditions: {groupResource: '**'}\n  strategicPatches: [{patchData: '{}'}]"),
 			obj:   "apiVersion: v1\nkind: BadKind\nmetadata: {name: b}", gr: "badkinds",
-			errMsg: `restore: resource modifier failed: resourceModifierRules[0] on badkinds b: strategicPatches: no kind "BadKind" is registered for version "v1" in scheme`}, // then where in apimachinery
+			errMsg: `restore/modifiers: resource modifier failed: resourceModifierRules[0] on badkinds b: strategicPatches: no kind "BadKind" is registered for version "v1" in scheme`}, // then where in apimachinery
 		{name: "merge: update a label",
 			rules: rules("- conditions: {groupResource: configmaps, namespaces: [fake]}\n  mergePatches: [{patchData: '{\"metadata\":{\"labels\":{\"a\":\"c\"}}}'}]"),
 			obj:   cmAB, gr: "configmaps", want: cmAC},
@@ -498,13 +498,13 @@ func TestResourceModifiersApply(t *testing.T) {
 			obj:   cmAB, gr: "configmaps"},
 		{name: "a rule with no patch fails what it matches",
 			rules: rules("- conditions: {groupResource: configmaps}"),
-			obj:   cmAB, gr: "configmaps", errMsg: "restore: resource modifier failed: resourceModifierRules[0] on configmaps fake/cm1: the rule has no patches"},
+			obj:   cmAB, gr: "configmaps", errMsg: "restore/modifiers: resource modifier failed: resourceModifierRules[0] on configmaps fake/cm1: the rule has no patches"},
 		{name: "replacing a member that is not there fails, as RFC 6902 says",
 			rules: rules("- conditions: {groupResource: configmaps}\n  patches: [{operation: replace, path: /metadata/labels/x, value: y}]"),
-			obj:   cmAB, gr: "configmaps", errMsg: "restore: resource modifier failed: resourceModifierRules[0] on configmaps fake/cm1: patches: replace operation does not apply: doc is missing key: /metadata/labels/x: missing value"},
+			obj:   cmAB, gr: "configmaps", errMsg: "restore/modifiers: resource modifier failed: resourceModifierRules[0] on configmaps fake/cm1: patches: replace operation does not apply: doc is missing key: /metadata/labels/x: missing value"},
 		{name: "copy from a member that is not there fails and changes nothing (json-patch v5, Velero's)",
 			rules: rules("- conditions: {groupResource: configmaps}\n  patches: [{operation: copy, from: /metadata/labels/missing, path: /metadata/labels/x}]"),
-			obj:   cmAB, gr: "configmaps", errMsg: "restore: resource modifier failed: resourceModifierRules[0] on configmaps fake/cm1: patches: "},
+			obj:   cmAB, gr: "configmaps", errMsg: "restore/modifiers: resource modifier failed: resourceModifierRules[0] on configmaps fake/cm1: patches: "},
 		{name: "test against null passes on a missing member (json-patch v5, Velero's)",
 			rules: rules("- conditions: {groupResource: configmaps}\n  patches:\n  - {operation: test, path: /metadata/labels/x, value: 'null'}\n  - {operation: remove, path: /metadata/labels/a}"),
 			obj:   cmAB, gr: "configmaps", want: cmNoA},
@@ -515,7 +515,7 @@ func TestResourceModifiersApply(t *testing.T) {
 			rules: rules("- conditions: {groupResource: configmaps}\n  patches: [{operation: remove, path: /spec}]",
 				"- conditions: {groupResource: configmaps}\n  mergePatches: [{patchData: '{\"metadata\":{\"labels\":{\"a\":\"c\"}}}'}]"),
 			obj: cmAB, gr: "configmaps", want: cmAC,
-			errMsg: "restore: resource modifier failed: resourceModifierRules[0] on configmaps fake/cm1: patches: error in remove for path: '/spec': unable to remove nonexistent key: spec: missing value"},
+			errMsg: "restore/modifiers: resource modifier failed: resourceModifierRules[0] on configmaps fake/cm1: patches: error in remove for path: '/spec': unable to remove nonexistent key: spec: missing value"},
 		{name: "a cluster-scoped object meets any namespaces condition",
 			rules: rules("- conditions: {groupResource: namespaces, namespaces: [other]}\n  mergePatches: [{patchData: '{\"metadata\":{\"labels\":{\"a\":\"c\"}}}'}]"),
 			obj:   "apiVersion: v1\nkind: Namespace\nmetadata: {name: n}", gr: "namespaces",
@@ -530,8 +530,8 @@ func TestResourceModifiersApply(t *testing.T) {
 			obj := yamlObject(t, tt.obj)
 			err := m.Apply(obj, schema.ParseGroupResource(tt.gr))
 			if tt.errMsg != "" {
-				require.ErrorIs(t, err, restore.ErrModifierFailed)
-				var re *restore.ModifierRuleError
+				require.ErrorIs(t, err, modifiers.ErrFailed)
+				var re *modifiers.RuleError
 				require.ErrorAs(t, err, &re)
 				require.True(t, strings.HasPrefix(err.Error(), tt.errMsg), "%v", err)
 			} else {
@@ -547,7 +547,7 @@ func TestResourceModifiersApply(t *testing.T) {
 }
 
 // A JSON Patch value is read as Velero reads it.
-func TestResourceModifiersPatchValue(t *testing.T) {
+func TestPatchValue(t *testing.T) {
 	tests := []struct {
 		value string
 		want  any
@@ -569,11 +569,11 @@ func TestResourceModifiersPatchValue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
-			spec := restore.ModifierSpec{Version: "V1", Rules: []restore.ModifierRule{{
-				Conditions: restore.ModifierConditions{GroupResource: "configmaps"},
-				Patches:    []restore.JSONPatchOp{{Operation: "add", Path: "/data/x", Value: tt.value}},
+			spec := modifiers.Spec{Version: "V1", Rules: []modifiers.Rule{{
+				Conditions: modifiers.Conditions{GroupResource: "configmaps"},
+				Patches:    []modifiers.JSONPatchOp{{Operation: "add", Path: "/data/x", Value: tt.value}},
 			}}}
-			m, err := restore.NewResourceModifiers(spec)
+			m, err := modifiers.New(spec)
 			require.NoError(t, err)
 			obj := yamlObject(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {}")
 			require.NoError(t, m.Apply(obj, schema.GroupResource{Resource: "configmaps"}))
@@ -582,18 +582,18 @@ func TestResourceModifiersPatchValue(t *testing.T) {
 	}
 }
 
-// A nil *ResourceModifiers changes nothing.
-func TestResourceModifiersNil(t *testing.T) {
-	var m *restore.ResourceModifiers
+// A nil *Modifiers changes nothing.
+func TestNil(t *testing.T) {
+	var m *modifiers.Modifiers
 	obj := yamlObject(t, cmAB)
 	require.NoError(t, m.Apply(obj, schema.GroupResource{Resource: "configmaps"}))
 	require.Equal(t, yamlObject(t, cmAB), obj)
-	require.Equal(t, restore.ModifierSpec{}, m.Spec())
+	require.Equal(t, modifiers.Spec{}, m.Spec())
 }
 
 // Property: rules whose groupResource matches no resource of the object leave it
 // byte-identical, whatever they would do and whatever the object holds.
-func TestResourceModifiersNoMatchLeavesObject(t *testing.T) {
+func TestNoMatchLeavesObject(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		labels := rapid.MapOf(rapid.StringMatching(`[a-z]{1,5}`), rapid.StringMatching(`[a-z0-9]{0,5}`)).Draw(t, "labels")
 		ns := rapid.StringMatching(`[a-z]{0,4}`).Draw(t, "namespace")
@@ -617,7 +617,7 @@ func TestResourceModifiersNoMatchLeavesObject(t *testing.T) {
 			cond := rapid.SampledFrom([]string{"", ", namespaces: ['*']", ", resourceNameRegex: '.'", ", matches: [{path: /kind, value: ConfigMap}]"}).Draw(t, "cond")
 			rules = append(rules, "- conditions: {groupResource: "+[]string{"secrets", "configmaps.apps", "'*.*'", "'config?aps.x'"}[i%4]+cond+"}\n  "+patch)
 		}
-		m, err := restore.ParseResourceModifiers([]byte("version: v1\nresourceModifierRules:\n" + strings.Join(rules, "\n")))
+		m, err := modifiers.Parse([]byte("version: v1\nresourceModifierRules:\n" + strings.Join(rules, "\n")))
 		require.NoError(t, err)
 		require.NoError(t, m.Apply(u, schema.GroupResource{Resource: "configmaps"}))
 		after, err := json.Marshal(u.Object)
@@ -626,35 +626,35 @@ func TestResourceModifiersNoMatchLeavesObject(t *testing.T) {
 	})
 }
 
-// FuzzParseResourceModifiers: on any bytes the parser does not panic; what it accepts
+// FuzzParse: on any bytes the parser does not panic; what it accepts
 // reads back the same (as JSON: an empty list and none are one) from its own spec written
 // as JSON, and applies to an object without
 // panicking.
-func FuzzParseResourceModifiers(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := restore.ParseResourceModifiers(data)
+		m, err := modifiers.Parse(data)
 		if err != nil {
-			require.ErrorIs(t, err, restore.ErrInvalidModifiers)
+			require.ErrorIs(t, err, modifiers.ErrInvalid)
 			require.Nil(t, m)
 			return
 		}
 		out, err := json.Marshal(m.Spec())
 		require.NoError(t, err)
-		again, err := restore.ParseResourceModifiers(out)
+		again, err := modifiers.Parse(out)
 		require.NoError(t, err, "%s", out)
 		out2, err := json.Marshal(again.Spec())
 		require.NoError(t, err)
 		require.Equal(t, string(out), string(out2))
 		obj := yamlObject(t, deployOne)
 		if err := m.Apply(obj, schema.GroupResource{Group: "apps", Resource: "deployments"}); err != nil {
-			require.True(t, errors.Is(err, restore.ErrModifierFailed), "%v", err)
+			require.True(t, errors.Is(err, modifiers.ErrFailed), "%v", err)
 		}
 	})
 }
 
-// ReadResourceModifiers takes the rules file itself or the ConfigMap manifest holding it,
+// Read takes the rules file itself or the ConfigMap manifest holding it,
 // in YAML or JSON, and means the same by both.
-func TestReadResourceModifiers(t *testing.T) {
+func TestRead(t *testing.T) {
 	rules := "version: v1\nresourceModifierRules:\n- conditions:\n    groupResource: deployments.apps\n  patches:\n  - operation: replace\n    path: /spec/replicas\n    value: \"2\"\n"
 	cmYAML := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mods\n  namespace: velero\ndata:\n  rules.yaml: |\n" +
 		"    " + strings.ReplaceAll(strings.TrimSuffix(rules, "\n"), "\n", "\n    ") + "\n"
@@ -663,7 +663,7 @@ func TestReadResourceModifiers(t *testing.T) {
 	require.NoError(t, err)
 	for name, data := range map[string]string{"rules file": rules, "ConfigMap YAML": cmYAML, "ConfigMap JSON": string(cmJSON)} {
 		t.Run(name, func(t *testing.T) {
-			m, err := restore.ReadResourceModifiers([]byte(data))
+			m, err := modifiers.Read([]byte(data))
 			require.NoError(t, err)
 			require.Len(t, m.Spec().Rules, 1)
 			require.Equal(t, "deployments.apps", m.Spec().Rules[0].Conditions.GroupResource)
@@ -676,8 +676,8 @@ func TestReadResourceModifiers(t *testing.T) {
 		"a bad rule inside":      {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m, namespace: n}\ndata:\n  r: \"version: v2\"\n", `key "r"`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := restore.ReadResourceModifiers([]byte(tc.data))
-			require.ErrorIs(t, err, restore.ErrInvalidModifiers)
+			_, err := modifiers.Read([]byte(tc.data))
+			require.ErrorIs(t, err, modifiers.ErrInvalid)
 			require.ErrorContains(t, err, tc.msg)
 		})
 	}

@@ -1,4 +1,4 @@
-package restore
+package actions
 
 import (
 	"context"
@@ -8,9 +8,11 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/backupkit/backupkit/internal/kinds"
 )
 
-// ServiceAction returns the action "backupkit.io/service", which does to a Service what
+// Service returns the action "backupkit.io/service", which does to a Service what
 // Velero's service action does:
 //
 //   - spec.clusterIP and spec.clusterIPs go, for the target to allocate, unless the Service
@@ -23,10 +25,10 @@ import (
 //     ExternalName Service keeps its ports as they are;
 //   - likewise spec.healthCheckNodePort of a LoadBalancer Service with external traffic
 //     policy Local goes unless the annotation sets it or a managedFields entry owns it.
-func ServiceAction() ItemAction {
+func Service() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/service",
-		resources: actKeys(grServices),
+		resources: actKeys(kinds.Services),
 		execute:   serviceExecute,
 	}
 }
@@ -210,14 +212,14 @@ func serviceDropHealthCheckNodePort(obj, applied map[string]any, owned []map[str
 	return nil
 }
 
-// ServiceAccountAction returns the action "backupkit.io/service-account", which removes
+// ServiceAccount returns the action "backupkit.io/service-account", which removes
 // from a ServiceAccount's secrets those named "<service account>-token-<suffix>", the
 // legacy token Secrets the source's token controller made, as Velero's service account
 // action does (which removes only the last of them): the target makes its own.
-func ServiceAccountAction() ItemAction {
+func ServiceAccount() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/service-account",
-		resources: actKeys(grServiceAccounts),
+		resources: actKeys(kinds.ServiceAccounts),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			prefix := in.Item.GetName() + "-token-"
 			isToken := func(name string) bool { return strings.HasPrefix(name, prefix) }
@@ -233,10 +235,10 @@ const (
 )
 
 // ServiceAccountNames lists the names of the ServiceAccounts of a namespace of the target
-// cluster, for [SecretAction].
+// cluster, for [Secret].
 type ServiceAccountNames func(ctx context.Context, namespace string) ([]string, error)
 
-// SecretAction returns the action "backupkit.io/secret", which does to a Secret of type
+// Secret returns the action "backupkit.io/secret", which does to a Secret of type
 // kubernetes.io/service-account-token what Velero's secret action does (other Secrets it
 // leaves as they are):
 //
@@ -250,10 +252,10 @@ type ServiceAccountNames func(ctx context.Context, namespace string) ([]string, 
 //     target's ServiceAccount.
 //
 // An error of serviceAccounts fails the item.
-func SecretAction(serviceAccounts ServiceAccountNames) ItemAction {
+func Secret(serviceAccounts ServiceAccountNames) ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/secret",
-		resources: actKeys(grSecrets),
+		resources: actKeys(kinds.Secrets),
 		execute: func(ctx context.Context, in *Input) (*Output, error) {
 			obj := in.Item.Object
 			typ, err := actString(obj, "type")

@@ -1,4 +1,4 @@
-package restore_test
+package actions_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/actions"
 )
 
 // actCase is one row of an action's table: the item (and, when it differs, the object as
@@ -19,10 +19,10 @@ type actCase struct {
 	name   string
 	item   string
 	backup string // "" : the same as item
-	info   *restore.Info
+	info   *actions.Info
 	want   string // "" : the item unchanged
 	skip   bool
-	refs   []restore.ItemRef
+	refs   []actions.ItemRef
 	err    string // a part of the error expected
 }
 
@@ -35,7 +35,7 @@ func actJSON(t *testing.T, s string) *unstructured.Unstructured {
 
 // runActCases runs every case through a, checking that a applies to gr, that the object as
 // backed up is left alone, and the result.
-func runActCases(t *testing.T, a restore.ItemAction, gr schema.GroupResource, cases []actCase) {
+func runActCases(t *testing.T, a actions.ItemAction, gr schema.GroupResource, cases []actCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,9 +48,9 @@ func runActCases(t *testing.T, a restore.ItemAction, gr schema.GroupResource, ca
 			require.True(t, a.AppliesTo().Matches(gr, item.GetNamespace(), item.GetLabels()), "%s does not apply to %s", a.Name(), gr)
 			info := tc.info
 			if info == nil {
-				info = &restore.Info{Name: "r"}
+				info = &actions.Info{Name: "r"}
 			}
-			out, err := a.Execute(context.Background(), &restore.Input{Item: item, ItemFromBackup: backup, Resource: gr, Restore: info})
+			out, err := a.Execute(context.Background(), &actions.Input{Item: item, ItemFromBackup: backup, Resource: gr, Restore: info})
 			if tc.err != "" {
 				require.ErrorContains(t, err, tc.err)
 				return
@@ -79,7 +79,7 @@ func runActCases(t *testing.T, a restore.ItemAction, gr schema.GroupResource, ca
 }
 
 func TestDefaultActions(t *testing.T) {
-	a, b := restore.DefaultActions(), restore.DefaultActions()
+	a, b := actions.Default(), actions.Default()
 	var names []string
 	for _, x := range a {
 		names = append(names, x.Name())
@@ -93,7 +93,7 @@ func TestDefaultActions(t *testing.T) {
 	}, names)
 	a[0] = nil
 	require.NotNil(t, b[0], "each call returns a new slice")
-	require.NotNil(t, restore.DefaultActions()[0])
+	require.NotNil(t, actions.Default()[0])
 
 	sel := b[1].AppliesTo()
 	sel.IncludedResources[0] = "changed"
@@ -101,16 +101,16 @@ func TestDefaultActions(t *testing.T) {
 }
 
 func TestActionErrorsNameTheItem(t *testing.T) {
-	in := &restore.Input{
+	in := &actions.Input{
 		Item:           actJSON(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"to"},"spec":{"volumes":"x"}}`),
 		ItemFromBackup: actJSON(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"from"}}`),
 		Resource:       schema.GroupResource{Resource: "pods"},
-		Restore:        &restore.Info{},
+		Restore:        &actions.Info{},
 	}
-	_, err := restore.PodAction().Execute(context.Background(), in)
+	_, err := actions.Pod().Execute(context.Background(), in)
 	require.EqualError(t, err, "pods from/p: spec.volumes is a string, not a list")
 
-	_, err = restore.PodAction().Execute(context.Background(), &restore.Input{})
+	_, err = actions.Pod().Execute(context.Background(), &actions.Input{})
 	require.Error(t, err)
 }
 
@@ -120,13 +120,13 @@ var (
 )
 
 func TestSkipCompletedAction(t *testing.T) {
-	runActCases(t, restore.SkipCompletedAction(), actGRPods, []actCase{
+	runActCases(t, actions.SkipCompleted(), actGRPods, []actCase{
 		{name: "running pod", item: `{"metadata":{"name":"p"}}`, backup: `{"metadata":{"name":"p"},"status":{"phase":"Running"}}`},
 		{name: "succeeded pod", item: `{"metadata":{"name":"p"}}`, backup: `{"metadata":{"name":"p"},"status":{"phase":"Succeeded"}}`, skip: true},
 		{name: "failed pod", item: `{"metadata":{"name":"p"}}`, backup: `{"metadata":{"name":"p"},"status":{"phase":"Failed"}}`, skip: true},
 		{name: "phase not a string", item: `{}`, backup: `{"status":{"phase":3}}`, err: "status.phase is a float64"},
 	})
-	runActCases(t, restore.SkipCompletedAction(), actGRJobs, []actCase{
+	runActCases(t, actions.SkipCompleted(), actGRJobs, []actCase{
 		{name: "running job", item: `{}`, backup: `{"status":{"active":1}}`},
 		{name: "completed job", item: `{}`, backup: `{"status":{"completionTime":"2024-01-01T00:00:00Z"}}`, skip: true},
 		{name: "empty completion time", item: `{}`, backup: `{"status":{"completionTime":""}}`},
@@ -134,7 +134,7 @@ func TestSkipCompletedAction(t *testing.T) {
 }
 
 func TestPodAction(t *testing.T) {
-	runActCases(t, restore.PodAction(), actGRPods, []actCase{
+	runActCases(t, actions.Pod(), actGRPods, []actCase{
 		// Velero's table.
 		{name: "nodeName goes, and nothing else",
 			item: `{"metadata":{"name":"pod-1"},"spec":{"nodeName":"foo","serviceAccountName":"bar"}}`,
@@ -161,7 +161,7 @@ func TestPodAction(t *testing.T) {
 		{name: "the priority class is an additional item",
 			item: `{"metadata":{"name":"pod-1"},"spec":{"serviceAccountName":"foo","priorityClassName":"testPriorityClass","volumes":[{"name":"foo"},{"name":"foo-token-foo"}]}}`,
 			want: `{"metadata":{"name":"pod-1"},"spec":{"serviceAccountName":"foo","priorityClassName":"testPriorityClass","volumes":[{"name":"foo"}]}}`,
-			refs: []restore.ItemRef{{GroupResource: schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}, Name: "testPriorityClass"}}},
+			refs: []actions.ItemRef{{GroupResource: schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}, Name: "testPriorityClass"}}},
 		// Ours.
 		{name: "only token volume: the list goes",
 			item: `{"metadata":{"name":"p"},"spec":{"serviceAccountName":"sa","volumes":[{"name":"sa-token-x"}],"containers":[{"volumeMounts":[{"name":"sa-token-x"}]}]}}`,
@@ -179,26 +179,26 @@ func TestPodAction(t *testing.T) {
 
 func TestAddPVCFromPodAction(t *testing.T) {
 	pvcs := schema.GroupResource{Resource: "persistentvolumeclaims"}
-	runActCases(t, restore.AddPVCFromPodAction(), actGRPods, []actCase{
+	runActCases(t, actions.AddPVCFromPod(), actGRPods, []actCase{
 		// Velero's table.
 		{name: "no volumes, no additional items", item: `{}`},
 		{name: "the claims of its volumes, in order",
 			item: `{"metadata":{"namespace":"ns-1","name":"foo"},"spec":{"volumes":[
 				{"emptyDir":{}},{"persistentVolumeClaim":{"claimName":"pvc-1"}},{"persistentVolumeClaim":{"claimName":"pvc-2"}},
 				{"hostPath":{"path":"/"}},{"persistentVolumeClaim":{"claimName":"pvc-3"}}]}}`,
-			refs: []restore.ItemRef{{GroupResource: pvcs, Namespace: "ns-1", Name: "pvc-1"},
+			refs: []actions.ItemRef{{GroupResource: pvcs, Namespace: "ns-1", Name: "pvc-1"},
 				{GroupResource: pvcs, Namespace: "ns-1", Name: "pvc-2"}, {GroupResource: pvcs, Namespace: "ns-1", Name: "pvc-3"}}},
 		// Ours: additional items are named as backed up, before namespace mapping.
 		{name: "namespace as backed up",
 			item:   `{"metadata":{"namespace":"to","name":"foo"},"spec":{"volumes":[{"persistentVolumeClaim":{"claimName":"c"}}]}}`,
 			backup: `{"metadata":{"namespace":"from","name":"foo"},"spec":{"volumes":[{"persistentVolumeClaim":{"claimName":"c"}}]}}`,
-			info:   &restore.Info{NamespaceMapping: map[string]string{"from": "to"}},
-			refs:   []restore.ItemRef{{GroupResource: pvcs, Namespace: "from", Name: "c"}}},
+			info:   &actions.Info{NamespaceMapping: map[string]string{"from": "to"}},
+			refs:   []actions.ItemRef{{GroupResource: pvcs, Namespace: "from", Name: "c"}}},
 	})
 }
 
 func TestJobAction(t *testing.T) {
-	runActCases(t, restore.JobAction(), actGRJobs, []actCase{
+	runActCases(t, actions.Job(), actGRJobs, []actCase{
 		// Velero's table.
 		{name: "no selector nor template", item: `{"metadata":{"name":"job-1"}}`},
 		{name: "selector without matchLabels", item: `{"metadata":{"name":"job-1"},"spec":{"selector":{}}}`,
@@ -224,17 +224,17 @@ func TestJobAction(t *testing.T) {
 }
 
 func TestImageNameRules(t *testing.T) {
-	require.Equal(t, []restore.ImageNameRule{{Old: "1.1.1.1:5000", New: "2.2.2.2:3000"}, {Old: "abc", New: "def"}},
-		restore.ImageNameRules(map[string]string{"b": "abc,def", "a": " 1.1.1.1:5000  ,  2.2.2.2:3000", "c": "no-comma", "d": "old,", "e": ",new"}))
-	require.Nil(t, restore.ImageNameRules(nil))
+	require.Equal(t, []actions.ImageNameRule{{Old: "1.1.1.1:5000", New: "2.2.2.2:3000"}, {Old: "abc", New: "def"}},
+		actions.ImageNameRules(map[string]string{"b": "abc,def", "a": " 1.1.1.1:5000  ,  2.2.2.2:3000", "c": "no-comma", "d": "old,", "e": ",new"}))
+	require.Nil(t, actions.ImageNameRules(nil))
 }
 
 func TestChangeImageNameAction(t *testing.T) {
 	pod := func(image string) string {
 		return `{"metadata":{"name":"pod1","namespace":"default"},"spec":{"containers":[{"name":"c","image":"` + image + `"}]}}`
 	}
-	rules := func(data map[string]string) restore.ItemAction {
-		return restore.ChangeImageNameAction(restore.ImageNameRules(data)...)
+	rules := func(data map[string]string) actions.ItemAction {
+		return actions.ChangeImageName(actions.ImageNameRules(data)...)
 	}
 	// Velero's table.
 	for _, tc := range []struct {
@@ -252,19 +252,19 @@ func TestChangeImageNameAction(t *testing.T) {
 		runActCases(t, rules(tc.data), actGRPods, []actCase{{name: tc.name, item: pod(tc.from), want: pod(tc.want)}})
 	}
 	// Ours.
-	runActCases(t, restore.ChangeImageNameAction(restore.ImageNameRule{Old: "a", New: "b"}, restore.ImageNameRule{Old: "x", New: "y"}),
+	runActCases(t, actions.ChangeImageName(actions.ImageNameRule{Old: "a", New: "b"}, actions.ImageNameRule{Old: "x", New: "y"}),
 		schema.GroupResource{Group: "batch", Resource: "cronjobs"}, []actCase{
 			{name: "cron job: first rule wins, init containers too",
 				item: `{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"containers":[{"image":"ax"}],"initContainers":[{"image":"xx"},{"name":"noimage"}]}}}}}}`,
 				want: `{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"containers":[{"image":"bx"}],"initContainers":[{"image":"yy"},{"name":"noimage"}]}}}}}}`},
 		})
-	runActCases(t, restore.ChangeImageNameAction(restore.ImageNameRule{Old: "a", New: "b"}),
+	runActCases(t, actions.ChangeImageName(actions.ImageNameRule{Old: "a", New: "b"}),
 		schema.GroupResource{Group: "apps", Resource: "deployments"}, []actCase{
 			{name: "deployment", item: `{"spec":{"template":{"spec":{"containers":[{"image":"a"},{"image":"c"}]}}}}`,
 				want: `{"spec":{"template":{"spec":{"containers":[{"image":"b"},{"image":"c"}]}}}}`},
 			{name: "image not a string", item: `{"spec":{"template":{"spec":{"containers":[{"image":1}]}}}}`, err: "spec.template.spec.containers[0]"},
 		})
-	runActCases(t, restore.ChangeImageNameAction(restore.ImageNameRule{Old: "", New: "b"}), actGRPods, []actCase{
+	runActCases(t, actions.ChangeImageName(actions.ImageNameRule{Old: "", New: "b"}), actGRPods, []actCase{
 		{name: "empty rule ignored", item: pod("a")},
 	})
 }

@@ -1,4 +1,4 @@
-package restore
+package actions
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // ItemAction changes, or skips, one backed-up object before the restore creates it, with
@@ -19,8 +18,8 @@ import (
 type ItemAction interface {
 	// Name identifies the action in errors and reports, e.g. "backupkit.io/job".
 	Name() string
-	// AppliesTo selects the items the action is called for. Run calls it once, as it
-	// starts (as Velero resolves its actions' selectors once per restore).
+	// AppliesTo selects the items the action is called for. restore.Run calls it once,
+	// as it starts (as Velero resolves its actions' selectors once per restore).
 	AppliesTo() Selector
 	// Execute returns what to create in place of in.Item, or that the item is not to be
 	// restored (Output.Skip). An error fails the item; it is never created.
@@ -31,7 +30,7 @@ type ItemAction interface {
 // additional items it returned are ready (Velero's AreAdditionalItemsReady): when the
 // action's Output asks to wait for them, the restore calls it about once a second until it
 // reports true, returns an error, or AdditionalItemsReadyTimeout runs out. Without it, the
-// restore waits for them by the readiness rules (WithReadiness).
+// restore waits for them by the readiness rules (restore.WithReadiness).
 type AdditionalItemsChecker interface {
 	AreAdditionalItemsReady(ctx context.Context, items []ItemRef, restore *Info) (bool, error)
 }
@@ -50,9 +49,18 @@ type Selector struct {
 }
 
 // Matches reports whether the selector selects an item of resource gr in namespace ns
-// ("" when cluster-scoped) with the given labels.
+// ("" when cluster-scoped) with the given labels. The labels are read only when
+// LabelSelector is set: a caller may pass nil otherwise.
 func (s Selector) Matches(gr schema.GroupResource, ns string, l map[string]string) bool {
-	return s.matchesScope(selectorKey(gr), ns) && (s.LabelSelector == nil || s.LabelSelector.Matches(labels.Set(l)))
+	key := selectorKey(gr)
+	in := func(list []string, v string) bool { return slices.Contains(list, v) || slices.Contains(list, "*") }
+	switch {
+	case len(s.IncludedResources) > 0 && !in(s.IncludedResources, key), in(s.ExcludedResources, key):
+		return false
+	case len(s.IncludedNamespaces) > 0 && !in(s.IncludedNamespaces, ns), in(s.ExcludedNamespaces, ns):
+		return false
+	}
+	return s.LabelSelector == nil || s.LabelSelector.Matches(labels.Set(l))
 }
 
 // selectorKey is how a Selector names resource gr: "<resource>" for the core group,
@@ -62,21 +70,6 @@ func selectorKey(gr schema.GroupResource) string {
 		return gr.Resource
 	}
 	return gr.String()
-}
-
-// matchesScope is Matches without the labels, for the resource named key (selectorKey).
-func (s *Selector) matchesScope(key, ns string) bool {
-	in := func(list []string, v string) bool { return slices.Contains(list, v) || slices.Contains(list, "*") }
-	if len(s.IncludedResources) > 0 && !in(s.IncludedResources, key) {
-		return false
-	}
-	if in(s.ExcludedResources, key) {
-		return false
-	}
-	if len(s.IncludedNamespaces) > 0 && !in(s.IncludedNamespaces, ns) {
-		return false
-	}
-	return !in(s.ExcludedNamespaces, ns)
 }
 
 // Input is what an [ItemAction] is given for one item.
@@ -107,7 +100,7 @@ type Info struct {
 	// InBackup reports whether the backup holds the object of resource gr named
 	// namespace/name (namespace "" for cluster-scoped objects), by its backed-up identity.
 	InBackup func(gr schema.GroupResource, namespace, name string) bool
-	// DryRun says the restore is a dry run (WithDryRun): the restore sends its creates
+	// DryRun says the restore is a dry run (restore.WithDryRun): the restore sends its creates
 	// with the dry-run option, and an action must not change anything in the cluster
 	// either. An action's changes to the item still matter: the dry run checks the object
 	// a real run would send.
@@ -138,7 +131,7 @@ type Output struct {
 	// (0: the restore's wait timeout), until the additional items are ready
 	// (AdditionalItemsChecker, or the readiness rules). As in Velero, when they are not
 	// ready in time (or the check fails) the item is restored all the same, and its event's
-	// Detail says its additional items were not ready (DetailAdditionalNotReady).
+	// Detail says its additional items were not ready (restore.DetailAdditionalNotReady).
 	WaitForAdditionalItems      bool
 	AdditionalItemsReadyTimeout time.Duration
 }
@@ -156,17 +149,3 @@ func (r ItemRef) String() string {
 	}
 	return fmt.Sprintf("%s %s/%s", r.GroupResource, r.Namespace, r.Name)
 }
-
-// ActionError is an item's failure in an [ItemAction].
-type ActionError struct {
-	Action string    // the action's Name
-	Item   string    // the item, as manifest.Item's String
-	UID    types.UID // the item's UID in the backup
-	Err    error
-}
-
-func (e *ActionError) Error() string {
-	return fmt.Sprintf("restore: action %s on %s: %v", e.Action, e.Item, e.Err)
-}
-
-func (e *ActionError) Unwrap() error { return e.Err }

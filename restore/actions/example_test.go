@@ -1,10 +1,10 @@
-package restore_test
+package actions_test
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/actions"
 )
 
 // teamLabel is a caller's own action: it labels every Deployment with the team that owns
@@ -13,36 +13,37 @@ type teamLabel struct{ team string }
 
 func (a teamLabel) Name() string { return "example.com/team-label" }
 
-func (a teamLabel) AppliesTo() restore.Selector {
-	return restore.Selector{IncludedResources: []string{"deployments.apps"}}
+func (a teamLabel) AppliesTo() actions.Selector {
+	return actions.Selector{IncludedResources: []string{"deployments.apps"}}
 }
 
-func (a teamLabel) Execute(_ context.Context, in *restore.Input) (*restore.Output, error) {
+func (a teamLabel) Execute(_ context.Context, in *actions.Input) (*actions.Output, error) {
 	labels := in.Item.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}
 	}
 	labels["team"] = a.team
 	in.Item.SetLabels(labels)
-	return &restore.Output{}, nil
+	return &actions.Output{}, nil
 }
 
-// A caller lists the built-in actions, replaces one (here the Secret action, with one that
-// also asks the target which ServiceAccounts it has) and appends its own.
-func Example_actions() {
+// A fork writes its own action (teamLabel, above), lists the built-in actions, replaces one
+// (here the Secret action, with one that also asks the target which ServiceAccounts it has)
+// and appends its own; restore.WithActions(list...) then runs them.
+func Example() {
 	accounts := func(ctx context.Context, namespace string) ([]string, error) {
 		return []string{"default"}, nil // a real caller lists the target's ServiceAccounts
 	}
-	actions := restore.DefaultActions()
-	for i, a := range actions {
+	list := actions.Default()
+	for i, a := range list {
 		if a.Name() == "backupkit.io/secret" {
-			actions[i] = restore.SecretAction(accounts)
+			list[i] = actions.Secret(accounts)
 		}
 	}
-	actions = append(actions,
-		restore.ChangeStorageClassAction(map[string]string{"gp2": "gp3"}, nil),
+	list = append(list,
+		actions.ChangeStorageClass(map[string]string{"gp2": "gp3"}, nil),
 		teamLabel{team: "payments"})
-	for _, a := range actions {
+	for _, a := range list {
 		fmt.Println(a.Name(), a.AppliesTo().IncludedResources)
 	}
 	// Output:

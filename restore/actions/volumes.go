@@ -1,4 +1,4 @@
-package restore
+package actions
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"maps"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/backupkit/backupkit/internal/kinds"
 )
 
 // Annotations the PersistentVolume controller and the scheduler set on claims and volumes.
@@ -20,7 +22,7 @@ const (
 	annVeleroDataUpload     = "velero.io/data-upload-name"
 )
 
-// PersistentVolumeClaimAction returns the action "backupkit.io/persistent-volume-claim",
+// PersistentVolumeClaim returns the action "backupkit.io/persistent-volume-claim",
 // which does to a PersistentVolumeClaim what Velero's PVC action does:
 //
 //   - it removes the annotations of its binding and provisioning
@@ -33,16 +35,16 @@ const (
 //     item.
 //
 // spec.volumeName stays: when the volume's own action skips it (see
-// [PersistentVolumeAction]), the claim waits for a volume of that name. Velero's restore
+// [PersistentVolume]), the claim waits for a volume of that name. Velero's restore
 // clears it then, after the volume's fate is known; a restore that skips volumes must do
 // the same.
 //
 // Velero v1.18 no longer maps the selected-node annotation to another node (its
 // change-pvc-node-selector configuration): it removes it, as this action does.
-func PersistentVolumeClaimAction() ItemAction {
+func PersistentVolumeClaim() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/persistent-volume-claim",
-		resources: actKeys(grPVCs),
+		resources: actKeys(kinds.PersistentVolumeClaims),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			if err := actDeleteAnnotations(in.Item, annBindCompleted, annBoundByController, annStorageProvisioner,
 				annBetaStorageProvisioner, annSelectedNode, annVeleroVolumeSnapshot, annVeleroDataUpload); err != nil {
@@ -59,14 +61,14 @@ func PersistentVolumeClaimAction() ItemAction {
 			}
 			out := &Output{}
 			if phase == "Bound" && volume != "" {
-				out.AdditionalItems = []ItemRef{{GroupResource: grPVs, Name: volume}}
+				out.AdditionalItems = []ItemRef{{GroupResource: kinds.PersistentVolumes, Name: volume}}
 			}
 			return out, nil
 		},
 	}
 }
 
-// PersistentVolumeAction returns the action "backupkit.io/persistent-volume", which does to
+// PersistentVolume returns the action "backupkit.io/persistent-volume", which does to
 // a PersistentVolume what Velero's restore does to one that has no snapshot:
 //
 //   - one whose reclaim policy is Delete is skipped: its storage went, or goes, with its
@@ -78,10 +80,10 @@ func PersistentVolumeClaimAction() ItemAction {
 //
 // A volume whose data a snapshot or a file-system backup restores is re-provisioned by
 // Velero; those belong to Velero's volume machinery, which this action does not have.
-func PersistentVolumeAction() ItemAction {
+func PersistentVolume() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/persistent-volume",
-		resources: actKeys(grPVs),
+		resources: actKeys(kinds.PersistentVolumes),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			obj := in.Item.Object
 			policy, err := actString(obj, "spec", "persistentVolumeReclaimPolicy")
@@ -112,17 +114,17 @@ func PersistentVolumeAction() ItemAction {
 }
 
 // StorageClassExists reports whether the target cluster has the StorageClass of the name,
-// for [ChangeStorageClassAction].
+// for [ChangeStorageClass].
 type StorageClassExists func(ctx context.Context, name string) (bool, error)
 
-// ChangeStorageClassAction returns the action "backupkit.io/change-storage-class", Velero's
+// ChangeStorageClass returns the action "backupkit.io/change-storage-class", Velero's
 // change-storage-class action with its mapping given here rather than read from a
 // ConfigMap: the spec.storageClassName of a PersistentVolume or PersistentVolumeClaim, and
 // of each volume claim template of a StatefulSet, is replaced by what mapping maps it to;
 // names mapping does not hold, and empty ones, stay. When exists is not nil it is asked
 // whether the target has the new class: it fails the item when the target does not, or
 // when it errs.
-func ChangeStorageClassAction(mapping map[string]string, exists StorageClassExists) ItemAction {
+func ChangeStorageClass(mapping map[string]string, exists StorageClassExists) ItemAction {
 	mapping = maps.Clone(mapping)
 	change := func(ctx context.Context, obj map[string]any, path ...string) error {
 		old, err := actString(obj, path...)
@@ -146,12 +148,12 @@ func ChangeStorageClassAction(mapping map[string]string, exists StorageClassExis
 	}
 	return &builtinAction{
 		name:      "backupkit.io/change-storage-class",
-		resources: actKeys(grPVs, grPVCs, grStatefulSets),
+		resources: actKeys(kinds.PersistentVolumes, kinds.PersistentVolumeClaims, kinds.StatefulSets),
 		execute: func(ctx context.Context, in *Input) (*Output, error) {
 			if len(mapping) == 0 {
 				return &Output{}, nil
 			}
-			if in.Resource != grStatefulSets {
+			if in.Resource != kinds.StatefulSets {
 				return &Output{}, change(ctx, in.Item.Object, "spec", "storageClassName")
 			}
 			templates, err := actObjects(in.Item.Object, "spec", "volumeClaimTemplates")

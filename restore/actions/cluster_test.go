@@ -1,4 +1,4 @@
-package restore_test
+package actions_test
 
 import (
 	"strconv"
@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/actions"
 )
 
 func TestRoleBindingActions(t *testing.T) {
@@ -18,7 +18,7 @@ func TestRoleBindingActions(t *testing.T) {
 		}
 		return `{"metadata":{"name":"b"},"subjects":[` + strings.Join(subjects, ",") + `]}`
 	}
-	mapping := func(m map[string]string) *restore.Info { return &restore.Info{NamespaceMapping: m} }
+	mapping := func(m map[string]string) *actions.Info { return &actions.Info{NamespaceMapping: m} }
 	// Velero's table, for both kinds of binding.
 	cases := []actCase{
 		{name: "no mapping", item: binding("foo"), info: mapping(map[string]string{})},
@@ -34,8 +34,8 @@ func TestRoleBindingActions(t *testing.T) {
 		{name: "a subject not an object", item: `{"subjects":[1]}`, info: mapping(map[string]string{"foo": "bar"}), err: "subjects[0] is a float64"},
 	}
 	rbac := "rbac.authorization.k8s.io"
-	runActCases(t, restore.RoleBindingAction(), schema.GroupResource{Group: rbac, Resource: "rolebindings"}, cases)
-	runActCases(t, restore.ClusterRoleBindingAction(), schema.GroupResource{Group: rbac, Resource: "clusterrolebindings"}, cases)
+	runActCases(t, actions.RoleBinding(), schema.GroupResource{Group: rbac, Resource: "rolebindings"}, cases)
+	runActCases(t, actions.ClusterRoleBinding(), schema.GroupResource{Group: rbac, Resource: "clusterrolebindings"}, cases)
 }
 
 func TestAdmissionWebhookConfigurationAction(t *testing.T) {
@@ -51,7 +51,7 @@ func TestAdmissionWebhookConfigurationAction(t *testing.T) {
 	const group = "admissionregistration.k8s.io"
 	mutating := schema.GroupResource{Group: group, Resource: "mutatingwebhookconfigurations"}
 	validating := schema.GroupResource{Group: group, Resource: "validatingwebhookconfigurations"}
-	a := restore.AdmissionWebhookConfigurationAction()
+	a := actions.AdmissionWebhookConfiguration()
 	// Velero's table.
 	runActCases(t, a, mutating, []actCase{
 		{name: "v1 mutating, Unknown", item: config("v1", "MutatingWebhookConfiguration", "Unknown"),
@@ -74,7 +74,7 @@ func TestAdmissionWebhookConfigurationAction(t *testing.T) {
 }
 
 func TestAPIServiceAction(t *testing.T) {
-	runActCases(t, restore.APIServiceAction(), schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}, []actCase{
+	runActCases(t, actions.APIService(), schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}, []actCase{
 		// Velero's test: an APIService it is called for is skipped (its selector holds the
 		// automanaged label; this one has no service either).
 		{name: "local", item: `{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"v1.test.velero.io"}}`, skip: true},
@@ -94,7 +94,7 @@ func TestCRDPreserveUnknownFieldsAction(t *testing.T) {
 			"spec":{"group":"velero.io",` + preserve + `"versions":` + versions + `}}`
 	}
 	const schemaInt = `[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","maximum":5}}}]`
-	runActCases(t, restore.CRDPreserveUnknownFieldsAction(), crds, []actCase{
+	runActCases(t, actions.CRDPreserveUnknownFields(), crds, []actCase{
 		// Velero's test: a whole number in a float field (maximum) is no error.
 		{name: "an int in a float field", item: crd("v1", "", schemaInt)},
 		// Ours.

@@ -1,4 +1,4 @@
-package restore_test
+package actions_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/actions"
 )
 
 var (
@@ -19,8 +19,8 @@ func TestPersistentVolumeClaimAction(t *testing.T) {
 	pvc := func(meta string) string {
 		return `{"metadata":{"namespace":"source-ns","name":"pvc-1"` + meta + `},"spec":{}}`
 	}
-	pvRef := func(name string) []restore.ItemRef { return []restore.ItemRef{{GroupResource: actGRPVs, Name: name}} }
-	runActCases(t, restore.PersistentVolumeClaimAction(), actGRPVCs, []actCase{
+	pvRef := func(name string) []actions.ItemRef { return []actions.ItemRef{{GroupResource: actGRPVs, Name: name}} }
+	runActCases(t, actions.PersistentVolumeClaim(), actGRPVCs, []actCase{
 		// Velero's tables (annotations, and the bound volume as an additional item).
 		{name: "no annotations", item: pvc("")},
 		{name: "selected-node goes", item: pvc(`,"annotations":{"volume.kubernetes.io/selected-node":"source-node"}`), want: pvc("")},
@@ -45,8 +45,8 @@ func TestPersistentVolumeClaimAction(t *testing.T) {
 }
 
 func TestPersistentVolumeAction(t *testing.T) {
-	mapping := &restore.Info{NamespaceMapping: map[string]string{"from": "to"}}
-	runActCases(t, restore.PersistentVolumeAction(), actGRPVs, []actCase{
+	mapping := &actions.Info{NamespaceMapping: map[string]string{"from": "to"}}
+	runActCases(t, actions.PersistentVolume(), actGRPVs, []actCase{
 		{name: "reclaim policy Delete: skipped", item: `{"metadata":{"name":"pv"},"spec":{"persistentVolumeReclaimPolicy":"Delete"}}`, skip: true},
 		{name: "Retain: claim reference cleaned and mapped", info: mapping,
 			item: `{"metadata":{"name":"pv","annotations":{"pv.kubernetes.io/bound-by-controller":"yes","pv.kubernetes.io/bind-completed":"yes","keep":"k"}},
@@ -62,7 +62,7 @@ func TestPersistentVolumeAction(t *testing.T) {
 }
 
 func TestChangeStorageClassAction(t *testing.T) {
-	existing := func(names ...string) restore.StorageClassExists {
+	existing := func(names ...string) actions.StorageClassExists {
 		return func(_ context.Context, name string) (bool, error) {
 			for _, n := range names {
 				if n == name {
@@ -125,18 +125,18 @@ func TestChangeStorageClassAction(t *testing.T) {
 		{other, actGRSTS, actCase{name: "stateful set's class not mapped", item: sts("storageclass-1")}},
 		{toMissing, actGRSTS, actCase{name: "stateful set mapped to a missing class", item: sts("storageclass-1"), err: "spec.volumeClaimTemplates[0]: " + notFound}},
 	} {
-		runActCases(t, restore.ChangeStorageClassAction(tc.mapping,
+		runActCases(t, actions.ChangeStorageClass(tc.mapping,
 			existing("storageclass-2", "storageclass-4", "storageclass-a", "storageclass-b", "storageclass-c")), tc.gr, []actCase{tc.c})
 	}
 	// Ours.
-	runActCases(t, restore.ChangeStorageClassAction(one, nil), actGRPVCs, []actCase{
+	runActCases(t, actions.ChangeStorageClass(one, nil), actGRPVCs, []actCase{
 		{name: "no check without exists", item: pvc("storageclass-1"), want: pvc("storageclass-2")},
 	})
-	runActCases(t, restore.ChangeStorageClassAction(one, func(context.Context, string) (bool, error) { return false, errActBoom }), actGRPVCs, []actCase{
+	runActCases(t, actions.ChangeStorageClass(one, func(context.Context, string) (bool, error) { return false, errActBoom }), actGRPVCs, []actCase{
 		{name: "exists fails", item: pvc("storageclass-1"), err: "boom"},
 	})
 	m := map[string]string{"a": "b"}
-	a := restore.ChangeStorageClassAction(m, nil)
+	a := actions.ChangeStorageClass(m, nil)
 	m["a"] = "c"
 	runActCases(t, a, actGRPVCs, []actCase{{name: "the mapping is copied", item: pvc("a"), want: pvc("b")}})
 }

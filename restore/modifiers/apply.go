@@ -1,4 +1,4 @@
-package restore
+package modifiers
 
 import (
 	"encoding/json"
@@ -17,9 +17,9 @@ import (
 // order of the rules, as Velero does: each rule's conditions are matched against obj as
 // it was before any rule changed it, and its patches apply to obj as the rules before it
 // left it. A rule that fails leaves obj as the rules before it left it, and the rules
-// after it still apply. The error wraps ErrModifierFailed and a *ModifierRuleError per
-// rule that failed, naming the rule and the object; nil when none did.
-func (m *ResourceModifiers) Apply(obj *unstructured.Unstructured, gr schema.GroupResource) error {
+// after it still apply. The error wraps ErrFailed and a *RuleError per rule that failed,
+// naming the rule and the object; nil when none did.
+func (m *Modifiers) Apply(obj *unstructured.Unstructured, gr schema.GroupResource) error {
 	if m == nil || obj == nil {
 		return nil
 	}
@@ -27,9 +27,9 @@ func (m *ResourceModifiers) Apply(obj *unstructured.Unstructured, gr schema.Grou
 	// values JSON does not have, such as int).
 	origin := &unstructured.Unstructured{}
 	if data, err := obj.MarshalJSON(); err != nil {
-		return fmt.Errorf("%w: %w", ErrModifierFailed, err)
+		return fmt.Errorf("%w: %w", ErrFailed, err)
 	} else if err := origin.UnmarshalJSON(data); err != nil {
-		return fmt.Errorf("%w: %w", ErrModifierFailed, err)
+		return fmt.Errorf("%w: %w", ErrFailed, err)
 	}
 	var errs []error
 	for i := range m.rules {
@@ -47,11 +47,11 @@ func (m *ResourceModifiers) Apply(obj *unstructured.Unstructured, gr schema.Grou
 			return r.apply(obj)
 		}()
 		if err != nil {
-			errs = append(errs, &ModifierRuleError{Rule: i, Object: objectName(gr, origin), Err: err})
+			errs = append(errs, &RuleError{Rule: i, Object: objectName(gr, origin), Err: err})
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%w: %w", ErrModifierFailed, errors.Join(errs...))
+		return fmt.Errorf("%w: %w", ErrFailed, errors.Join(errs...))
 	}
 	return nil
 }

@@ -1,23 +1,25 @@
-package restore
+package actions
 
 import (
 	"context"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/backupkit/backupkit/internal/kinds"
 )
 
-// RoleBindingAction returns the action "backupkit.io/role-binding", which maps the
+// RoleBinding returns the action "backupkit.io/role-binding", which maps the
 // namespace of each subject of a RoleBinding to the namespace it is restored into
 // ([Info].TargetNamespace), as Velero's role binding action does.
-func RoleBindingAction() ItemAction {
-	return bindingAction("backupkit.io/role-binding", grRoleBindings)
+func RoleBinding() ItemAction {
+	return bindingAction("backupkit.io/role-binding", kinds.RoleBindings)
 }
 
-// ClusterRoleBindingAction returns the action "backupkit.io/cluster-role-binding", which
-// maps the namespace of each subject of a ClusterRoleBinding as [RoleBindingAction] does.
-func ClusterRoleBindingAction() ItemAction {
-	return bindingAction("backupkit.io/cluster-role-binding", grClusterRoleBindings)
+// ClusterRoleBinding returns the action "backupkit.io/cluster-role-binding", which
+// maps the namespace of each subject of a ClusterRoleBinding as [RoleBinding] does.
+func ClusterRoleBinding() ItemAction {
+	return bindingAction("backupkit.io/cluster-role-binding", kinds.ClusterRoleBindings)
 }
 
 func bindingAction(name string, gr schema.GroupResource) ItemAction {
@@ -46,16 +48,16 @@ func bindingAction(name string, gr schema.GroupResource) ItemAction {
 	}
 }
 
-// AdmissionWebhookConfigurationAction returns the action
+// AdmissionWebhookConfiguration returns the action
 // "backupkit.io/admission-webhook-configuration", which, as Velero's action of that name
 // does, sets to None the sideEffects of each webhook of an admissionregistration.k8s.io/v1
 // MutatingWebhookConfiguration or ValidatingWebhookConfiguration that is neither None nor
 // NoneOnDryRun: v1beta1 allowed Unknown and Some, v1 refuses them. An item at another
 // version is left as it is.
-func AdmissionWebhookConfigurationAction() ItemAction {
+func AdmissionWebhookConfiguration() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/admission-webhook-configuration",
-		resources: actKeys(grMutatingWebhookConfigs, grValidatingWebhookConfigs),
+		resources: actKeys(kinds.MutatingWebhookConfigurations, kinds.ValidatingWebhookConfigurations),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			if in.Item.GetAPIVersion() != "admissionregistration.k8s.io/v1" {
 				return &Output{}, nil
@@ -77,15 +79,15 @@ func AdmissionWebhookConfigurationAction() ItemAction {
 // actAutoManagedLabel marks the APIServices the kube-apiserver registers itself.
 const actAutoManagedLabel = "kube-aggregator.kubernetes.io/automanaged"
 
-// APIServiceAction returns the action "backupkit.io/apiservice", which skips an APIService
+// APIService returns the action "backupkit.io/apiservice", which skips an APIService
 // the kube-apiserver registers itself: one labelled kube-aggregator.kubernetes.io/automanaged
 // (the APIServices Velero's action skips) or without spec.service, served locally, by the
 // kube-apiserver, for a built-in group or one a CustomResourceDefinition makes. An
 // APIService of an extension API server (with a spec.service) is restored.
-func APIServiceAction() ItemAction {
+func APIService() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/apiservice",
-		resources: actKeys(grAPIServices),
+		resources: actKeys(kinds.APIServices),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			if _, ok := in.Item.GetLabels()[actAutoManagedLabel]; ok {
 				return &Output{Skip: true, Reason: "the kube-apiserver registers it (label " + actAutoManagedLabel + ")"}, nil
@@ -102,17 +104,17 @@ func APIServiceAction() ItemAction {
 	}
 }
 
-// CRDPreserveUnknownFieldsAction returns the action
+// CRDPreserveUnknownFields returns the action
 // "backupkit.io/crd-preserve-unknown-fields", which, as Velero's
 // CRDV1PreserveUnknownFields action does, turns spec.preserveUnknownFields true of an
 // apiextensions.k8s.io/v1 CustomResourceDefinition (a v1beta1 CRD converted to v1, which
 // the API server refuses with it) into false, setting x-kubernetes-preserve-unknown-fields
 // true at the root of the schema of each of its versions that has one. A CRD at another
 // version is left as it is.
-func CRDPreserveUnknownFieldsAction() ItemAction {
+func CRDPreserveUnknownFields() ItemAction {
 	return &builtinAction{
 		name:      "backupkit.io/crd-preserve-unknown-fields",
-		resources: actKeys(grCustomResourceDefinitions),
+		resources: actKeys(kinds.CustomResourceDefinitions),
 		execute: func(_ context.Context, in *Input) (*Output, error) {
 			obj := in.Item.Object
 			if in.Item.GetAPIVersion() != "apiextensions.k8s.io/v1" {

@@ -1,4 +1,4 @@
-package restore_test
+package actions_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/actions"
 )
 
 // svcApplied is a Service holding the given ports as the last-applied-configuration
@@ -29,7 +29,7 @@ func TestServiceAction(t *testing.T) {
 		return `{"metadata":{"name":"svc-1","managedFields":[{"manager":"kubectl","fieldsV1":` + fields + `}]},"spec":` + spec + `}`
 	}
 	plain := func(spec string) string { return `{"metadata":{"name":"svc-1"},"spec":` + spec + `}` }
-	preserve := &restore.Info{PreserveNodePorts: true}
+	preserve := &actions.Info{PreserveNodePorts: true}
 	const lbLocal = `"type":"LoadBalancer","externalTrafficPolicy":"Local","healthCheckNodePort":8080`
 	const sspFields = `{"f:spec":{"f:ports":{"k:{\"port\":443,\"protocol\":\"TCP\"}":{".":{},"f:name":{},"f:port":{}%s},"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:name":{},"f:port":{}%s}},"f:selector":{},"f:type":{}}}`
 	withNodePort := func(f string) string { return strings.ReplaceAll(f, "%s", `,"f:nodePort":{}`) }
@@ -37,7 +37,7 @@ func TestServiceAction(t *testing.T) {
 	sspPorts := func(a, b string) string {
 		return `{"ports":[{"name":"http","port":80,"protocol":"TCP"` + a + `},{"name":"https","port":443,"protocol":"TCP"` + b + `}]}`
 	}
-	runActCases(t, restore.ServiceAction(), svc, []actCase{
+	runActCases(t, actions.Service(), svc, []actCase{
 		// Velero's table.
 		{name: "clusterIP and clusterIPs go",
 			item: plain(`{"clusterIP":"should-be-removed","clusterIPs":["should-be-removed"],"loadBalancerIP":"should-be-kept"}`),
@@ -105,7 +105,7 @@ func TestServiceAccountAction(t *testing.T) {
 		}
 		return s + `]}`
 	}
-	runActCases(t, restore.ServiceAccountAction(), sa, []actCase{
+	runActCases(t, actions.ServiceAccount(), sa, []actCase{
 		// Velero's table.
 		{name: "no secrets", item: item()},
 		{name: "no match", item: item("a", "bar-TOKN-nomatch", "baz")},
@@ -121,7 +121,7 @@ func TestServiceAccountAction(t *testing.T) {
 
 func TestSecretAction(t *testing.T) {
 	secrets := schema.GroupResource{Resource: "secrets"}
-	listing := func(want string, names ...string) restore.ServiceAccountNames {
+	listing := func(want string, names ...string) actions.ServiceAccountNames {
 		return func(_ context.Context, ns string) ([]string, error) {
 			if ns != want {
 				return nil, nil
@@ -130,7 +130,7 @@ func TestSecretAction(t *testing.T) {
 		}
 	}
 	const token = `"type":"kubernetes.io/service-account-token"`
-	runActCases(t, restore.SecretAction(listing("foo", "default")), secrets, []actCase{
+	runActCases(t, actions.Secret(listing("foo", "default")), secrets, []actCase{
 		// Velero's table.
 		{name: "not a token", item: `{"metadata":{"namespace":"foo","name":"default-token-sfafa"},"type":"Opaque"}`},
 		{name: "made by the token controller", item: `{"metadata":{"namespace":"foo","name":"default-token-sfafa"},` + token + `}`, skip: true},
@@ -141,7 +141,7 @@ func TestSecretAction(t *testing.T) {
 		// Ours.
 		{name: "a service account of another namespace", item: `{"metadata":{"namespace":"bar","name":"default-token-sfafa"},` + token + `}`},
 	})
-	runActCases(t, restore.SecretAction(nil), secrets, []actCase{
+	runActCases(t, actions.Secret(nil), secrets, []actCase{
 		{name: "named after the account of its annotation",
 			item: `{"metadata":{"namespace":"foo","name":"app-token-x1","annotations":{"kubernetes.io/service-account.name":"app"}},` + token + `}`, skip: true},
 		{name: "annotation names another account",
@@ -150,7 +150,7 @@ func TestSecretAction(t *testing.T) {
 		{name: "without a lister nor annotation", item: `{"metadata":{"namespace":"foo","name":"default-token-sfafa"},` + token + `}`},
 		{name: "type not a string", item: `{"type":1}`, err: "type is a float64"},
 	})
-	runActCases(t, restore.SecretAction(func(context.Context, string) ([]string, error) { return nil, errActBoom }), secrets, []actCase{
+	runActCases(t, actions.Secret(func(context.Context, string) ([]string, error) { return nil, errActBoom }), secrets, []actCase{
 		{name: "the lister fails", item: `{"metadata":{"namespace":"foo","name":"x"},` + token + `}`, err: "boom"},
 	})
 }

@@ -1,4 +1,4 @@
-package restore
+package actions
 
 import (
 	"context"
@@ -10,46 +10,46 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// DefaultActions returns the built-in [ItemAction]s, in the order a restore runs them, as a
+// Default returns the built-in [ItemAction]s, in the order a restore runs them, as a
 // new slice on every call, so that a caller may reorder it, replace an action (find it by
 // Name) or append its own:
 //
-//   - [SkipCompletedAction]: Pods that had finished and Jobs that had completed
-//   - [APIServiceAction]: APIServices the API server registers itself
-//   - [PodAction], [AddPVCFromPodAction]
-//   - [JobAction]
-//   - [ServiceAction]
-//   - [ServiceAccountAction], [SecretAction] (without a lister of service accounts)
-//   - [PersistentVolumeAction], [PersistentVolumeClaimAction]
-//   - [RoleBindingAction], [ClusterRoleBindingAction]
-//   - [AdmissionWebhookConfigurationAction]
-//   - [CRDPreserveUnknownFieldsAction]
+//   - [SkipCompleted]: Pods that had finished and Jobs that had completed
+//   - [APIService]: APIServices the API server registers itself
+//   - [Pod], [AddPVCFromPod]
+//   - [Job]
+//   - [Service]
+//   - [ServiceAccount], [Secret] (without a lister of service accounts)
+//   - [PersistentVolume], [PersistentVolumeClaim]
+//   - [RoleBinding], [ClusterRoleBinding]
+//   - [AdmissionWebhookConfiguration]
+//   - [CRDPreserveUnknownFields]
 //
 // Actions that skip an item come first, so that no later action runs for it. The actions
-// that need a mapping from the caller, [ChangeStorageClassAction] and
-// [ChangeImageNameAction], are not among them.
+// that need a mapping from the caller, [ChangeStorageClass] and
+// [ChangeImageName], are not among them.
 //
 // Between them they do for Kubernetes' own kinds what Velero's built-in restore item
 // actions and the per-kind rules of its restore do (pkg/restore/actions and
 // pkg/restore/restore.go, Velero v1.18.1), leaving out what serves Velero's own machinery
 // (restore hooks, pod volume restores, CSI snapshots and data movement) and what needs the
-// restore as a whole (see [PersistentVolumeClaimAction] on spec.volumeName).
-func DefaultActions() []ItemAction {
+// restore as a whole (see [PersistentVolumeClaim] on spec.volumeName).
+func Default() []ItemAction {
 	return []ItemAction{
-		SkipCompletedAction(),
-		APIServiceAction(),
-		PodAction(),
-		AddPVCFromPodAction(),
-		JobAction(),
-		ServiceAction(),
-		ServiceAccountAction(),
-		SecretAction(nil),
-		PersistentVolumeAction(),
-		PersistentVolumeClaimAction(),
-		RoleBindingAction(),
-		ClusterRoleBindingAction(),
-		AdmissionWebhookConfigurationAction(),
-		CRDPreserveUnknownFieldsAction(),
+		SkipCompleted(),
+		APIService(),
+		Pod(),
+		AddPVCFromPod(),
+		Job(),
+		Service(),
+		ServiceAccount(),
+		Secret(nil),
+		PersistentVolume(),
+		PersistentVolumeClaim(),
+		RoleBinding(),
+		ClusterRoleBinding(),
+		AdmissionWebhookConfiguration(),
+		CRDPreserveUnknownFields(),
 	}
 }
 
@@ -84,18 +84,10 @@ func (a *builtinAction) Execute(ctx context.Context, in *Input) (*Output, error)
 // actAnnotationLastAppliedConfig is kubectl's record of the object it last applied.
 const actAnnotationLastAppliedConfig = "kubectl.kubernetes.io/last-applied-configuration"
 
-// actKey is the Selector key of gr: "<resource>" in the core group, else "<resource>.<group>".
-func actKey(gr schema.GroupResource) string {
-	if gr.Group == "" {
-		return gr.Resource
-	}
-	return gr.String()
-}
-
 func actKeys(grs ...schema.GroupResource) []string {
 	keys := make([]string, len(grs))
 	for i, gr := range grs {
-		keys[i] = actKey(gr)
+		keys[i] = selectorKey(gr)
 	}
 	return keys
 }

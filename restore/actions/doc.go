@@ -1,0 +1,23 @@
+// Package actions holds the item actions of a restore: the [ItemAction] interface a
+// restore calls for each item before creating it, what an action is given ([Input], [Info])
+// and returns ([Output], [ItemRef]), and the built-in actions ([Default] lists those a
+// restore runs unless told otherwise).
+//
+// It is Velero's pkg/restore/actions together with the interface of its restore item
+// action plugins (pkg/plugin/velero/restoreitemaction/v2, without asynchronous
+// operations): in Velero an action is a plugin, a separate process spoken to over gRPC and
+// registered by name; here it is a Go value, and the restore runs the list it is given
+// (restore.WithActions). The built-in actions do for Kubernetes' own kinds what Velero's
+// do; their docs say where they differ.
+//
+// A fork writes its own action as any type with the three methods of [ItemAction]: a name,
+// a [Selector] of the items it applies to, and an Execute that changes the item it is given
+// (or returns another, or skips it with a reason). It implements [AdditionalItemsChecker]
+// too when it can tell better than the readiness rules when the additional items it names
+// are ready. It then appends the action to [Default]'s list, or replaces a built-in one by
+// its Name, and hands the list to restore.WithActions; the package example shows how.
+//
+// The package does no I/O of its own: an action that needs the target cluster is given a
+// function for it ([Secret]'s [ServiceAccountNames], [ChangeStorageClass]'s
+// [StorageClassExists]).
+package actions
