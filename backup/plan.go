@@ -111,6 +111,16 @@ type Plan struct {
 	filter *compiledFilter
 }
 
+// Listings counts the listings Run makes, one per resource and version (a listing may
+// span several namespaces): the total of EventListed events.
+func (p *Plan) Listings() int {
+	n := 0
+	for _, r := range p.Resources {
+		n += len(r.Versions)
+	}
+	return n
+}
+
 // crdResource is the directory name of CustomResourceDefinitions.
 const crdResource = "customresourcedefinitions.apiextensions.k8s.io"
 

@@ -1,6 +1,7 @@
 package backup
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/backupkit/backupkit/archive"
@@ -98,4 +99,44 @@ func sortUnread(u []Unread) {
 		}
 		return a.Namespace < b.Namespace
 	})
+}
+
+// String renders u as "<resource> [<version>] [in <namespace>] (skipped|failed): <reason>",
+// skipped when the server refused the listing:
+// "configmaps v1 in shop (skipped): Forbidden: ...".
+func (u Unread) String() string {
+	where := u.Resource
+	if u.Version != "" {
+		where += " " + u.Version
+	}
+	if u.Namespace != "" {
+		where += " in " + u.Namespace
+	}
+	what := "failed"
+	if u.Refused {
+		what = "skipped"
+	}
+	return fmt.Sprintf("%s (%s): %s", where, what, u.Reason)
+}
+
+// Progress counts what the events of a Run report so far. Its zero value has counted
+// nothing; Listings, the total, is Plan.Listings. It is not safe for concurrent use (the
+// function WithProgress takes is called one call at a time).
+type Progress struct {
+	Objects  int64 // objects written at their preferred version (EventPage's Objects)
+	Files    int64 // item files written, every version (EventPage's Files)
+	Expected int64 // objects announced by the first pages of the preferred listings begun
+	Listed   int   // listings (a resource at a version) done (EventListed)
+}
+
+// Add counts e.
+func (p *Progress) Add(e Event) {
+	switch e.Type {
+	case EventPage:
+		p.Objects += int64(e.Objects)
+		p.Files += int64(e.Files)
+		p.Expected += e.Expected
+	case EventListed:
+		p.Listed++
+	}
 }
