@@ -141,4 +141,3 @@ func TestUsageSelects(t *testing.T) {
 	require.False(t, s.selects(plan("configmaps", true), obj("configmaps", `"metadata":{"name":"high"}`)))
 	require.False(t, s.selects(Resource{Name: "priorityclasses.scheduling.k8s.io"}, obj("priorityclasses.scheduling.k8s.io", `"metadata":{"name":"high"}`)))
 }
-

@@ -29,9 +29,24 @@ func obj(apiVersion, kind, ns, name string) runtime.Object {
 	return u
 }
 
+// labelledCluster is fakeCluster with the ConfigMaps labelled app=<their namespace>.
+func labelledCluster() backup.Cluster {
+	return cluster(map[string]string{"shop": "shop", "blog": "blog"})
+}
+
 // fakeCluster is a cluster without a server: client-go's fake discovery and dynamic
 // clients, serving ConfigMaps, Namespaces, Nodes, CustomResourceDefinitions and Gadgets.
-func fakeCluster() backup.Cluster {
+func fakeCluster() backup.Cluster { return cluster(nil) }
+
+// cluster is fakeCluster with the ConfigMap of each namespace labelled app=labels[ns].
+func cluster(labels map[string]string) backup.Cluster {
+	cm := func(ns, name string) runtime.Object {
+		u := obj("v1", "ConfigMap", ns, name).(*unstructured.Unstructured)
+		if l, ok := labels[ns]; ok {
+			u.SetLabels(map[string]string{"app": l})
+		}
+		return u
+	}
 	list := []string{"list", "get"}
 	disc := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{Resources: []*metav1.APIResourceList{
 		{GroupVersion: "v1", APIResources: []metav1.APIResource{
@@ -43,14 +58,16 @@ func fakeCluster() backup.Cluster {
 		{GroupVersion: "shop.example.com/v1", APIResources: []metav1.APIResource{
 			{Name: "gadgets", Kind: "Gadget", Namespaced: true, Verbs: list}}},
 	}}}
-	gvr := func(g, v, r string) schema.GroupVersionResource { return schema.GroupVersionResource{Group: g, Version: v, Resource: r} }
+	gvr := func(g, v, r string) schema.GroupVersionResource {
+		return schema.GroupVersionResource{Group: g, Version: v, Resource: r}
+	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
 		gvr("", "v1", "configmaps"): "ConfigMapList", gvr("", "v1", "namespaces"): "NamespaceList", gvr("", "v1", "nodes"): "NodeList",
 		gvr("apiextensions.k8s.io", "v1", "customresourcedefinitions"): "CustomResourceDefinitionList",
 		gvr("shop.example.com", "v1", "gadgets"):                       "GadgetList",
 	},
 		obj("v1", "Namespace", "", "shop"), obj("v1", "Namespace", "", "blog"), obj("v1", "Node", "", "node-1"),
-		obj("v1", "ConfigMap", "shop", "settings"), obj("v1", "ConfigMap", "blog", "theme"),
+		cm("shop", "settings"), cm("blog", "theme"),
 		obj("shop.example.com/v1", "Gadget", "shop", "sprocket"),
 		obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "gadgets.shop.example.com"),
 		obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "widgets.other.example.com"),
