@@ -5,34 +5,11 @@
 //	go run ./examples/backup --kubeconfig kc --include-namespaces shop --output - | go run ./examples/inspect --backup /dev/stdin
 //	go run ./examples/backup --kubeconfig kc --output 's3://bucket/velero/nightly?region=eu-west-1'   # streamed to S3
 //
-// It discovers every served resource that supports list and lists each at every version
-// the cluster serves it at, as Velero's EnableAPIGroupVersions backup does, the preferred
-// version first; in pages (--page-size), several resources at once (--parallel). Each
-// object is written to the tarball as its page arrives (archive.Writer streams), so memory
-// holds a few pages and the manifest, not the backup.
-//
-// Velero's names select what is backed up: --include-namespaces, --exclude-namespaces,
-// --include-resources, --exclude-resources, --selector, --include-cluster-resources.
-// Cluster-scoped resources are backed up when every namespace is included or
-// --include-cluster-resources is true, and none but the included Namespace objects when it
-// is false; otherwise the Namespace objects of the included namespaces and what those
-// namespaces use (clusterscope.go): the CustomResourceDefinitions of the custom resources
-// backed up, their Pods' PriorityClasses, their claims' PersistentVolumes and the volumes
-// bound to them, the StorageClasses of those, the ClusterRoleBindings naming their
-// ServiceAccounts, the ClusterRoles their bindings name, and the admission webhook
-// configurations calling their Services (when --include-resources includes them and the
-// selector matches them). Some resources are left out by
-// default (see defaultExcluded and --help). Objects are written in the order their pages
-// arrive from resources listed in parallel, so two backups of the same cluster hold the same
-// files but not the same bytes.
-//
-// A listing the server refuses (Forbidden, NotFound, not listable) is reported and skipped;
-// a page that fails because the connection broke or the server is overloaded is retried
-// with exponential backoff. Progress goes to stderr at most once a second; a summary of what
-// was written and what could not be read ends the run (on stdout, or stderr with --output -).
-// The exit code is 0 when everything selected was read or refused, 1 when a listing failed
-// after its retries (the tarball holds the rest) or the backup could not be written, 2 for
-// bad flags.
+// A thin program over package backup: flags become a backup.Filter (Velero's flags, with
+// its meaning) and run options; backup.NewPlan and backup.Run do the backup; this program
+// prints progress (stderr) and the summary (stdout, or stderr with --output -). Exit code:
+// 0 when everything selected was read or refused, 1 when a listing failed after its
+// retries (the tarball holds the rest) or the backup could not be written, 2 for bad flags.
 package main
 
 import (
@@ -46,17 +23,18 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/backup"
 	"github.com/backupkit/backupkit/backupstore"
 	"github.com/backupkit/backupkit/examples/internal/optbool"
+	"github.com/backupkit/backupkit/examples/internal/tick"
+	"github.com/backupkit/backupkit/restore"
 )
 
 func main() {
@@ -66,45 +44,41 @@ func main() {
 }
 
 type flags struct {
-	kubeconfig, output, selector string
-	manifestOutput               string // the sibling manifest; "" for none
-	filter                       filter
-	pageSize                     int64
-	parallel, retries            int
+	kubeconfig, output string
+	manifestOutput     string // the sibling manifest; "" for none
+	filter             backup.Filter
+	pageSize           int64
+	parallel, retries  int
 }
 
 func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	f := &flags{}
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var incNS, excNS, incRes, excRes string
+	var incNS, excNS, incRes, excRes, selector string
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to back up (required)")
 	fs.StringVar(&f.output, "output", "", `the backup tarball to write (.tar.gz); "-" for stdout; or a backup in object storage, streamed there as it is written: s3://bucket/[prefix/]NAME?endpoint=...&region=... (credentials from the AWS SDK's environment), file:///dir/NAME, in Velero's layout (backups/NAME/NAME.tar.gz, the sibling manifest beside it) (required)`)
-	fs.StringVar(&incNS, "include-namespaces", "*", `comma-separated namespaces to back up; "*": all (then cluster-scoped resources are backed up too)`)
-	fs.StringVar(&excNS, "exclude-namespaces", "", "comma-separated namespaces not to back up")
+	fs.StringVar(&incNS, "include-namespaces", "*", `comma-separated namespaces to back up, each a glob; "*": all (then cluster-scoped resources are backed up too, unless --exclude-namespaces is given)`)
+	fs.StringVar(&excNS, "exclude-namespaces", "", "comma-separated namespaces not to back up, each a glob")
 	fs.StringVar(&incRes, "include-resources", "*", `comma-separated resources to back up, as "<resource>" (any group) or "<resource>.<group>"; "*": all. Naming a resource excluded by default backs it up`)
 	fs.StringVar(&excRes, "exclude-resources", "", "comma-separated resources not to back up, named as for --include-resources")
 	fs.StringVar(&f.manifestOutput, "manifest-output", "", `the sibling manifest to write beside the tarball (archive.Writer.WriteSibling): what the backup holds, bound to the tarball's SHA-256, for tools that plan without reading it. Default: archive.SiblingManifestName of --output ("<name>-manifest.json.gz" for "<name>.tar.gz"); with --output -, none unless given; "-" for none`)
-	fs.StringVar(&f.selector, "selector", "", "back up only objects matching this label selector")
+	fs.StringVar(&selector, "selector", "", "back up only objects matching this label selector")
 	var clusterResources optbool.Value
-	fs.Var(&clusterResources, "include-cluster-resources", "true: back up every cluster-scoped resource; false: none but the included Namespaces; unset: all when every namespace is included, else those the included namespaces use (the CRDs of their custom resources, their Pods' PriorityClasses, their claims' PersistentVolumes and StorageClasses, the ClusterRoles and ClusterRoleBindings of their ServiceAccounts, the admission webhook configurations of their Services)")
-	fs.Int64Var(&f.pageSize, "page-size", 500, "objects per list request")
-	fs.IntVar(&f.parallel, "parallel", 4, "how many resources to list at once")
-	fs.IntVar(&f.retries, "retries", 6, "attempts per page when the connection breaks or the server is overloaded, with exponential backoff from 200ms")
+	fs.Var(&clusterResources, "include-cluster-resources", "true: back up every cluster-scoped resource; false: none but the included Namespaces; unset: all when the namespaces are not filtered, else those the included namespaces use (the CRDs of their custom resources, their Pods' PriorityClasses, their claims' PersistentVolumes and StorageClasses, the ClusterRoles and ClusterRoleBindings of their ServiceAccounts, the admission webhook configurations of their Services)")
+	fs.Int64Var(&f.pageSize, "page-size", backup.DefaultPageSize, "objects per list request")
+	fs.IntVar(&f.parallel, "parallel", backup.DefaultParallelism, "how many resources to list at once")
+	fs.IntVar(&f.retries, "retries", backup.DefaultBackoff().Steps, "attempts per page when the connection breaks or the server is overloaded, with exponential backoff from 200ms")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: backup --kubeconfig FILE --output FILE|- [flags]
-
-Backs up a cluster into a Velero-layout tarball: every served resource that supports list,
-at every version the cluster serves it (Velero's EnableAPIGroupVersions), with the backupkit
-manifest at %s.
-
-Left out by default, as Velero's restore never restores them: %s.
-Nodes, CSINodes and VolumeAttachments describe the machines of this cluster; Events are a
-large, short-lived log; Velero's own backups, restores and repositories come back from object
-storage. Name one in --include-resources to back it up anyway.
-
-Flags:
-`, archive.ManifestFile, strings.Join(defaultExcluded, ", "))
+		var never []string
+		for _, gr := range restore.NeverRestored() {
+			never = append(never, gr.String())
+		}
+		fmt.Fprintf(stderr, "Usage: backup --kubeconfig FILE --output FILE|- [flags]\n\n"+
+			"Backs up a cluster into a Velero-layout tarball: every served resource that supports list,\n"+
+			"at every version the cluster serves it, with the backupkit manifest at %s.\n\n"+
+			"Left out by default, as Velero's restore never restores them: %s.\n"+
+			"Name one in --include-resources to back it up anyway.\n\nFlags:\n", archive.ManifestFile, strings.Join(never, ", "))
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -117,12 +91,14 @@ Flags:
 		return nil, errors.New("--kubeconfig is required")
 	case f.output == "":
 		return nil, errors.New("--output is required")
-	case f.pageSize < 1:
-		return nil, fmt.Errorf("--page-size must be at least 1, not %d", f.pageSize)
-	case f.parallel < 1:
-		return nil, fmt.Errorf("--parallel must be at least 1, not %d", f.parallel)
-	case f.retries < 1:
-		return nil, fmt.Errorf("--retries must be at least 1, not %d", f.retries)
+	}
+	for _, n := range []struct {
+		flag string
+		v    int64
+	}{{"page-size", f.pageSize}, {"parallel", int64(f.parallel)}, {"retries", int64(f.retries)}} {
+		if n.v < 1 {
+			return nil, fmt.Errorf("--%s must be at least 1, not %d", n.flag, n.v)
+		}
 	}
 	switch {
 	case f.manifestOutput == "-":
@@ -138,15 +114,24 @@ Flags:
 	if f.manifestOutput != "" && f.manifestOutput == f.output {
 		return nil, errors.New("--manifest-output must not be --output")
 	}
-	if _, err := labels.Parse(f.selector); err != nil {
-		return nil, fmt.Errorf("--selector: %w", err)
+	f.filter = backup.Filter{IncludedNamespaces: splitList(incNS), ExcludedNamespaces: splitList(excNS),
+		IncludedResources: splitList(incRes), ExcludedResources: splitList(excRes), IncludeClusterResources: clusterResources.V}
+	if selector != "" {
+		sel, err := labels.Parse(selector)
+		if err != nil {
+			return nil, fmt.Errorf("--selector: %w", err)
+		}
+		f.filter.LabelSelector = sel
 	}
-	f.filter = filter{includeNamespaces: splitList(incNS), excludeNamespaces: splitList(excNS),
-		includeResources: splitList(incRes), excludeResources: splitList(excRes), clusterResources: clusterResources.V}
-	if len(f.filter.includeNamespaces) == 0 || len(f.filter.includeResources) == 0 {
+	if len(f.filter.IncludedNamespaces) == 0 || len(f.filter.IncludedResources) == 0 {
 		return nil, errors.New("--include-namespaces and --include-resources must not be empty")
 	}
 	return f, nil
+}
+
+// splitList parses a comma-separated flag value; spaces and empty entries are dropped.
+func splitList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 }
 
 // run is the whole program; it returns the exit code.
@@ -159,172 +144,118 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "backup:", err)
 		return 2
 	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
+	sum, err := runBackup(ctx, f, stdout, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "backup:", err)
+		fmt.Fprintln(stderr, "backup:", strings.TrimPrefix(err.Error(), "backup: "))
 		return 1
 	}
-	cfg.QPS, cfg.Burst = -1, 0 // no client-side rate limit: the API server's priority and fairness protects it
-	cfg.WarningHandler = rest.NoWarnings{}
-	res, err := backup(ctx, cfg, f, stdout, stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, "backup:", err)
-		return 1
-	}
-	if res.failed() {
+	if sum.Failed() {
 		return 1
 	}
 	return 0
 }
 
-// backup backs up the cluster at cfg as f says, writes the summary, and returns the result.
-func backup(ctx context.Context, cfg *rest.Config, f *flags, stdout, stderr io.Writer) (*result, error) {
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+// runBackup backs up the cluster as f says, writes the summary, and returns it.
+func runBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) (*backup.Summary, error) {
+	// 1. What to back up: discovery read once, the filter applied. No client-side rate
+	// limit: the API server's priority and fairness protects it.
+	cfg, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
 	if err != nil {
-		return nil, fmt.Errorf("discovery client: %w", err)
+		return nil, err
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	cfg.QPS, cfg.Burst, cfg.WarningHandler = -1, 0, rest.NoWarnings{}
+	cluster, err := backup.Connect(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("dynamic client: %w", err)
+		return nil, err
 	}
-	groups, lists, err := dc.ServerGroupsAndResources()
-	var partial []unread
-	if err != nil {
-		// Groups whose discovery failed (an aggregated API server down) are reported; the
-		// rest is backed up.
-		var gdf *discovery.ErrGroupDiscoveryFailed
-		if !errors.As(err, &gdf) {
-			return nil, fmt.Errorf("discovery: %w", err)
-		}
-		for gv, e := range gdf.Groups {
-			partial = append(partial, unread{Dir: gv.String(), Reason: "discovery: " + e.Error()})
-		}
-	}
-	plans, skipped, err := planResources(groups, lists, f.filter)
+	plan, err := backup.NewPlan(ctx, cluster, backup.WithFilter(f.filter))
 	if err != nil {
 		return nil, err
 	}
 
-	var sibling func(io.Writer) error // for a URL --output: written beside the tarball
-	var out io.Writer
-	var closeOut func(error) error
-	var summaryTo io.Writer
-	if backupstore.IsURL(f.output) {
-		out, closeOut, err = openUpload(ctx, f.output, &sibling)
-		summaryTo = stdout
-	} else {
-		out, closeOut, summaryTo, err = openOutput(f.output, stdout, stderr)
+	// 2. Where it goes: a file, stdout (the summary then goes to stderr), or an upload
+	// streamed to object storage (shown without its credentials).
+	out, summaryTo, shown := io.Writer(stdout), stdout, f.output
+	closeOut := func(error) error { return nil }
+	var sibling func(io.Writer) error // for a URL --output: committed beside the tarball
+	switch {
+	case backupstore.IsURL(f.output):
+		// s3://bucket/[prefix/]name?..., file:///dir/name: committed, then the sibling
+		// beside it; aborted on failure, which leaves nothing in the store.
+		shown = backupstore.Redact(f.output)
+		store, name, err := backupstore.OpenBackupURL(ctx, f.output)
+		if err != nil {
+			return nil, err
+		}
+		defer store.Close()
+		up, err := store.NewBackupWriter(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		out, closeOut = up, func(failed error) error {
+			if failed != nil {
+				up.Abort()
+				return nil
+			}
+			return up.Commit(sibling)
+		}
+	case f.output == "-":
+		summaryTo = stderr
+	default:
+		out, closeOut, err = createFile(f.output)
 	}
 	if err != nil {
 		return nil, err
 	}
+
+	// 3. The backup, progress on stderr; then the tarball closed (or the upload committed)
+	// and the sibling manifest written.
 	start := time.Now()
-	total := 0
-	for _, p := range plans {
-		total += len(p.Versions)
-	}
 	cw := &countingWriter{w: out}
-	b := &backupper{
-		dyn: dyn, filter: f.filter, selector: f.selector, pageSize: f.pageSize,
-		backoff: wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: f.retries, Cap: 10 * time.Second},
-		sleep:   sleepCtx,
-		w:       archive.NewWriter(cw),
-		counts:  map[string]int{}, versFor: map[string]map[string]int{},
-		unread: partial,
-		scope:  newClusterScope(f.filter),
-	}
-	b.prog = startProgress(stderr, total, start)
-	err = b.run(ctx, plans, f.parallel)
-	if err == nil {
-		err = b.w.Close()
-	}
+	w := archive.NewWriter(cw)
+	var mu sync.Mutex
+	var prog backup.Progress // Run's events counted, a line printed from them each second
+	ticker := tick.Start(progressInterval, func(now time.Time) {
+		mu.Lock()
+		c := prog
+		mu.Unlock()
+		fmt.Fprintln(stderr, progressLine(c, plan.Listings(), now.Sub(start)))
+	})
+	bo := backup.DefaultBackoff()
+	bo.Steps = f.retries
+	sum, err := backup.Run(ctx, plan, w, backup.WithPageSize(f.pageSize), backup.WithParallelism(f.parallel),
+		backup.WithBackoff(bo), backup.WithProgress(func(e backup.Event) { mu.Lock(); prog.Add(e); mu.Unlock() }))
+	ticker.Stop() // prints the last line
 	if f.manifestOutput == siblingBeside {
-		sibling = b.w.WriteSibling
+		sibling = w.WriteSibling
 	}
-	b.prog.stop()
 	if cerr := closeOut(err); err == nil {
 		err = cerr
 	}
 	if err == nil && f.manifestOutput != "" && f.manifestOutput != siblingBeside {
-		err = writeSibling(b.w, f.manifestOutput)
+		err = writeSibling(w, f.manifestOutput)
 	}
 	if err != nil {
 		return nil, err
 	}
-	res := &result{plans: plans, sibling: f.manifestOutput, skipped: skipped, counts: b.counts, versions: b.versFor, unread: b.unread,
-		problems: b.w.Problems(), bytes: cw.n, elapsed: time.Since(start), output: shownOutput(f.output), manifestItems: b.w.ManifestItems()}
-	res.write(summaryTo)
-	return res, nil
+	writeSummary(summaryTo, plan, sum, shown, f.manifestOutput, cw.n, time.Since(start))
+	return sum, nil
 }
 
-// run sets every resource's preferred version, then lists the resources, up to parallel
-// at a time; the cluster-scoped resources of which only what the included namespaces use
-// is wanted come last, once that is known (backupDeferred).
-func (b *backupper) run(ctx context.Context, plans []resourcePlan, parallel int) error {
-	for _, p := range plans {
-		b.versFor[p.Dir] = map[string]int{}
-		if err := b.w.SetPreferred(p.Dir, p.Preferred()); err != nil {
-			return err
-		}
-	}
-	gctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-		slots = make(chan struct{}, parallel)
-	)
-	for _, p := range plans {
-		if deferred(p) > 0 {
-			continue // clusterscope.go
-		}
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			if err := b.backupResource(gctx, p); err != nil {
-				once.Do(func() { first = err; cancel() })
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return b.backupDeferred(ctx, plans)
-}
-
-// openOutput opens the tarball's destination. closeOut closes it; given an error (the
-// backup failed), it removes a file it created. The summary goes to stdout, or to stderr
-// when the tarball does.
-func openOutput(path string, stdout, stderr io.Writer) (out io.Writer, closeOut func(error) error, summaryTo io.Writer, err error) {
-	if path == "-" {
-		return stdout, func(error) error { return nil }, stderr, nil
-	}
-	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+// createFile creates path; closeFile closes it and, given an error (the backup failed), or
+// when closing fails, removes it.
+func createFile(path string) (file io.Writer, closeFile func(failed error) error, err error) {
+	fl, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return file, func(failed error) error {
-		err := file.Close()
-		if failed != nil {
+	return fl, func(failed error) error {
+		err := fl.Close()
+		if failed != nil || err != nil {
 			_ = os.Remove(path)
 		}
 		return err
-	}, stdout, nil
-}
-
-// shownOutput is --output as the summary shows it: a URL as backupstore.Redact gives it,
-// without credentials.
-func shownOutput(output string) string {
-	if backupstore.IsURL(output) {
-		return backupstore.Redact(output)
-	}
-	return output
+	}, nil
 }
 
 // siblingBeside stands for --manifest-output with a URL --output: the sibling manifest is
@@ -332,43 +263,14 @@ func shownOutput(output string) string {
 // Commit once the tarball is in the store.
 const siblingBeside = "(beside the tarball)"
 
-// openUpload starts the upload of the backup at backupURL (backupstore.SplitBackupURL:
-// s3://bucket/[prefix/]name?..., file:///dir/name): the tarball streams to the store as it
-// is written, with no local file. closeOut, given no error, finishes the upload and then
-// writes *sibling beside it when it is not nil; given an error, it aborts the upload, which
-// leaves nothing in the store.
-func openUpload(ctx context.Context, backupURL string, sibling *func(io.Writer) error) (io.Writer, func(error) error, error) {
-	store, name, err := backupstore.OpenBackupURL(ctx, backupURL)
-	if err != nil {
-		return nil, nil, err
-	}
-	w, err := store.NewBackupWriter(ctx, name)
-	if err != nil {
-		_ = store.Close()
-		return nil, nil, err
-	}
-	return w, func(failed error) error {
-		defer store.Close()
-		if failed != nil {
-			w.Abort()
-			return nil
-		}
-		return w.Commit(*sibling)
-	}, nil
-}
-
 // writeSibling writes w's sibling manifest to path; on error it removes what it created.
 func writeSibling(w *archive.Writer, path string) error {
-	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	err = w.WriteSibling(file)
-	if cerr := file.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(path)
+	file, closeFile, err := createFile(path)
+	if err == nil {
+		err = w.WriteSibling(file)
+		if cerr := closeFile(err); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }

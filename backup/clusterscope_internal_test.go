@@ -1,48 +1,54 @@
-package main
+package backup
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/backupkit/backupkit/internal/resourcematch"
 )
 
-func TestClusterPlan(t *testing.T) {
+func TestClusterScope(t *testing.T) {
 	yes, no := true, false
-	one := filter{includeNamespaces: []string{"shop"}, includeResources: []string{"*"}}
-	all := filter{includeNamespaces: []string{"*"}, includeResources: []string{"*"}}
-	with := func(f filter, v *bool) filter { f.clusterResources = v; return f }
+	one := Filter{IncludedNamespaces: []string{"shop"}}
+	all := Filter{IncludedNamespaces: []string{"*"}}
+	with := func(f Filter, v *bool) Filter { f.IncludeClusterResources = v; return f }
 	for _, tc := range []struct {
 		name string
-		f    filter
+		f    Filter
 		dir  string
-		want string // "all", "deferred" or the reason it is not backed up
+		want string // "all", Resource.Only, or the reason it is not backed up
 	}{
 		{"unset, every namespace", all, "storageclasses.storage.k8s.io", "all"},
 		{"unset, every namespace, unused kind", all, "csidrivers.storage.k8s.io", "all"},
 		{"unset, one namespace, used", one, "priorityclasses.scheduling.k8s.io", "deferred"},
 		{"unset, one namespace, webhooks", one, "validatingwebhookconfigurations.admissionregistration.k8s.io", "deferred"},
-		{"unset, one namespace, CRDs", one, crdResource, "deferred"},
+		{"unset, one namespace, CRDs", one, crdResource, OnlyCRDsOfBackedUp},
+		{"unset, every namespace but one excluded: filtered, as Velero", with(Filter{ExcludedNamespaces: []string{"kube-system"}}, nil), "priorityclasses.scheduling.k8s.io", "deferred"},
+		{"unset, a glob", Filter{IncludedNamespaces: []string{"shop-*"}}, "csidrivers.storage.k8s.io", string(ReasonClusterScopedUnused)},
 		{"unset, one namespace, runtime classes", one, "runtimeclasses.node.k8s.io", "deferred"},
 		{"unset, one namespace, ingress classes", one, "ingressclasses.networking.k8s.io", "deferred"},
 		{"unset, one namespace, API services", one, "apiservices.apiregistration.k8s.io", "deferred"},
-		{"unset, one namespace, unused kind", one, "csidrivers.storage.k8s.io", "cluster-scoped, and the included namespaces use none (--include-cluster-resources unset)"},
+		{"unset, one namespace, unused kind", one, "csidrivers.storage.k8s.io", string(ReasonClusterScopedUnused)},
 		{"true, one namespace", with(one, &yes), "csidrivers.storage.k8s.io", "all"},
 		{"true, one namespace, used kind", with(one, &yes), "priorityclasses.scheduling.k8s.io", "all"},
-		{"false, every namespace", with(all, &no), "storageclasses.storage.k8s.io", "cluster-scoped, and --include-cluster-resources=false"},
-		{"false, one namespace, CRDs", with(one, &no), crdResource, "cluster-scoped, and --include-cluster-resources=false"},
+		{"false, every namespace", with(all, &no), "storageclasses.storage.k8s.io", string(ReasonClusterScopedExcluded)},
+		{"false, one namespace, CRDs", with(one, &no), crdResource, string(ReasonClusterScopedExcluded)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ok, names, why := clusterPlan(tc.f, tc.dir)
-			got := why
+			cf, err := compile(tc.f, resourcematch.NewResolver(nil))
+			require.NoError(t, err)
+			only, why := clusterScope(cf, tc.dir)
+			got := string(why)
 			switch {
-			case ok && names == nil:
+			case why == "" && only == "":
 				got = "all"
-			case ok:
+			case only == OnlyUsed:
 				got = "deferred"
+			case why == "":
+				got = only
 			}
 			require.Equal(t, tc.want, got)
 		})
@@ -50,9 +56,10 @@ func TestClusterPlan(t *testing.T) {
 }
 
 // What the objects of the included namespace use is backed up, and nothing else.
-func TestClusterScopeSelects(t *testing.T) {
-	f := filter{includeNamespaces: []string{"shop"}, includeResources: []string{"*"}}
-	s := newClusterScope(f)
+func TestUsageSelects(t *testing.T) {
+	f, err := compile(Filter{IncludedNamespaces: []string{"shop"}}, resourcematch.NewResolver(nil))
+	require.NoError(t, err)
+	s := newUsage(f)
 	// obj is an object of the kind stored under directory dir.
 	kinds := map[string][2]string{
 		"pods": {"v1", "Pod"}, "cronjobs.batch": {"batch/v1", "CronJob"}, "statefulsets.apps": {"apps/v1", "StatefulSet"},
@@ -73,10 +80,10 @@ func TestClusterScopeSelects(t *testing.T) {
 		require.NoError(t, u.UnmarshalJSON([]byte(fmt.Sprintf(`{"apiVersion":%q,"kind":%q,%s}`, k[0], k[1], fields))))
 		return u
 	}
-	plan := func(dir string, namespaced bool) resourcePlan {
-		p := resourcePlan{Dir: dir, Namespaced: namespaced}
+	plan := func(dir string, namespaced bool) Resource {
+		p := Resource{Name: dir, Namespaced: namespaced}
 		if !namespaced {
-			p.Names = map[string]bool{}
+			p.Only = OnlyUsed
 		}
 		return p
 	}
@@ -90,11 +97,11 @@ func TestClusterScopeSelects(t *testing.T) {
 	s.note(obj("ingresses.networking.k8s.io", `"metadata":{"name":"web","namespace":"shop"},"spec":{"ingressClassName":"nginx"}`))
 	// Stage 1: a selected ClusterRoleBinding and PersistentVolume name what stage 2 takes.
 	crb := plan("clusterrolebindings.rbac.authorization.k8s.io", false)
-	mine := obj(crb.Dir, `"metadata":{"name":"shop-admin"},"roleRef":{"kind":"ClusterRole","name":"admin"},"subjects":[{"kind":"ServiceAccount","name":"app","namespace":"shop"}]`)
+	mine := obj(crb.Name, `"metadata":{"name":"shop-admin"},"roleRef":{"kind":"ClusterRole","name":"admin"},"subjects":[{"kind":"ServiceAccount","name":"app","namespace":"shop"}]`)
 	require.True(t, s.selects(crb, mine))
 	s.note(mine)
 	pv := plan("persistentvolumes", false)
-	bound := obj(pv.Dir, `"metadata":{"name":"pv-bound"},"spec":{"claimRef":{"namespace":"shop","name":"other"},"storageClassName":"slow"}`)
+	bound := obj(pv.Name, `"metadata":{"name":"pv-bound"},"spec":{"claimRef":{"namespace":"shop","name":"other"},"storageClassName":"slow"}`)
 	require.True(t, s.selects(pv, bound))
 	s.note(bound)
 
@@ -132,30 +139,5 @@ func TestClusterScopeSelects(t *testing.T) {
 	}
 	// Not a deferred plan: never selected here.
 	require.False(t, s.selects(plan("configmaps", true), obj("configmaps", `"metadata":{"name":"high"}`)))
-	require.False(t, s.selects(resourcePlan{Dir: "priorityclasses.scheduling.k8s.io"}, obj("priorityclasses.scheduling.k8s.io", `"metadata":{"name":"high"}`)))
-}
-
-func TestIncludeClusterResourcesFlag(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want *bool
-		err  string
-	}{
-		{args: nil},
-		{args: []string{"--include-cluster-resources"}, want: new(true)},
-		{args: []string{"--include-cluster-resources=false"}, want: new(false)},
-		{args: []string{"--include-cluster-resources=maybe"}, err: `invalid boolean value "maybe" for -include-cluster-resources`},
-	} {
-		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
-			var stderr bytes.Buffer
-			f, err := parseFlags(append([]string{"--kubeconfig", "kc", "--output", "out.tar.gz"}, tc.args...), &stderr)
-			if tc.err != "" {
-				require.ErrorContains(t, err, tc.err)
-				require.Equal(t, 2, run(context.Background(), append([]string{"--kubeconfig", "kc", "--output", "out.tar.gz"}, tc.args...), &bytes.Buffer{}, &bytes.Buffer{}))
-				return
-			}
-			require.NoError(t, err)
-			require.Equal(t, tc.want, f.filter.clusterResources)
-		})
-	}
+	require.False(t, s.selects(Resource{Name: "priorityclasses.scheduling.k8s.io"}, obj("priorityclasses.scheduling.k8s.io", `"metadata":{"name":"high"}`)))
 }
