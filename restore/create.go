@@ -360,10 +360,10 @@ func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupR
 	for k, a := range r.cfg.actions {
 		sel := &r.selectors[k]
 		var l map[string]string
-		if sel.LabelSelector != nil {
+		if sel.labels != nil {
 			l = u.GetLabels()
 		}
-		if !sel.Matches(gr, it.namespace(), l) {
+		if !sel.matches(gr, it.namespace(), l) {
 			continue
 		}
 		if backedUp == nil {

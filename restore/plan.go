@@ -13,6 +13,7 @@ import (
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/convert/removedapis"
+	"github.com/backupkit/backupkit/internal/resourcematch"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -61,7 +62,8 @@ type Plan struct {
 	ResourceOrder  []string `json:"resourceOrder"`
 	OrderConflicts []string `json:"orderConflicts,omitempty"`
 
-	manifest  *manifest.Manifest // the backup's items and their edges, for the restore's walk
+	manifest  *manifest.Manifest      // the backup's items and their edges, for the restore's walk
+	resolver  *resourcematch.Resolver // resolves resource names (filters, the actions' selectors)
 	source    Source
 	limits    archive.Limits // what the backup was read with, and the restore reads it with
 	converter Converter

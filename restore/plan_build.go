@@ -244,9 +244,10 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*P
 	byKey := plan.chooseVersions(versionselect.Explain(idx.GroupVersions, target, vopts...), facts)
 	readStored(idx, byKey, &facts)
 	plan.addOrder(cfg.refs, cfg.priorities, cfg.served)
+	plan.resolver = resourceResolver(cfg.served, idx.Manifest)
 	var filtered map[*manifest.Item]string
 	if cfg.filter != nil {
-		if filtered, err = cfg.filter.apply(idx.Manifest, resourceResolver(cfg.served, idx.Manifest)); err != nil {
+		if filtered, err = cfg.filter.apply(idx.Manifest, plan.resolver); err != nil {
 			return nil, err
 		}
 	}

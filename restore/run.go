@@ -303,7 +303,12 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 	if err := cfg.check(plan, c); err != nil {
 		return nil, err
 	}
+	selectors, err := resolveSelectors(plan.resolver, cfg.actions)
+	if err != nil {
+		return nil, err
+	}
 	r := newRestorer(plan, c, &cfg)
+	r.selectors = selectors
 	if err := r.ensureNamespaces(ctx); err != nil {
 		return nil, err
 	}
@@ -389,11 +394,11 @@ type restorer struct {
 	cfg   *runConfig
 	runID string
 
-	waveStart []int              // the number of each wave's first item
-	index     []int32            // by manifest position, the planned item's number plus one (0: not planned)
-	dirs      map[string]string  // the directory each restored resource is read from
-	states    []itemState        // by number
-	selectors []actions.Selector // the item actions' AppliesTo, read once
+	waveStart []int             // the number of each wave's first item
+	index     []int32           // by manifest position, the planned item's number plus one (0: not planned)
+	dirs      map[string]string // the directory each restored resource is read from
+	states    []itemState       // by number
+	selectors []selector        // the item actions' AppliesTo, read and resolved once
 	items     *itemStream
 	owners    *owners
 
@@ -469,9 +474,6 @@ func newRestorer(plan *Plan, c Cluster, cfg *runConfig) *restorer {
 				}
 			}
 		}
-	}
-	for _, a := range cfg.actions {
-		r.selectors = append(r.selectors, a.AppliesTo())
 	}
 	r.cfg.info.Name = cfg.name
 	r.cfg.info.NamespaceMapping = plan.NamespaceMapping

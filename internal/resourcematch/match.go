@@ -20,11 +20,12 @@ type IncludesExcludes struct {
 type Error struct {
 	Entry  string // as the caller wrote it
 	Listed string // "included" or "excluded"
+	What   string // "resource" or "namespace"
 	Err    error
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s resource %q: %v", e.Listed, e.Entry, e.Err)
+	return fmt.Sprintf("%s %s %q: %v", e.Listed, e.What, e.Entry, e.Err)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -36,17 +37,32 @@ func (e *Error) Unwrap() error { return e.Err }
 func NewIncludesExcludes(r *Resolver, included, excluded []string) (*IncludesExcludes, error) {
 	ie := &IncludesExcludes{all: len(included) == 0 || slices.Contains(included, "*")}
 	var err error
-	if ie.includes, err = r.globs(included, "included"); err != nil {
+	if ie.includes, err = r.globs(included, "included", "resource"); err != nil {
 		return nil, err
 	}
-	if ie.excludes, err = r.globs(excluded, "excluded"); err != nil {
+	if ie.excludes, err = r.globs(excluded, "excluded", "resource"); err != nil {
+		return nil, err
+	}
+	return ie, nil
+}
+
+// NewNamespaces is NewIncludesExcludes for lists of namespaces, each a glob kept as
+// written (Velero's IncludesExcludes of namespaces); IncludesName matches a namespace.
+func NewNamespaces(included, excluded []string) (*IncludesExcludes, error) {
+	ie := &IncludesExcludes{all: len(included) == 0 || slices.Contains(included, "*")}
+	var r *Resolver
+	var err error
+	if ie.includes, err = r.globs(included, "included", "namespace"); err != nil {
+		return nil, err
+	}
+	if ie.excludes, err = r.globs(excluded, "excluded", "namespace"); err != nil {
 		return nil, err
 	}
 	return ie, nil
 }
 
 // globs resolves and compiles the entries of one list, leaving "*" out.
-func (r *Resolver) globs(entries []string, listed string) ([]glob.Glob, error) {
+func (r *Resolver) globs(entries []string, listed, what string) ([]glob.Glob, error) {
 	var out []glob.Glob
 	for _, e := range entries {
 		if e == "*" {
@@ -58,7 +74,7 @@ func (r *Resolver) globs(entries []string, listed string) ([]glob.Glob, error) {
 		}
 		g, err := glob.Compile(key)
 		if err != nil {
-			return nil, &Error{Entry: e, Listed: listed, Err: err}
+			return nil, &Error{Entry: e, Listed: listed, What: what, Err: err}
 		}
 		out = append(out, g)
 	}
@@ -67,10 +83,16 @@ func (r *Resolver) globs(entries []string, listed string) ([]glob.Glob, error) {
 
 // Includes reports whether the lists include resource gr.
 func (ie *IncludesExcludes) Includes(gr schema.GroupResource) bool {
+	return ie.IncludesName(Key(gr))
+}
+
+// IncludesName reports whether the lists include the name key: a resource's Key, or, for
+// lists of namespaces (NewIncludesExcludes with a nil Resolver keeps them as written), a
+// namespace.
+func (ie *IncludesExcludes) IncludesName(key string) bool {
 	if ie == nil {
 		return true
 	}
-	key := Key(gr)
 	match := func(g glob.Glob) bool { return g.Match(key) }
 	if slices.ContainsFunc(ie.excludes, match) {
 		return false

@@ -3,7 +3,6 @@ package actions
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,41 +34,24 @@ type AdditionalItemsChecker interface {
 	AreAdditionalItemsReady(ctx context.Context, items []ItemRef, restore *Info) (bool, error)
 }
 
-// Selector says which items an [ItemAction] applies to. An empty field selects everything
-// along its dimension. Resources are written "<resource>" for the core group and
-// "<resource>.<group>" otherwise (as versionselect keys them), or "*" for all; an item is
-// selected when it matches an included entry (or none is given) and no excluded one.
+// Selector says which items an [ItemAction] applies to, with the meaning of Velero's
+// ResourceSelector: the restore resolves it once, as it starts, as Velero resolves an
+// action's AppliesTo. An empty field selects everything along its dimension; "*" stands
+// for all; an item is selected when an included entry matches it (or none is given) and no
+// excluded one does. Every entry is a glob (github.com/gobwas/glob). Resources are
+// resolved through the target's discovery as Velero resolves them: "deployments",
+// "deployment", "deploy" and "deployments.apps" all name apps' Deployments; a name two
+// groups serve is the core group's ("services"), else the first group's in discovery's
+// order; "<resource>.<group>" names one group's; an entry discovery does not resolve is
+// matched as written against "<resource>.<group>" ("<resource>" in the core group). A
+// cluster-scoped item is selected only when the namespace fields select every namespace.
 type Selector struct {
 	IncludedResources  []string
 	ExcludedResources  []string
-	IncludedNamespaces []string // "" selects cluster-scoped items
+	IncludedNamespaces []string
 	ExcludedNamespaces []string
 	// LabelSelector, when not nil, must match the item's labels.
 	LabelSelector labels.Selector
-}
-
-// Matches reports whether the selector selects an item of resource gr in namespace ns
-// ("" when cluster-scoped) with the given labels. The labels are read only when
-// LabelSelector is set: a caller may pass nil otherwise.
-func (s Selector) Matches(gr schema.GroupResource, ns string, l map[string]string) bool {
-	key := selectorKey(gr)
-	in := func(list []string, v string) bool { return slices.Contains(list, v) || slices.Contains(list, "*") }
-	switch {
-	case len(s.IncludedResources) > 0 && !in(s.IncludedResources, key), in(s.ExcludedResources, key):
-		return false
-	case len(s.IncludedNamespaces) > 0 && !in(s.IncludedNamespaces, ns), in(s.ExcludedNamespaces, ns):
-		return false
-	}
-	return s.LabelSelector == nil || s.LabelSelector.Matches(labels.Set(l))
-}
-
-// selectorKey is how a Selector names resource gr: "<resource>" for the core group,
-// "<resource>.<group>" otherwise.
-func selectorKey(gr schema.GroupResource) string {
-	if gr.Group == "" {
-		return gr.Resource
-	}
-	return gr.String()
 }
 
 // Input is what an [ItemAction] is given for one item.

@@ -84,10 +84,12 @@ func (a *builtinAction) Execute(ctx context.Context, in *Input) (*Output, error)
 // actAnnotationLastAppliedConfig is kubectl's record of the object it last applied.
 const actAnnotationLastAppliedConfig = "kubectl.kubernetes.io/last-applied-configuration"
 
+// actKeys names resources as a Selector does: "<resource>" in the core group,
+// "<resource>.<group>" otherwise.
 func actKeys(grs ...schema.GroupResource) []string {
 	keys := make([]string, len(grs))
 	for i, gr := range grs {
-		keys[i] = selectorKey(gr)
+		keys[i] = gr.String()
 	}
 	return keys
 }

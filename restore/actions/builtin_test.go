@@ -45,7 +45,7 @@ func runActCases(t *testing.T, a actions.ItemAction, gr schema.GroupResource, ca
 				backupJSON = tc.item
 			}
 			backup := actJSON(t, backupJSON)
-			require.True(t, a.AppliesTo().Matches(gr, item.GetNamespace(), item.GetLabels()), "%s does not apply to %s", a.Name(), gr)
+			require.Contains(t, a.AppliesTo().IncludedResources, gr.String(), "%s does not apply to %s", a.Name(), gr)
 			info := tc.info
 			if info == nil {
 				info = &actions.Info{Name: "r"}
