@@ -34,6 +34,9 @@ const (
 	ReasonNoConditions Reason = "NoReadyCondition"
 	// ReasonCheckerPanic: the kind's Checker panicked.
 	ReasonCheckerPanic Reason = "CheckerPanic"
+	// ReasonAsBackedUp: the kind's Checker gave an External reason that the backed-up
+	// object gives too (WithBaseline), so it is not waited for.
+	ReasonAsBackedUp Reason = "AsBackedUp"
 )
 
 // Reasons of the built-in rules; the package doc's table says when each is given.

@@ -152,8 +152,9 @@ type item struct {
 	done    bool
 	checks  int
 	lastTr  error
-	decodes int  // reads in a row whose answer could not be decoded
-	seen    bool // a status was computed from an object (result is that status or newer)
+	decodes int                        // reads in a row whose answer could not be decoded
+	seen    bool                       // a status was computed from an object (result is that status or newer)
+	base    *unstructured.Unstructured // the backed-up object (WithBaselines), or nil
 }
 
 type groupKey struct {
@@ -279,6 +280,9 @@ func newWaiter(g Getter, refs []ObjectRef, opts []WaitOption) (*waiter, error) {
 		}
 		seen[key] = true
 		w.items[i] = item{ref: r, uid: string(r.UID), result: notChecked}
+		if c.baselines != nil {
+			w.items[i].base = c.baselines(r)
+		}
 		k := groupKey{r.GroupKind, r.Namespace}
 		if w.byName[k] == nil {
 			w.byName[k] = map[string]int{}
@@ -648,7 +652,7 @@ func (w *waiter) observe(i int, obj *unstructured.Unstructured, err error, now t
 		it.seenUID = uid
 		env := w.cfg.env
 		env.Now = now
-		res = compute(obj, env, w.cfg.registry)
+		res = compute(obj, it.base, env, w.cfg.registry)
 	}
 	it.seen = true
 	if res.Status == Current {
