@@ -54,6 +54,11 @@ func TestComputeWithBaseline(t *testing.T) {
 		}
 		return readiness.Result{Status: readiness.Current, Reason: "Addressed", Message: "addressed"}
 	}, readiness.External(readiness.ReasonNoIngress))
+	// The built-in Pod rule with its image-pull reasons marked external.
+	podRule, ok := readiness.NewRegistry().Lookup(schema.GroupKind{Kind: "Pod"})
+	require.True(t, ok)
+	pullExternal := readiness.NewRegistry()
+	pullExternal.Register(schema.GroupKind{Kind: "Pod"}, podRule, readiness.RequireStatus(), readiness.External("ErrImagePull", "ImagePullBackOff"))
 	// External of a reason Compute's generic steps give: never relaxed.
 	genericExternal := readiness.NewRegistry()
 	genericExternal.Register(schema.GroupKind{Group: "apps", Kind: "Deployment"}, func(*unstructured.Unstructured, readiness.Env) readiness.Result {
@@ -64,6 +69,8 @@ func TestComputeWithBaseline(t *testing.T) {
 		gatewayAddressed = `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"Gateway","metadata":{"name":"gw","namespace":"shop"},"status":{"addresses":[{"value":"203.0.113.7"}]}}`
 		deployNoStatus   = `{` + deployHead + `,"spec":{"replicas":1}}`
 		deployStale      = `{` + deployHead + `,"spec":{"replicas":1},"status":{"observedGeneration":1}}`
+		podPull          = `{` + podHead + `,"status":{"phase":"Pending","containerStatuses":[{"name":"app","state":{"waiting":{"reason":"ImagePullBackOff"}}}]}}`
+		ingress          = `{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"front","namespace":"shop"},"status":{"loadBalancer":{}}}`
 	)
 
 	tests := []struct {
@@ -93,6 +100,11 @@ func TestComputeWithBaseline(t *testing.T) {
 		{"service rule registered without External", lbNoIngress, lbNoIngress, []readiness.ComputeOption{readiness.WithRegistry(svcNotExternal)}, readiness.Result{Status: readiness.InProgress, Reason: readiness.ReasonNoIngress}},
 		{"External of generic NoStatus", deployNoStatus, deployNoStatus, []readiness.ComputeOption{readiness.WithRegistry(genericExternal)}, readiness.Result{Status: readiness.InProgress, Reason: readiness.ReasonNoStatus}},
 		{"External of generic ObservedGenerationStale", deployStale, deployStale, []readiness.ComputeOption{readiness.WithRegistry(genericExternal)}, readiness.Result{Status: readiness.InProgress, Reason: readiness.ReasonStaleGeneration}},
+		{"pod image pull backoff, so backed up", podPull, podPull, nil, readiness.Result{Status: readiness.InProgress, Reason: "ImagePullBackOff"}},
+		{"pod image pull backoff, so backed up, marked external", podPull, podPull, []readiness.ComputeOption{readiness.WithRegistry(pullExternal)}, readiness.Result{Status: readiness.Current, Reason: readiness.ReasonAsBackedUp}},
+		{"pod image pull backoff, running backed up, marked external", podPull, `{` + podHead + `,"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}`, []readiness.ComputeOption{readiness.WithRegistry(pullExternal)}, readiness.Result{Status: readiness.InProgress, Reason: "ImagePullBackOff"}},
+		// An Ingress has no rule: it is not waited for, baseline or not.
+		{"ingress without an address, none backed up", ingress, ingress, nil, readiness.Result{Status: readiness.Current, Reason: readiness.ReasonNoConditions}},
 		// A kind registered with External.
 		{"gateway external, none backed up", gateway, gateway, []readiness.ComputeOption{readiness.WithRegistry(external)}, readiness.Result{Status: readiness.Current, Reason: readiness.ReasonAsBackedUp, Message: "not met when backed up either, so not waited for: no address yet (NoAddress)"}},
 		{"gateway external, addressed backed up", gateway, gatewayAddressed, []readiness.ComputeOption{readiness.WithRegistry(external)}, readiness.Result{Status: readiness.InProgress, Reason: "NoAddress"}},

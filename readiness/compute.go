@@ -22,7 +22,9 @@ import (
 //  4. condition Reconciling=True: InProgress; condition Stalled=True: Failed;
 //  5. a kind whose status a controller writes (RequireStatus) with no status at all:
 //     InProgress (NoStatus), unless WithLenient;
-//  6. the kind's Checker (built-in rules, or WithRegistry's);
+//  6. the kind's Checker (built-in rules, or WithRegistry's); with WithBaseline, an
+//     InProgress reason registered as External that the baseline gives too: Current
+//     (AsBackedUp);
 //  7. kinds without a Checker: condition Ready (True: Current, otherwise InProgress), and
 //     Current when there is no Ready condition.
 //

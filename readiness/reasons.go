@@ -10,7 +10,7 @@ package readiness
 // constant alike.
 type Reason = string
 
-// Reasons of Compute's generic steps (see the package doc's decision order).
+// Reasons of Compute's generic steps and of a baseline (see the package doc's decision order).
 const (
 	// ReasonNilObject: there is no object (nil, or nil content).
 	ReasonNilObject Reason = "NilObject"

@@ -197,13 +197,14 @@ type watchEvent struct {
 //
 // It polls: a round reads every pending object (GET per object, or one LIST per GroupKind and
 // namespace when the getter is a Lister and enough objects wait there), computes its status
-// with Compute (the options given apply; "now" is the clock's), then sleeps the next backoff
-// step. NotFound objects are waited for; transient errors (see Transient) are retried;
-// a permanent error, a Failed status or a replaced object (UID changed) ends that object's
-// wait at once, and, unless WithKeepGoing, the whole wait. Undecodable answers are retried,
-// up to DecodeFailureLimit in a row. Objects still pending at the deadline get ErrTimeout;
-// when ctx ends, they get its error; either way they keep the last status computed, and a
-// call in flight then is abandoned (the deadline and ctx bound it, see WithRequestTimeout).
+// with Compute (the options given apply; "now" is the clock's; the ref's backed-up object,
+// WithBaselines, is its WithBaseline), then sleeps the next backoff step. NotFound objects
+// are waited for; transient errors (see Transient) are retried; a permanent error, a Failed
+// status or a replaced object (UID changed) ends that object's wait at once, and, unless
+// WithKeepGoing, the whole wait. Undecodable answers are retried, up to DecodeFailureLimit
+// in a row. Objects still pending at the deadline get ErrTimeout; when ctx ends, they get
+// its error; either way they keep the last status computed, and a call in flight then is
+// abandoned (the deadline and ctx bound it, see WithRequestTimeout).
 //
 // The error is nil exactly when every object is Current; otherwise it is a *WaitError. A
 // malformed ref list (empty kind or name, a duplicate) is an error wrapping ErrInvalidRef,
