@@ -18,27 +18,30 @@ type builtinKind struct {
 	// requireStatus: a controller or the API server writes the kind's status, so no status
 	// at all is InProgress/NoStatus (step 5, RequireStatus).
 	requireStatus bool
+	// external: the InProgress reasons of the rule that wait for something outside the
+	// cluster's control (External), relaxed against a baseline (WithBaseline).
+	external []Reason
 }
 
 // builtinKinds is the one table of built-in kinds, in the package doc's order (kstatus's
 // legacyTypes is the model, but this one is not a package variable anyone can change: it is
 // an array, and NewRegistry copies it). Adding a kind is a row here, its rule function, its
-// reasons (reasons.go) and its lines in the package doc's table.
+// reasons (reasons.go), which of them are external, and its lines in the package doc's table.
 var builtinKinds = [...]builtinKind{
-	{schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}, crdRule, true},
-	{schema.GroupKind{Group: "", Kind: "Namespace"}, namespaceRule, false},
-	{schema.GroupKind{Group: "apps", Kind: "Deployment"}, deploymentRule, true},
-	{schema.GroupKind{Group: "apps", Kind: "StatefulSet"}, statefulSetRule, true},
-	{schema.GroupKind{Group: "apps", Kind: "DaemonSet"}, daemonSetRule, true},
-	{schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}, replicaSetRule, true},
-	{schema.GroupKind{Group: "", Kind: "Pod"}, podRule, true},
-	{schema.GroupKind{Group: "batch", Kind: "Job"}, jobRule, true},
-	{schema.GroupKind{Group: "", Kind: "PersistentVolumeClaim"}, pvcRule, true},
-	{schema.GroupKind{Group: "", Kind: "PersistentVolume"}, pvRule, true},
-	{schema.GroupKind{Group: "", Kind: "Service"}, serviceRule, false}, // only a LoadBalancer needs status: the rule says so
-	{schema.GroupKind{Group: "apiregistration.k8s.io", Kind: "APIService"}, apiServiceRule, true},
-	{schema.GroupKind{Group: "policy", Kind: "PodDisruptionBudget"}, pdbRule, true},
-	{schema.GroupKind{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}, hpaRule, true},
+	{schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}, crdRule, true, nil},
+	{schema.GroupKind{Group: "", Kind: "Namespace"}, namespaceRule, false, nil},
+	{schema.GroupKind{Group: "apps", Kind: "Deployment"}, deploymentRule, true, nil},
+	{schema.GroupKind{Group: "apps", Kind: "StatefulSet"}, statefulSetRule, true, nil},
+	{schema.GroupKind{Group: "apps", Kind: "DaemonSet"}, daemonSetRule, true, nil},
+	{schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}, replicaSetRule, true, nil},
+	{schema.GroupKind{Group: "", Kind: "Pod"}, podRule, true, nil},
+	{schema.GroupKind{Group: "batch", Kind: "Job"}, jobRule, true, nil},
+	{schema.GroupKind{Group: "", Kind: "PersistentVolumeClaim"}, pvcRule, true, nil},
+	{schema.GroupKind{Group: "", Kind: "PersistentVolume"}, pvRule, true, nil},
+	{schema.GroupKind{Group: "", Kind: "Service"}, serviceRule, false, []Reason{ReasonNoIngress}}, // only a LoadBalancer needs status: the rule says so
+	{schema.GroupKind{Group: "apiregistration.k8s.io", Kind: "APIService"}, apiServiceRule, true, nil},
+	{schema.GroupKind{Group: "policy", Kind: "PodDisruptionBudget"}, pdbRule, true, nil},
+	{schema.GroupKind{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}, hpaRule, true, nil},
 }
 
 // builtin returns the row of the kind, or nil if it has no built-in rule. A scan: a dozen

@@ -1,6 +1,7 @@
 package readiness
 
 import (
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,7 +22,9 @@ import (
 //  4. condition Reconciling=True: InProgress; condition Stalled=True: Failed;
 //  5. a kind whose status a controller writes (RequireStatus) with no status at all:
 //     InProgress (NoStatus), unless WithLenient;
-//  6. the kind's Checker (built-in rules, or WithRegistry's);
+//  6. the kind's Checker (built-in rules, or WithRegistry's); with WithBaseline, an
+//     InProgress reason registered as External that the baseline gives too: Current
+//     (AsBackedUp);
 //  7. kinds without a Checker: condition Ready (True: Current, otherwise InProgress), and
 //     Current when there is no Ready condition.
 //
@@ -29,6 +32,7 @@ import (
 func Compute(u *unstructured.Unstructured, opts ...ComputeOption) Result {
 	var env Env
 	var reg *Registry
+	var base *unstructured.Unstructured
 	if len(opts) > 0 {
 		c := new(config)
 		for _, o := range opts {
@@ -36,31 +40,42 @@ func Compute(u *unstructured.Unstructured, opts ...ComputeOption) Result {
 				o.applyCompute(c)
 			}
 		}
-		env, reg = c.env, c.registry
+		env, reg, base = c.env, c.registry, c.baseline
 	}
-	return compute(u, env, reg)
+	return compute(u, base, env, reg)
 }
 
-// compute is Compute once the options are read; the Waiter calls it with its own env.
-func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
+// compute is Compute once the options are read; the waiter calls it with its own env and
+// each object's baseline (nil: none).
+func compute(u, base *unstructured.Unstructured, env Env, reg *Registry) Result {
+	r, external := decide(u, env, reg)
+	if external && base != nil {
+		return againstBaseline(r, u, base, env, reg)
+	}
+	return r
+}
+
+// decide is Compute without a baseline. external reports whether the kind's Checker (step
+// 6) decided, InProgress, with one of the reasons registered as External.
+func decide(u *unstructured.Unstructured, env Env, reg *Registry) (r Result, external bool) {
 	if u == nil || u.Object == nil {
-		return Result{Status: Unknown, Reason: ReasonNilObject, Message: "no object"}
+		return Result{Status: Unknown, Reason: ReasonNilObject, Message: "no object"}, false
 	}
 	var f fields
 	obj := u.Object
 	meta := f.mapAt(obj, "metadata", "metadata")
 	if meta != nil {
 		if v, ok := meta["deletionTimestamp"]; ok && v != nil {
-			return Result{Status: Terminating, Reason: ReasonTerminating, Message: "deletion in progress"}
+			return Result{Status: Terminating, Reason: ReasonTerminating, Message: "deletion in progress"}, false
 		}
 	}
 	statusV, hasStatus := obj["status"]
 	status, ok := statusV.(map[string]any)
 	switch {
 	case f.bad != "":
-		return malformed(f.bad)
+		return malformed(f.bad), false
 	case !ok && statusV != nil:
-		return malformed("status")
+		return malformed("status"), false
 	}
 	// nonZero: something read on the way shows the status is not the zero value, which
 	// spares isZero a walk over it.
@@ -69,11 +84,11 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 		gen, okG := f.integer(meta, "generation", "metadata.generation")
 		obs, okO := f.integer(status, "observedGeneration", "status.observedGeneration")
 		if f.bad != "" {
-			return malformed(f.bad)
+			return malformed(f.bad), false
 		}
 		if okG && okO && obs < gen {
 			return Result{Status: InProgress, Reason: ReasonStaleGeneration,
-				Message: "generation " + itoa(gen) + " not yet observed (observed " + itoa(obs) + ")"}
+				Message: "generation " + itoa(gen) + " not yet observed (observed " + itoa(obs) + ")"}, false
 		}
 		nonZero = okO && obs != 0
 	}
@@ -83,11 +98,11 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 		nonZero = nonZero || typed
 		switch {
 		case bad != "":
-			return malformed(bad)
+			return malformed(bad), false
 		case v.reconciling.status == "True":
-			return f.done(Result{Status: InProgress, Reason: ReasonReconciling, Message: f.text(v.reconciling, "reconciling")})
+			return f.done(Result{Status: InProgress, Reason: ReasonReconciling, Message: f.text(v.reconciling, "reconciling")}), false
 		case v.stalled.status == "True":
-			return f.done(Result{Status: Failed, Reason: ReasonStalled, Message: f.text(v.stalled, "stalled")})
+			return f.done(Result{Status: Failed, Reason: ReasonStalled, Message: f.text(v.stalled, "stalled")}), false
 		}
 	}
 
@@ -97,26 +112,28 @@ func compute(u *unstructured.Unstructured, env Env, reg *Registry) Result {
 	if reg != nil {
 		e, ok = reg.lookup(schema.GroupKind{Group: group, Kind: kind})
 	} else if b := builtin(group, kind); b != nil {
-		e, ok = entry{rule: b.rule, requireStatus: b.requireStatus}, true
+		e, ok = entry{rule: b.rule, requireStatus: b.requireStatus, external: b.external}, true
 	}
 	if ok {
 		if e.requireStatus && !env.Lenient && (!hasStatus || (!nonZero && isZero(statusV))) {
-			return Result{Status: InProgress, Reason: ReasonNoStatus, Message: "no status written yet"}
+			return Result{Status: InProgress, Reason: ReasonNoStatus, Message: "no status written yet"}, false
 		}
 		if e.rule != nil {
-			return runBuiltin(e.rule, &v, &env, group, kind)
+			r = runBuiltin(e.rule, &v, &env, group, kind)
+		} else {
+			r = runChecker(e.check, u, env, group, kind)
 		}
-		return runChecker(e.check, u, env, group, kind)
+		return r, r.Status == InProgress && slices.Contains(e.external, r.Reason)
 	}
 
 	c := &v.ready
 	switch {
 	case !c.found:
-		return Result{Status: Current, Reason: ReasonNoConditions, Message: "no Ready condition"}
+		return Result{Status: Current, Reason: ReasonNoConditions, Message: "no Ready condition"}, false
 	case c.status == "True":
-		return f.done(Result{Status: Current, Reason: ReasonReady, Message: f.text(*c, "ready")})
+		return f.done(Result{Status: Current, Reason: ReasonReady, Message: f.text(*c, "ready")}), false
 	default:
-		return f.done(Result{Status: InProgress, Reason: ReasonNotReady, Message: f.text(*c, "Ready is "+c.status)})
+		return f.done(Result{Status: InProgress, Reason: ReasonNotReady, Message: f.text(*c, "Ready is "+c.status)}), false
 	}
 }
 

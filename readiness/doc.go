@@ -18,7 +18,13 @@
 //  5. strict mode (the default) and a kind whose status a controller or the API server
 //     writes, with no status at all (absent, {}, zero counters, null conditions):
 //     InProgress/NoStatus. WithLenient skips this step (kstatus's reading).
-//  6. the kind's rule (table below, or a Checker from a Registry).
+//  6. the kind's rule (table below, or a Checker from a Registry). With a baseline (the
+//     backed-up object: WithBaseline, WithBaselines), an InProgress reason the rule marks
+//     external ("E" below, External) is Current/AsBackedUp when the baseline, of the same
+//     group and kind and decided by these same steps, reaches this step and gives that
+//     reason too: an object is not waited for on a condition outside the cluster's control
+//     that its backed-up self did not meet either. No other result is changed by a
+//     baseline.
 //  7. kinds without a rule: condition Ready=True: Current/Ready; Ready present but not True:
 //     InProgress/NotReady; no Ready condition: Current/NoReadyCondition (ConfigMap, Secret,
 //     a custom resource without conditions).
@@ -34,7 +40,8 @@
 // report, as when replicas, omitted at 0, is missing beside the others. A DaemonSet without
 // observedGeneration (which its controller writes with every status) or
 // desiredNumberScheduled (which the API server writes even at 0) is InProgress likewise.
-// Within a kind, rows are tried top to bottom.
+// Within a kind, rows are tried top to bottom. "E" marks an external reason (see step 6
+// and Baselines below).
 //
 //	Kind (group)                      S  Condition                                            Status/Reason
 //	CustomResourceDefinition          S  NamesAccepted=False                                  Failed/NamesNotAccepted
@@ -106,7 +113,9 @@
 //	                                     no phase (lenient only)                              Current/NoPhase
 //	Service                              type not LoadBalancer                                Current/ServiceReady
 //	                                     LoadBalancer, an ingress entry with ip or hostname   Current/LoadBalancerReady
-//	                                     LoadBalancer without such an entry (both modes)      InProgress/NoIngress
+//	                                     LoadBalancer without such an entry, and a baseline
+//	                                       that is a LoadBalancer without one (step 6)        Current/AsBackedUp
+//	                                     LoadBalancer without such an entry (both modes)      InProgress/NoIngress E
 //	APIService                        S  Available=True                                       Current/Available
 //	  (apiregistration.k8s.io)           Available not True, with a reason                    InProgress/<its reason>
 //	                                     otherwise                                            InProgress/NotAvailable
@@ -124,11 +133,38 @@
 // A PVC whose StorageClass binds on first consumer stays Pending until a Pod uses it: wait
 // for the Pod, or register another rule for PersistentVolumeClaim.
 //
+// # Baselines
+//
+// A restore knows what each object was when backed up. A condition that depends on
+// something outside the cluster's control, which the backed-up object did not meet, is
+// not the restore's to wait for: a LoadBalancer Service backed up without an ingress (no
+// load-balancer controller where it ran) has none to expect after the restore either.
+// WithBaseline gives Compute the backed-up object, WithBaselines gives Wait one per ref;
+// a result is relaxed only as step 6 says, so a baseline never makes a result worse, and
+// a baseline that is nil, that Compute finds malformed or Terminating, that is of another
+// kind, or that met the condition changes nothing. A baseline must hold the backed-up
+// status: with none, a LoadBalancer Service reads as never having had an ingress.
+//
+// Of the built-in rules' InProgress reasons only the Service's NoIngress is external: an
+// ingress comes from a load balancer the cluster's environment provides (a cloud's, or
+// none), and a Service without one still serves inside the cluster. The others wait for
+// the cluster itself and stay waited for whatever the baseline says: a CRD's names and
+// establishment (the API server); workload counters and a Pod's scheduling, containers and
+// readiness (the cluster's controllers, scheduler and nodes); a running Job; a Pending PVC
+// or PV (the cluster's provisioner and binder); an APIService's availability (the API
+// server or a Service of the cluster); a PodDisruptionBudget's healthy pods and an HPA's
+// ability to scale (the cluster's pods and the HPA's target). A Pod waiting on an image
+// pull (ErrImagePull, ImagePullBackOff: reasons the Pod rule passes on) is not relaxed
+// either: the registry may lie outside the cluster, but a Pod without its image runs
+// nothing. An Ingress or a Gateway has no built-in rule (an Ingress, without conditions, is
+// Current/NoReadyCondition at step 7); a Registry can give one a rule and mark its waiting
+// reason with External, and so can it for the Pod rule's image-pull reasons.
+//
 // # Registries
 //
 // NewRegistry returns the rules above as a value; Register adds or overrides a kind's Checker
-// (RequireStatus opts it into step 5), Remove drops one, and WithRegistry makes Compute and
-// Wait use it. There is no global table. CheckerFromItemsReady and AreItemsReady adapt
+// (RequireStatus opts it into step 5, External marks its external reasons), Remove drops
+// one, and WithRegistry makes Compute and Wait use it. There is no global table. CheckerFromItemsReady and AreItemsReady adapt
 // Velero's AreAdditionalItemsReady(items) (bool, error) shape in either direction;
 // RefForResource turns Velero's GroupResource identifiers into ObjectRefs.
 // WaitAdditionalItems is Velero's wait for a plugin's additional items in one call: a
@@ -201,9 +237,9 @@
 // # Options and reasons
 //
 // Compute takes ComputeOptions and Wait takes WaitOptions; WithLenient, WithRegistry and
-// WithUnschedulableWindow are both (type Option), WithNow is Compute's only, and WithTimeout,
-// WithClock and the other waiting options are Wait's only, so that passing one where it would
-// be ignored does not compile. A Result's Reason is a string (Reason is an alias naming
+// WithUnschedulableWindow are both (type Option), WithNow and WithBaseline are Compute's
+// only, and WithTimeout, WithClock, WithBaselines and the other waiting options are Wait's
+// only, so that passing one where it would be ignored does not compile. A Result's Reason is a string (Reason is an alias naming
 // it), and every reason the package gives is one of the Reason constants (reasons.go), the waiter's (NotFound,
 // TransientError, PermanentError, Replaced, NotChecked) included, except the two it passes on:
 // a Pod's waiting container's reason and an APIService's Available reason.

@@ -64,3 +64,56 @@ func ExampleWait() {
 	// CustomResourceDefinition.apiextensions.k8s.io widgets.example.com: Current (1 of 1 ready)
 	// <nil> 1 1
 }
+
+func ExampleWithBaseline() {
+	service := func(ingress ...any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Service",
+			"metadata": map[string]any{"name": "front", "namespace": "shop"},
+			"spec":     map[string]any{"type": "LoadBalancer"},
+			"status":   map[string]any{"loadBalancer": map[string]any{"ingress": ingress}},
+		}}
+	}
+	restored := service() // no load-balancer controller here: no ingress
+	fmt.Println(readiness.Compute(restored))
+	// None where it was backed up either: not waited for.
+	fmt.Println(readiness.Compute(restored, readiness.WithBaseline(service())))
+	// It had one there: the restored Service must get one too.
+	fmt.Println(readiness.Compute(restored, readiness.WithBaseline(service(map[string]any{"ip": "203.0.113.7"}))))
+	// Output:
+	// InProgress (NoIngress): load balancer has no ingress yet
+	// Current (AsBackedUp): not met when backed up either, so not waited for: load balancer has no ingress yet (NoIngress)
+	// InProgress (NoIngress): load balancer has no ingress yet
+}
+
+func ExampleWithBaselines() {
+	// The restore created two LoadBalancer Services in a cluster without a load-balancer
+	// controller; it keeps what it read from the backup by the ref it waits on.
+	backedUp := map[readiness.ObjectRef]*unstructured.Unstructured{}
+	cluster := memGetter{}
+	var refs []readiness.ObjectRef
+	for _, name := range []string{"front", "admin"} {
+		svc := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Service",
+			"metadata": map[string]any{"name": name, "namespace": "shop", "uid": "u-" + name},
+			"spec":     map[string]any{"type": "LoadBalancer"},
+		}}
+		ref := readiness.RefOf(svc)
+		// Backed up with its status, which had no ingress: no load-balancer controller there.
+		backedUp[ref] = svc.DeepCopy()
+		backedUp[ref].Object["status"] = map[string]any{"loadBalancer": map[string]any{}}
+		cluster[ref] = svc
+		refs = append(refs, ref)
+	}
+	rep, err := readiness.Wait(context.Background(), cluster, refs,
+		readiness.WithTimeout(time.Minute),
+		readiness.WithBaselines(func(ref readiness.ObjectRef) *unstructured.Unstructured { return backedUp[ref] }))
+	for _, it := range rep.Items {
+		fmt.Println(it.Ref, it.Result.Status, it.Result.Reason)
+	}
+	fmt.Println(err)
+	// Output:
+	// Service shop/front Current AsBackedUp
+	// Service shop/admin Current AsBackedUp
+	// <nil>
+}

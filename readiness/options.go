@@ -3,6 +3,7 @@ package readiness
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/clock"
 )
@@ -75,6 +76,7 @@ var (
 type config struct {
 	env      Env
 	registry *Registry
+	baseline *unstructured.Unstructured // Compute only
 
 	// Wait only.
 	clock             clock.Clock
@@ -88,6 +90,7 @@ type config struct {
 	transient         func(error) bool
 	noWatch           bool
 	requestTimeout    time.Duration
+	baselines         func(ObjectRef) *unstructured.Unstructured
 }
 
 // WithNow gives the rules the current time (Compute only, for Unschedulable past a

@@ -20,6 +20,8 @@ func TestOptionKinds(t *testing.T) {
 		compute, waiting bool
 	}{
 		{"WithNow", readiness.WithNow(t0), true, false},
+		{"WithBaseline", readiness.WithBaseline(nil), true, false},
+		{"WithBaselines", readiness.WithBaselines(nil), false, true},
 		{"WithLenient", readiness.WithLenient(), true, true},
 		{"WithRegistry", readiness.WithRegistry(readiness.NewRegistry()), true, true},
 		{"WithUnschedulableWindow", readiness.WithUnschedulableWindow(time.Minute), true, true},

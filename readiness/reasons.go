@@ -10,7 +10,7 @@ package readiness
 // constant alike.
 type Reason = string
 
-// Reasons of Compute's generic steps (see the package doc's decision order).
+// Reasons of Compute's generic steps and of a baseline (see the package doc's decision order).
 const (
 	// ReasonNilObject: there is no object (nil, or nil content).
 	ReasonNilObject Reason = "NilObject"
@@ -34,6 +34,9 @@ const (
 	ReasonNoConditions Reason = "NoReadyCondition"
 	// ReasonCheckerPanic: the kind's Checker panicked.
 	ReasonCheckerPanic Reason = "CheckerPanic"
+	// ReasonAsBackedUp: the kind's Checker gave an External reason that the backed-up
+	// object gives too (WithBaseline), so it is not waited for.
+	ReasonAsBackedUp Reason = "AsBackedUp"
 )
 
 // Reasons of the built-in rules; the package doc's table says when each is given.

@@ -27,10 +27,25 @@ func RequireStatus() RegisterOption {
 	return func(e *entry) { e.requireStatus = true }
 }
 
+// External marks reasons of the Checker as external: InProgress results with one of them
+// wait for something outside the cluster's control, such as a cloud load balancer's
+// address. Against a baseline (WithBaseline, WithBaselines) such a result is relaxed to
+// Current (AsBackedUp) when the backed-up object gives the same reason: an object is not
+// waited for on a condition its backed-up self did not meet either. A reason given by
+// another result (Current, Failed, ...) or by Compute's generic steps is never relaxed.
+// Each call adds to the reasons of earlier ones. Default: no external reasons, and a
+// baseline changes nothing. Of the built-in rules only the Service's NoIngress is external
+// (the package doc says why).
+func External(reasons ...Reason) RegisterOption {
+	reasons = slices.Clone(reasons)
+	return func(e *entry) { e.external = append(e.external, reasons...) }
+}
+
 type entry struct {
 	check         Checker
 	rule          rule // a built-in rule: Compute runs it on its view instead of calling check
 	requireStatus bool
+	external      []Reason // External; never modified once in a table
 }
 
 // Registry maps a schema.GroupKind to its Checker. NewRegistry returns one holding the
@@ -49,7 +64,7 @@ func NewRegistry() *Registry {
 	m := make(map[schema.GroupKind]entry, len(builtinKinds))
 	for i := range builtinKinds {
 		b := &builtinKinds[i]
-		m[b.gk] = entry{check: b.checker(), rule: b.rule, requireStatus: b.requireStatus}
+		m[b.gk] = entry{check: b.checker(), rule: b.rule, requireStatus: b.requireStatus, external: b.external}
 	}
 	r.table.Store(&m)
 	return r

@@ -3,6 +3,7 @@ package readiness
 import (
 	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -228,6 +229,16 @@ func TestBuiltinKindsTable(t *testing.T) {
 		require.Equal(t, b.gk, builtin(b.gk.Group, b.gk.Kind).gk)
 		require.Contains(t, string(doc), "//\t"+b.gk.Kind+" ", "the package doc's table has a row for %s", b.gk)
 	}
+	// Each external reason is marked "E" in the doc's table, and only those are.
+	var external, marked []string
+	for _, b := range builtinKinds {
+		external = append(external, b.external...)
+	}
+	for _, m := range regexp.MustCompile(`(?m)^//\t.*InProgress/(\w+) E$`).FindAllStringSubmatch(string(doc), -1) {
+		marked = append(marked, m[1])
+	}
+	require.ElementsMatch(t, external, marked)
+	require.Equal(t, []string{ReasonNoIngress}, external, "the package doc's Baselines section says why only NoIngress")
 	require.Nil(t, builtin("", "ConfigMap"))
 	require.Nil(t, builtin("example.com", "Deployment"), "the group counts")
 	require.ElementsMatch(t, slices.Collect(maps.Keys(seen)), NewRegistry().Kinds())

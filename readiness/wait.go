@@ -152,8 +152,9 @@ type item struct {
 	done    bool
 	checks  int
 	lastTr  error
-	decodes int  // reads in a row whose answer could not be decoded
-	seen    bool // a status was computed from an object (result is that status or newer)
+	decodes int                        // reads in a row whose answer could not be decoded
+	seen    bool                       // a status was computed from an object (result is that status or newer)
+	base    *unstructured.Unstructured // the backed-up object (WithBaselines), or nil
 }
 
 type groupKey struct {
@@ -196,13 +197,14 @@ type watchEvent struct {
 //
 // It polls: a round reads every pending object (GET per object, or one LIST per GroupKind and
 // namespace when the getter is a Lister and enough objects wait there), computes its status
-// with Compute (the options given apply; "now" is the clock's), then sleeps the next backoff
-// step. NotFound objects are waited for; transient errors (see Transient) are retried;
-// a permanent error, a Failed status or a replaced object (UID changed) ends that object's
-// wait at once, and, unless WithKeepGoing, the whole wait. Undecodable answers are retried,
-// up to DecodeFailureLimit in a row. Objects still pending at the deadline get ErrTimeout;
-// when ctx ends, they get its error; either way they keep the last status computed, and a
-// call in flight then is abandoned (the deadline and ctx bound it, see WithRequestTimeout).
+// with Compute (the options given apply; "now" is the clock's; the ref's backed-up object,
+// WithBaselines, is its WithBaseline), then sleeps the next backoff step. NotFound objects
+// are waited for; transient errors (see Transient) are retried; a permanent error, a Failed
+// status or a replaced object (UID changed) ends that object's wait at once, and, unless
+// WithKeepGoing, the whole wait. Undecodable answers are retried, up to DecodeFailureLimit
+// in a row. Objects still pending at the deadline get ErrTimeout; when ctx ends, they get
+// its error; either way they keep the last status computed, and a call in flight then is
+// abandoned (the deadline and ctx bound it, see WithRequestTimeout).
 //
 // The error is nil exactly when every object is Current; otherwise it is a *WaitError. A
 // malformed ref list (empty kind or name, a duplicate) is an error wrapping ErrInvalidRef,
@@ -279,6 +281,9 @@ func newWaiter(g Getter, refs []ObjectRef, opts []WaitOption) (*waiter, error) {
 		}
 		seen[key] = true
 		w.items[i] = item{ref: r, uid: string(r.UID), result: notChecked}
+		if c.baselines != nil {
+			w.items[i].base = c.baselines(r)
+		}
 		k := groupKey{r.GroupKind, r.Namespace}
 		if w.byName[k] == nil {
 			w.byName[k] = map[string]int{}
@@ -648,7 +653,7 @@ func (w *waiter) observe(i int, obj *unstructured.Unstructured, err error, now t
 		it.seenUID = uid
 		env := w.cfg.env
 		env.Now = now
-		res = compute(obj, env, w.cfg.registry)
+		res = compute(obj, it.base, env, w.cfg.registry)
 	}
 	it.seen = true
 	if res.Status == Current {
