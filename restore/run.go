@@ -628,7 +628,10 @@ func (r *restorer) restoreItem(ctx context.Context, i int32, ev *Event) error {
 		r.owners.record(ev.Item.uid(), obj.GetUID())
 	}
 	if !r.cfg.dryRun && (r.cfg.waitAll || ev.Item.ready()) {
-		if err := r.waitReady(ctx, obj, r.cfg.waitTimeout); err != nil {
+		if err := r.waitReady(ctx, obj, r.cfg.waitTimeout, func() *unstructured.Unstructured {
+			u, _ := decodeBackedUp(ev.Item, data) // undecodable: no baseline (createItem decoded it already)
+			return u
+		}); err != nil {
 			return err
 		}
 		if ev.Item.kind() == "CustomResourceDefinition" {
@@ -643,7 +646,10 @@ func (r *restorer) restoreItem(ctx context.Context, i int32, ev *Event) error {
 
 // waitReady returns once obj is ready: at once when the object as created or found is
 // (a Namespace is Active from its creation), else by polling it with the readiness package.
-func (r *restorer) waitReady(ctx context.Context, obj *unstructured.Unstructured, timeout time.Duration) error {
+// It is judged against the object as backed up, which backedUp decodes when obj is not
+// ready at once (readiness.WithBaseline): what depends on something outside the cluster (a
+// LoadBalancer Service's ingress) is waited for only when the backed-up object had it.
+func (r *restorer) waitReady(ctx context.Context, obj *unstructured.Unstructured, timeout time.Duration, backedUp func() *unstructured.Unstructured) error {
 	var computeOpts []readiness.ComputeOption
 	waitOpts := []readiness.WaitOption{readiness.WithTimeout(timeout)}
 	for _, o := range r.cfg.readinessOpts() {
@@ -651,6 +657,12 @@ func (r *restorer) waitReady(ctx context.Context, obj *unstructured.Unstructured
 	}
 	if res := readiness.Compute(obj, computeOpts...); res.Status == readiness.Current {
 		return nil
+	}
+	if b := backedUp(); b != nil {
+		if res := readiness.Compute(obj, append(computeOpts, readiness.WithBaseline(b))...); res.Status == readiness.Current {
+			return nil
+		}
+		waitOpts = append(waitOpts, readiness.WithBaselines(func(readiness.ObjectRef) *unstructured.Unstructured { return b }))
 	}
 	rep, err := readiness.Wait(ctx, readiness.NewDynamicGetter(r.c.Dynamic, r.c.Mapper), []readiness.ObjectRef{readiness.RefOf(obj)}, waitOpts...)
 	if rep != nil {
