@@ -130,10 +130,12 @@ unreleased() {
 	' "$changelog"
 }
 
-# listed says whether name $2 of import path $1 is in backquotes in its subsection.
+# listed says whether name $2 of import path $1 is in backquotes in its subsection. grep
+# reads its whole input (no -q): under pipefail, a grep that stops at its first match can
+# kill awk with SIGPIPE and fail the pipeline at random.
 listed() {
 	local pkg="${1##*/}" nm="${2//./\\.}"
-	unreleased "$(rel "$1")" | grep -q -E "\`($pkg\\.)?$nm(\\([^\`]*\\))?\`"
+	unreleased "$(rel "$1")" | grep -E "\`($pkg\\.)?$nm(\\([^\`]*\\))?\`" >/dev/null
 }
 
 fail=0
@@ -184,7 +186,7 @@ for f in "$record"/*.export; do
 	n="$(basename "$f" .export)"
 	[ -n "${current[$n]:-}" ] && continue
 	p="$(head -n 1 "$f")"
-	if unreleased "$(rel "$p")" | grep -q -i 'removed'; then
+	if unreleased "$(rel "$p")" | grep -i 'removed' >/dev/null; then
 		echo "apicheck: $p: package removed, listed in $changelog"
 		stale=1
 	else
