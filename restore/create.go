@@ -2,6 +2,7 @@ package restore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -58,6 +59,9 @@ const (
 	// DetailStatusNotRestored begins the Detail of an object created whose backed-up
 	// status could not be written (WithStatus), after what went before, then the reason.
 	DetailStatusNotRestored = "created, but its status was not restored"
+	// DetailManagedFieldsNotRestored begins the Detail of an object created whose backed-up
+	// managed fields could not be patched onto it (WithManagedFields), then the reason.
+	DetailManagedFieldsNotRestored = "created, but its managed fields were not restored"
 )
 
 // Event.Detail of a dry run's ResultWouldCreate and ResultWouldUpdate (see WithDryRun).
@@ -162,7 +166,8 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 	if r.cfg.restoresStatus(gr, u) {
 		status = u.Object["status"]
 	}
-	ResetMetadata(u, r.cfg.finalizers)
+	managedFields := u.GetManagedFields()
+	resetMetadata(u, !r.cfg.dropFinalizers)
 	// Into the namespace the plan maps its own to (WithNamespaceMapping); a Namespace
 	// under its mapped name.
 	if ns := it.namespace(); ns != "" {
@@ -202,7 +207,7 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 		return created, nil
 	case err == nil:
 		ev.Result = ResultCreated
-		return r.restoreStatus(ctx, ri, created, status, ev)
+		return r.afterCreate(ctx, ri, created, status, managedFields, ev)
 	case r.cfg.dryRun && !apierrors.IsAlreadyExists(err):
 		if detail := r.notYet(it, err); detail != "" {
 			ev.Result, ev.Detail = ResultWouldCreate, detail
@@ -226,7 +231,7 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 	if ours := existing.GetLabels()[RestoreNameLabel] == r.cfg.name && existing.GetAnnotations()[OriginalUIDAnnotation] == string(it.uid()); ours {
 		if existing.GetAnnotations()[RunAnnotation] == r.runID {
 			ev.Result, ev.Detail = ResultCreated, DetailConfirmedByRetry
-			return r.restoreStatus(ctx, ri, existing, status, ev)
+			return r.afterCreate(ctx, ri, existing, status, managedFields, ev)
 		}
 		ev.Result, ev.Detail = ResultExists, DetailEarlierRun
 		return existing, nil
@@ -316,6 +321,41 @@ func (r *restorer) mark(u *unstructured.Unstructured, it PlanItem) {
 	annotations[OriginalUIDAnnotation] = string(it.uid())
 	annotations[RunAnnotation] = r.runID
 	u.SetAnnotations(annotations)
+}
+
+// afterCreate restores onto obj, the object this run created, what a create cannot set:
+// the backed-up status (WithStatus) and then the managed fields (WithManagedFields).
+func (r *restorer) afterCreate(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, status any, managed []metav1.ManagedFieldsEntry, ev *Event) (*unstructured.Unstructured, error) {
+	obj, err := r.restoreStatus(ctx, ri, obj, status, ev)
+	if err != nil {
+		return obj, err
+	}
+	return r.restoreManagedFields(ctx, ri, obj, managed, ev), nil
+}
+
+// restoreManagedFields sets obj's metadata.managedFields to the backed-up ones with a
+// merge patch, as Velero v1.18.3's restoreItem does after the create (the API server
+// ignores them in a create and records the restore as their one manager). A patch that
+// fails leaves the object created: it returns obj, and ev's Detail says why
+// (DetailManagedFieldsNotRestored).
+func (r *restorer) restoreManagedFields(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, managed []metav1.ManagedFieldsEntry, ev *Event) *unstructured.Unstructured {
+	if r.cfg.dropManagedFields || len(managed) == 0 {
+		return obj
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"managedFields": managed}})
+	var patched *unstructured.Unstructured
+	if err == nil {
+		_, err = r.retry(ctx, func() error {
+			var err error
+			patched, err = ri.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+			return err
+		})
+	}
+	if err != nil {
+		ev.Detail = strings.TrimPrefix(ev.Detail+"; ", "; ") + DetailManagedFieldsNotRestored + ": " + err.Error()
+		return obj
+	}
+	return patched
 }
 
 // restoreStatus writes the backed-up status (WithStatus) onto obj, the object this run
@@ -489,11 +529,12 @@ func inChain(ctx context.Context, uid types.UID) bool {
 	return false
 }
 
-// ResetMetadata resets what the target cluster owns in a backed-up object, as Velero does
-// and as [Run] does before the item actions: every metadata field but name, namespace,
-// labels, annotations, ownerReferences (Run remaps them to the owners' UIDs in the target)
-// and, with keepFinalizers, finalizers; and the status.
-func ResetMetadata(u *unstructured.Unstructured, keepFinalizers bool) {
+// resetMetadata resets what the target cluster owns in a backed-up object before the item
+// actions: every metadata field but name, namespace, labels, annotations, ownerReferences
+// (Run remaps them to the owners' UIDs in the target) and, with keepFinalizers,
+// finalizers; and the status. managedFields go too: the API server ignores them in a
+// create (Run restores them after, as Velero does; WithManagedFields).
+func resetMetadata(u *unstructured.Unstructured, keepFinalizers bool) {
 	if md, ok := u.Object["metadata"].(map[string]any); ok {
 		for k := range md {
 			switch k {

@@ -98,11 +98,13 @@
 //     then matches nothing.
 //   - An item action's error, or a failed create, fails the item and skips exactly what
 //     depends on it; Velero goes on with the items after it in its resource order.
-//   - Finalizers are dropped unless [WithFinalizers]; Velero keeps them.
-//   - Resources named in [WithStatus] and an [actions.Selector] are matched as
-//     written (a bare name is the core group's), and in [Filter] a bare name
-//     matches the resource of that name in every group; Velero resolves a bare name
-//     through the target's discovery.
+//   - An entry of a resource list ([Filter], [WithStatus], an [actions.Selector]) that is
+//     not a glob is an error naming it; Velero's list then matches nothing. Without the
+//     target's served resources ([WithServedResources]), names are resolved against the
+//     backup's resources; Velero always has the target's discovery.
+//   - Owner references are pointed at the owners' UIDs in the target; Velero drops them.
+//   - Managed fields or a status that cannot be written leave the object created, its
+//     event's Detail saying so; Velero records an error for the restore.
 //   - Velero's labels are written only with [WithVeleroLabels]: the restore is a fork's or
 //     another tool's, not Velero's, unless the caller says so.
 package restore

@@ -40,7 +40,7 @@ func TestResetMetadata(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(in), &obj))
 			require.NoError(t, json.Unmarshal([]byte(tt.want), &want))
 			u := &unstructured.Unstructured{Object: obj}
-			ResetMetadata(u, tt.finalizers)
+			resetMetadata(u, tt.finalizers)
 			require.Equal(t, want, u.Object)
 		})
 	}

@@ -52,8 +52,8 @@ type Plan struct {
 	// items on or behind it are in Skipped.
 	Cycle []string `json:"cycle,omitempty"`
 	// Dependencies are the edges the plan read from the objects beyond owners, Namespaces and
-	// CustomResourceDefinitions (a Pod's ServiceAccount, a webhook's Service, ...); see
-	// [Dependency].
+	// CustomResourceDefinitions (a Pod's ServiceAccount, a webhook's Service, ...), read by
+	// the restore's one reader of what an object names (internal/references).
 	Dependencies []PlanDependency `json:"dependencies"`
 	// ResourceOrder lists the resource priorities applied, as "<before> < <after>" pairs of
 	// resources the backup holds, and OrderConflicts the ones not applied because the
@@ -67,7 +67,7 @@ type Plan struct {
 	source    Source
 	limits    archive.Limits // what the backup was read with, and the restore reads it with
 	converter Converter
-	deps      []Dependency           // read from the objects
+	deps      []dependency           // read from the objects
 	order     manifest.ResourceOrder // the resource priorities
 }
 

@@ -16,11 +16,11 @@ import (
 // serviceNameLabel labels an EndpointSlice with the name of its Service.
 const serviceNameLabel = "kubernetes.io/service-name"
 
-// Dependency is an ordering edge between two items of the backup, by their UIDs there,
+// dependency is an ordering edge between two items of the backup, by their UIDs there,
 // beyond the manifest's own (owners, Namespace, CRD, depends-on): From is to be created
 // after To, and, when Ready, after To is ready, not merely created. Why names the rule or
 // rules that gave the edge, e.g. "Pod spec.serviceAccountName".
-type Dependency struct {
+type dependency struct {
 	From, To types.UID
 	Ready    bool
 	Why      string
@@ -43,7 +43,7 @@ type Dependency struct {
 // and the extensions Deployments, DaemonSets and ReplicaSets. m is only read. The
 // namespace of a reference within the referrer's namespace is that of the referrer's item
 // in m.
-func dependencies(m *manifest.Manifest, refs map[types.UID]references.Refs) []Dependency {
+func dependencies(m *manifest.Manifest, refs map[types.UID]references.Refs) []dependency {
 	r := resolver{m: m, refs: refs}
 	type pair struct{ from, to *manifest.Item }
 	type edge struct {
@@ -85,7 +85,7 @@ func dependencies(m *manifest.Manifest, refs map[types.UID]references.Refs) []De
 			}
 		}
 	}
-	out := make([]Dependency, 0, len(edges))
+	out := make([]dependency, 0, len(edges))
 	keys := make([]pair, 0, len(edges))
 	for p := range edges {
 		keys = append(keys, p)
@@ -100,7 +100,7 @@ func dependencies(m *manifest.Manifest, refs map[types.UID]references.Refs) []De
 			whys = append(whys, w)
 		}
 		slices.Sort(whys)
-		out = append(out, Dependency{From: p.from.UID, To: p.to.UID, Ready: e.ready, Why: strings.Join(whys, "; ")})
+		out = append(out, dependency{From: p.from.UID, To: p.to.UID, Ready: e.ready, Why: strings.Join(whys, "; ")})
 	}
 	return out
 }

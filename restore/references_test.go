@@ -73,7 +73,7 @@ func plan(t require.TestingT, objs []*unstructured.Unstructured) (*manifest.Mani
 }
 
 // render writes a Dependency as "From -> To: Why", with " (ready)" after To when Ready.
-func render(ds []Dependency) []string {
+func render(ds []dependency) []string {
 	out := make([]string, len(ds))
 	for i, d := range ds {
 		ready := ""

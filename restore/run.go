@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/resourcematch"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/readiness"
 	"github.com/backupkit/backupkit/restore/actions"
@@ -77,24 +78,25 @@ const DefaultParallelism = 32
 type RunOption func(*runConfig)
 
 type runConfig struct {
-	name               string
-	parallel           int
-	policy             ExistingPolicy
-	waitAll            bool
-	waitTimeout        time.Duration
-	actions            []actions.ItemAction
-	actionsSet         bool
-	status             map[schema.GroupResource]bool // WithStatus
-	statusExcluded     map[schema.GroupResource]bool // WithStatus
-	statusSet          bool                          // either was given
-	finalizers         bool
-	events             func(Event)
-	info               actions.Info
-	modifiers          *modifiers.Modifiers
-	dryRun             bool
-	veleroFrom         *string             // WithVeleroLabels: the backup's name
-	registry           *readiness.Registry // WithReadiness; nil: readiness's built-in rules
-	terminatingTimeout time.Duration       // WithTerminatingTimeout
+	name                           string
+	parallel                       int
+	policy                         ExistingPolicy
+	waitAll                        bool
+	waitTimeout                    time.Duration
+	actions                        []actions.ItemAction
+	actionsSet                     bool
+	statusIncluded, statusExcluded []string                        // WithStatus, as resource names
+	statusSet                      bool                            // WithStatus was given
+	statusResources                *resourcematch.IncludesExcludes // the two, resolved by Run
+	dropFinalizers                 bool                            // WithFinalizers(false)
+	dropManagedFields              bool                            // WithManagedFields(false)
+	events                         func(Event)
+	info                           actions.Info
+	modifiers                      *modifiers.Modifiers
+	dryRun                         bool
+	veleroFrom                     *string             // WithVeleroLabels: the backup's name
+	registry                       *readiness.Registry // WithReadiness; nil: readiness's built-in rules
+	terminatingTimeout             time.Duration       // WithTerminatingTimeout
 }
 
 // WithName sets the restore's name, labelled on every object it creates (RestoreNameLabel);
@@ -185,7 +187,10 @@ const StatusAnnotation = "velero.io/restore-status"
 // the excluded ones, as Velero does with a restore's restoreStatus
 // (--status-include-resources and --status-exclude-resources): "*" among the included
 // (schema.GroupResource{Resource: "*"}) stands for every resource, and so does an empty
-// included list (WithStatus(nil, excluded): every resource but the excluded ones). The
+// included list (WithStatus(nil, excluded): every resource but the excluded ones). Each
+// is resolved as Velero resolves it, like a Filter's resources: a GroupResource without a
+// group is a bare name ({Resource: "deployments"} is apps' Deployments on a target that
+// serves them), and every one is a glob. The
 // object is created, then its status written with the status subresource, retried with
 // the object's newest resourceVersion on a conflict, as Velero does. A status that cannot
 // be written leaves the object created, and its event's Detail says why, as Velero's
@@ -194,21 +199,18 @@ func WithStatus(included, excluded []schema.GroupResource) RunOption {
 	return func(c *runConfig) {
 		c.statusSet = true
 		for _, gr := range included {
-			c.status[gr] = true
+			c.statusIncluded = append(c.statusIncluded, gr.String())
 		}
 		for _, gr := range excluded {
-			c.statusExcluded[gr] = true
+			c.statusExcluded = append(c.statusExcluded, gr.String())
 		}
 	}
 }
 
-// allResources, among WithStatus's included resources, stands for every resource.
-var allResources = schema.GroupResource{Resource: "*"}
-
 // restoresStatus says whether the status of u, backed up as an object of resource gr, is
 // restored: as Velero's determineRestoreStatus decides.
 func (c *runConfig) restoresStatus(gr schema.GroupResource, u *unstructured.Unstructured) bool {
-	on := c.statusSet && !c.statusExcluded[gr] && (len(c.status) == 0 || c.status[allResources] || c.status[gr])
+	on := c.statusSet && c.statusResources.Includes(gr)
 	switch strings.ToLower(strings.TrimSpace(u.GetAnnotations()[StatusAnnotation])) {
 	case "true":
 		return true
@@ -218,9 +220,19 @@ func (c *runConfig) restoresStatus(gr schema.GroupResource, u *unstructured.Unst
 	return on
 }
 
-// WithFinalizers keeps the objects' finalizers as backed up. Default: dropped, as Velero
-// does, since the controller that would remove them may not run in the target.
-func WithFinalizers(keep bool) RunOption { return func(c *runConfig) { c.finalizers = keep } }
+// WithFinalizers(false) drops the objects' finalizers; by default they are kept as backed
+// up, as Velero does (its resetMetadata leaves them).
+func WithFinalizers(keep bool) RunOption { return func(c *runConfig) { c.dropFinalizers = !keep } }
+
+// WithManagedFields(false) leaves the objects' managed fields to the API server, which
+// records the restore as their one manager; by default they are restored as backed up, as
+// Velero does: a merge patch setting metadata.managedFields after the create (the API
+// server ignores them in a create), one request more for each object that has them. A
+// patch that fails leaves the object created, its Detail beginning with
+// DetailManagedFieldsNotRestored.
+func WithManagedFields(restore bool) RunOption {
+	return func(c *runConfig) { c.dropManagedFields = !restore }
+}
 
 // WithEvents calls fn once per planned item as soon as it is decided, from the restore's
 // goroutines, one call at a time. fn must not block for long: the restore waits for it.
@@ -268,11 +280,12 @@ func WithDryRun(on bool) RunOption { return func(c *runConfig) { c.dryRun = on }
 // ready where that matters. An item the plan does not restore (Skipped,
 // LeftToControllers) counts as done as soon as what it depends on is decided: it holds
 // back nothing that depends on it, unless something it depends on failed, which skips
-// what depends on it in turn. For each item it reads the object from the plan's backup (a second streaming
-// pass), converts it to the version planned, resets what the target owns (metadata the API
-// server sets, status unless WithStatus, finalizers unless WithFinalizers), runs the item
-// actions and then the resource modifiers (WithResourceModifiers), points its
-// ownerReferences at the owners' UIDs in the target, creates it, and handles an object
+// what depends on it in turn. For each item it reads the object from the plan's backup (a
+// second streaming pass), converts it to the version planned, resets what the target owns
+// (metadata the API server sets, status unless WithStatus, managed fields until after the
+// create), points its ownerReferences at the owners' UIDs in the target, runs the item
+// actions and then the resource modifiers (WithResourceModifiers), creates it (then
+// writes its status and managed fields: WithStatus, WithManagedFields), and handles an object
 // that already exists by the existing policy. Requests that fail transiently
 // (readiness.Transient) are retried with backoff.
 //
@@ -290,8 +303,7 @@ func WithDryRun(on bool) RunOption { return func(c *runConfig) { c.dryRun = on }
 // namespace that cannot be made) comes with a nil Summary. With WithDryRun the same holds
 // of what the run would do; see WithDryRun.
 func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summary, error) {
-	cfg := runConfig{parallel: DefaultParallelism, policy: PolicyNone, waitTimeout: readiness.DefaultTimeout, terminatingTimeout: DefaultTerminatingTimeout,
-		status: map[schema.GroupResource]bool{}, statusExcluded: map[schema.GroupResource]bool{}}
+	cfg := runConfig{parallel: DefaultParallelism, policy: PolicyNone, waitTimeout: readiness.DefaultTimeout, terminatingTimeout: DefaultTerminatingTimeout}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -306,6 +318,9 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 	selectors, err := resolveSelectors(plan.resolver, cfg.actions)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.statusResources, err = resourcematch.NewIncludesExcludes(plan.resolver, cfg.statusIncluded, cfg.statusExcluded); err != nil {
+		return nil, fmt.Errorf("restore: WithStatus: %w", err)
 	}
 	r := newRestorer(plan, c, &cfg)
 	r.selectors = selectors

@@ -107,7 +107,7 @@ func TestRunChecksOptions(t *testing.T) {
 }
 
 // Status is restored only for the resources WithStatus names, after the create, through
-// the status subresource; finalizers only with WithFinalizers.
+// the status subresource; finalizers kept as Velero keeps them, unless WithFinalizers(false).
 func TestRunStatusAndFinalizers(t *testing.T) {
 	dep := testObject("apps/v1", "Deployment", "ns", "web", "uid-web", map[string]any{
 		"spec":   map[string]any{"replicas": int64(2)},
@@ -125,7 +125,8 @@ func TestRunStatusAndFinalizers(t *testing.T) {
 		status     bool
 		finalizers []string
 	}{
-		{"defaults", nil, false, nil},
+		{"defaults: finalizers kept, as Velero", nil, false, []string{"example.com/keep"}},
+		{"finalizers dropped", []RunOption{WithFinalizers(false)}, false, nil},
 		{"status of deployments, finalizers kept", []RunOption{WithStatus([]schema.GroupResource{{Group: "apps", Resource: "deployments"}}, nil), WithFinalizers(true)},
 			true, []string{"example.com/keep"}},
 	}

@@ -50,17 +50,17 @@ func main() {
 }
 
 type flags struct {
-	backup, target, kubeconfig, priorities, output, prioritiesConfigMap string
-	existingPolicy, restoreName, resourcePriorities, statusResources    string
-	statusExcluded                                                      string
-	dryRun, wait, enableAPIGroupVersions, builtinConversions, keepFin   bool
-	waitTimeout, terminatingTimeout                                     time.Duration
-	parallel, burst                                                     int
-	qps                                                                 float64
-	limits                                                              archive.Limits
-	resourceModifiers                                                   string
-	modifiers                                                           *modifiers.Modifiers
-	filterOpts                                                          []restore.PlanOption // filters.go
+	backup, target, kubeconfig, priorities, output, prioritiesConfigMap              string
+	existingPolicy, restoreName, resourcePriorities, statusResources                 string
+	statusExcluded                                                                   string
+	dryRun, wait, enableAPIGroupVersions, builtinConversions, keepFin, managedFields bool
+	waitTimeout, terminatingTimeout                                                  time.Duration
+	parallel, burst                                                                  int
+	qps                                                                              float64
+	limits                                                                           archive.Limits
+	resourceModifiers                                                                string
+	modifiers                                                                        *modifiers.Modifiers
+	filterOpts                                                                       []restore.PlanOption // filters.go
 }
 
 func parseFlags(args []string, stderr io.Writer) (*flags, error) {
@@ -88,7 +88,8 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.restoreName, "restore-name", "", "the name labelled on every restored object ("+restore.RestoreNameLabel+"); default: restore-<time>-<random>")
 	fs.StringVar(&f.statusResources, "status-include-resources", "", "comma-separated resources (<resource>[.<group>]; * for every resource) whose status is restored too")
 	fs.StringVar(&f.statusExcluded, "status-exclude-resources", "", "comma-separated resources whose status is not restored; given alone, the status of every other resource is")
-	fs.BoolVar(&f.keepFin, "keep-finalizers", false, "keep the objects' finalizers as backed up")
+	fs.BoolVar(&f.managedFields, "restore-managed-fields", true, "restore the objects' managed fields as backed up, as Velero does (a patch after each create; =false leaves them to the API server)")
+	fs.BoolVar(&f.keepFin, "keep-finalizers", true, "keep the objects' finalizers as backed up, as Velero does (=false drops them)")
 	limitflag.Add(fs, &f.limits)
 	fs.StringVar(&f.resourceModifiers, "resource-modifiers", "", "file of Velero's resource modifier rules (YAML or JSON), or a manifest of the ConfigMap holding them, applied to each item before it is created")
 	ff := addFilterFlags(fs)
@@ -289,7 +290,7 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 	sum, err := restore.Run(ctx, plan, cluster, append([]restore.RunOption{
 		restore.WithName(f.restoreName), restore.WithParallelism(f.parallel), restore.WithExistingPolicy(restore.ExistingPolicy(f.existingPolicy)),
 		restore.WithWait(f.wait), restore.WithWaitTimeout(f.waitTimeout), restore.WithTerminatingTimeout(f.terminatingTimeout),
-		restore.WithFinalizers(f.keepFin), restore.WithDryRun(f.dryRun),
+		restore.WithFinalizers(f.keepFin), restore.WithManagedFields(f.managedFields), restore.WithDryRun(f.dryRun),
 		restore.WithResourceModifiers(f.modifiers),
 		restore.WithEvents(func(ev restore.Event) {
 			prog.add(ev.Err != nil)
