@@ -17,7 +17,7 @@
 //     (Velero's include and exclude lists of namespaces, as globs, and of resources, as
 //     Velero resolves them through discovery; its label selector or or-label selectors; its
 //     IncludeClusterResources), and the resources Velero never restores
-//     (restore.NeverRestored), left out unless named;
+//     (internal/nonrestorable, as restore.NeverRestored), left out unless named;
 //   - the versions to list: every version the cluster serves it at (Velero's
 //     EnableAPIGroupVersions), the preferred one first;
 //   - for a cluster-scoped resource when the namespaces are filtered and

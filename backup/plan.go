@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/backupkit/backupkit/internal/nonrestorable"
 	"github.com/backupkit/backupkit/internal/resourcematch"
-	"github.com/backupkit/backupkit/restore"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
@@ -166,7 +166,7 @@ func NewPlan(ctx context.Context, cluster Cluster, opts ...Option) (*Plan, error
 
 // neverBackedUp reports whether gr is left out unless named (restore.NeverRestored).
 func neverBackedUp(gr schema.GroupResource) bool {
-	_, never := restore.NeverRestoredReason(gr)
+	_, never := nonrestorable.Reason(gr)
 	return never
 }
 
