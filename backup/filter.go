@@ -53,11 +53,11 @@ var ErrFilter = errors.New("backup: filter")
 // compiledFilter is a Filter with its globs compiled and its resource lists resolved.
 type compiledFilter struct {
 	Filter
-	included, excluded []glob.Glob
-	literal            []string // IncludedNamespaces when each is a plain name; nil otherwise
-	incRes, excRes     *resourcematch.IncludesExcludes
-	named              *resourcematch.IncludesExcludes // IncludedResources but "*"
-	anyNamed           bool
+	namespaces     *resourcematch.IncludesExcludes // the namespace globs
+	literal        []string                        // IncludedNamespaces when each is a plain name; nil otherwise
+	incRes, excRes *resourcematch.IncludesExcludes
+	named          *resourcematch.IncludesExcludes // IncludedResources but "*"
+	anyNamed       bool
 }
 
 // compile checks f and resolves its resource lists through r.
@@ -66,23 +66,9 @@ func compile(f Filter, r *resourcematch.Resolver) (*compiledFilter, error) {
 		return nil, fmt.Errorf("%w: a label selector and or-label selectors together (Velero takes one or the other)", ErrFilter)
 	}
 	c := &compiledFilter{Filter: f}
-	globs := func(list []string, what string) ([]glob.Glob, error) {
-		var out []glob.Glob
-		for _, p := range list {
-			g, err := glob.Compile(p)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s namespace %q: %w", ErrFilter, what, p, err)
-			}
-			out = append(out, g)
-		}
-		return out, nil
-	}
 	var err error
-	if c.included, err = globs(f.IncludedNamespaces, "included"); err != nil {
-		return nil, err
-	}
-	if c.excluded, err = globs(f.ExcludedNamespaces, "excluded"); err != nil {
-		return nil, err
+	if c.namespaces, err = resourcematch.NewNamespaces(f.IncludedNamespaces, f.ExcludedNamespaces); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFilter, err)
 	}
 	if len(f.IncludedNamespaces) > 0 && !slices.ContainsFunc(f.IncludedNamespaces, func(p string) bool { return glob.QuoteMeta(p) != p }) {
 		c.literal = f.IncludedNamespaces
@@ -101,17 +87,8 @@ func compile(f Filter, r *resourcematch.Resolver) (*compiledFilter, error) {
 	return c, nil
 }
 
-func matchesAny(globs []glob.Glob, s string) bool {
-	return slices.ContainsFunc(globs, func(g glob.Glob) bool { return g.Match(s) })
-}
-
 // namespace reports whether objects of namespace ns are backed up.
-func (f *compiledFilter) namespace(ns string) bool {
-	if matchesAny(f.excluded, ns) {
-		return false
-	}
-	return len(f.IncludedNamespaces) == 0 || slices.Contains(f.IncludedNamespaces, "*") || matchesAny(f.included, ns)
-}
+func (f *compiledFilter) namespace(ns string) bool { return f.namespaces.IncludesName(ns) }
 
 // everyNamespace reports whether the namespaces are not filtered (Velero's
 // NamespaceIncludesExcludes.IncludeEverything): no exclusion, and no inclusion but "*".
