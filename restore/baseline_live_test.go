@@ -1,14 +1,11 @@
 package restore_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/restore"
 )
 
@@ -19,25 +16,15 @@ import (
 func TestLiveWaitJudgedAgainstBackup(t *testing.T) {
 	c := env.Cluster(t)
 	ns := c.Namespace(t)
-	service := func(name string, status map[string]any) []byte {
-		b, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Service",
+	service := func(name string, status map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "Service",
 			"metadata": map[string]any{"name": name, "namespace": ns, "uid": "uid-" + name},
-			"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": 80}}},
-			"status":   status})
-		require.NoError(t, err)
-		return b
+			"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
+			"status":   status}
 	}
-	var buf bytes.Buffer
-	w := archive.NewWriter(&buf)
-	require.NoError(t, w.SetPreferred("services", "v1"))
-	require.NoError(t, w.Add("services", "v1", ns, "never-had-one", service("never-had-one", map[string]any{"loadBalancer": map[string]any{}})))
-	require.NoError(t, w.Add("services", "v1", ns, "had-one", service("had-one",
-		map[string]any{"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "203.0.113.7"}}}})))
-	require.NoError(t, w.Close())
-	cluster, target, served, err := restore.Connect(t.Context(), c.RESTConfig())
-	require.NoError(t, err)
-	plan, err := restore.NewPlan(t.Context(), restore.FromBytes(buf.Bytes()), target, served)
-	require.NoError(t, err)
+	plan, cluster := livePlanOf(t, c, "services",
+		service("never-had-one", map[string]any{"loadBalancer": map[string]any{}}),
+		service("had-one", map[string]any{"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "203.0.113.7"}}}}))
 
 	var evs events
 	start := time.Now()

@@ -1,9 +1,7 @@
 package restore_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"sync"
 	"testing"
 
@@ -12,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/restore"
 	"github.com/backupkit/backupkit/restore/actions"
 )
@@ -37,21 +34,11 @@ func TestLiveMetadataAsVelero(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ns := c.Namespace(t)
-			b, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			plan, cluster := livePlanOf(t, c, "configmaps", map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 				"metadata": map[string]any{"name": "cm", "namespace": ns, "uid": "uid-cm", "managedFields": backed, "finalizers": []any{"example.com/keep"}},
 				"data":     map[string]any{"k": "v"}})
-			require.NoError(t, err)
-			var buf bytes.Buffer
-			w := archive.NewWriter(&buf)
-			require.NoError(t, w.SetPreferred("configmaps", "v1"))
-			require.NoError(t, w.Add("configmaps", "v1", ns, "cm", b))
-			require.NoError(t, w.Close())
-			cluster, target, served, err := restore.Connect(t.Context(), c.RESTConfig())
-			require.NoError(t, err)
-			plan, err := restore.NewPlan(t.Context(), restore.FromBytes(buf.Bytes()), target, served)
-			require.NoError(t, err)
 			var evs events
-			_, err = restore.Run(t.Context(), plan, cluster, append(tc.opts, restore.WithName("meta"), restore.WithEvents(evs.add))...)
+			_, err := restore.Run(t.Context(), plan, cluster, append(tc.opts, restore.WithName("meta"), restore.WithEvents(evs.add))...)
 			require.NoError(t, err)
 			for _, ev := range evs.byIt {
 				require.Equal(t, restore.ResultCreated, ev.Result)
@@ -98,28 +85,17 @@ func (a *recordOwners) Execute(_ context.Context, in *actions.Input) (*actions.O
 func TestLiveActionsSeeRemappedOwners(t *testing.T) {
 	c := env.Cluster(t)
 	ns := c.Namespace(t)
-	cm := func(name, uid string, owners ...any) []byte {
+	cm := func(name, uid string, owners ...any) map[string]any {
 		md := map[string]any{"name": name, "namespace": ns, "uid": uid}
 		if len(owners) > 0 {
 			md["ownerReferences"] = owners
 		}
-		b, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": md})
-		require.NoError(t, err)
-		return b
+		return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": md}
 	}
-	var buf bytes.Buffer
-	w := archive.NewWriter(&buf)
-	require.NoError(t, w.SetPreferred("configmaps", "v1"))
-	require.NoError(t, w.Add("configmaps", "v1", ns, "owner", cm("owner", "uid-owner")))
-	require.NoError(t, w.Add("configmaps", "v1", ns, "child", cm("child", "uid-child",
-		map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "uid-owner"})))
-	require.NoError(t, w.Close())
-	cluster, target, served, err := restore.Connect(t.Context(), c.RESTConfig())
-	require.NoError(t, err)
-	plan, err := restore.NewPlan(t.Context(), restore.FromBytes(buf.Bytes()), target, served)
-	require.NoError(t, err)
+	plan, cluster := livePlanOf(t, c, "configmaps", cm("owner", "uid-owner"),
+		cm("child", "uid-child", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "uid-owner"}))
 	rec := &recordOwners{seen: map[string][]types.UID{}}
-	_, err = restore.Run(t.Context(), plan, cluster, restore.WithName("owners"), restore.WithActions(rec))
+	_, err := restore.Run(t.Context(), plan, cluster, restore.WithName("owners"), restore.WithActions(rec))
 	require.NoError(t, err)
 	dyn, err := dynamic.NewForConfig(c.RESTConfig())
 	require.NoError(t, err)

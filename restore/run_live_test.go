@@ -48,6 +48,27 @@ func liveRestore(t *testing.T, c *testcluster.Cluster, ns string, n int) (*resto
 	return plan, cluster
 }
 
+// livePlanOf is a backup of objs, objects of resource (core group, v1) each named by its
+// metadata, planned against the cluster with its served resources.
+func livePlanOf(t *testing.T, c *testcluster.Cluster, resource string, objs ...map[string]any) (*restore.Plan, restore.Cluster) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := archive.NewWriter(&buf)
+	require.NoError(t, w.SetPreferred(resource, "v1"))
+	for _, o := range objs {
+		u := unstructured.Unstructured{Object: o}
+		b, err := json.Marshal(o)
+		require.NoError(t, err)
+		require.NoError(t, w.Add(resource, "v1", u.GetNamespace(), u.GetName(), b))
+	}
+	require.NoError(t, w.Close())
+	cluster, target, served, err := restore.Connect(t.Context(), c.RESTConfig())
+	require.NoError(t, err)
+	plan, err := restore.NewPlan(t.Context(), restore.FromBytes(buf.Bytes()), target, served)
+	require.NoError(t, err)
+	return plan, cluster
+}
+
 // events collects a run's events, checking that each planned item gets exactly one.
 type events struct {
 	mu   sync.Mutex
