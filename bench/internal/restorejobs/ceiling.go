@@ -23,7 +23,6 @@ import (
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/bench/internal/listceiling"
 	"github.com/backupkit/backupkit/manifest"
-	"github.com/backupkit/backupkit/restore"
 	"github.com/backupkit/backupkit/restore/actions"
 )
 
@@ -89,9 +88,10 @@ func readBackup(ctx context.Context, path string) ([]backedUp, error) {
 }
 
 // prepare resets what the target cluster owns, as the restore package does: the metadata
-// and status (restore.ResetMetadata), and a Service's cluster IPs (actions.Service).
+// the API server sets and the status (resetMetadata), and a Service's cluster IPs
+// (actions.Service).
 func prepare(ctx context.Context, u *unstructured.Unstructured) error {
-	restore.ResetMetadata(u, false)
+	resetMetadata(u)
 	if u.GetKind() != "Service" || u.GroupVersionKind().Group != "" {
 		return nil
 	}
@@ -171,4 +171,20 @@ func Ceiling(ctx context.Context, cfg *rest.Config, path string, workers int) (i
 		}
 	}
 	return created, nil
+}
+
+// resetMetadata keeps of the metadata what the restore sends (name, namespace, labels,
+// annotations, ownerReferences, finalizers) and drops the status: the ceiling's copy of the
+// restore's own step, which the restore package does not export.
+func resetMetadata(u *unstructured.Unstructured) {
+	if md, ok := u.Object["metadata"].(map[string]any); ok {
+		for k := range md {
+			switch k {
+			case "name", "namespace", "labels", "annotations", "ownerReferences", "finalizers":
+			default:
+				delete(md, k)
+			}
+		}
+	}
+	delete(u.Object, "status")
 }
