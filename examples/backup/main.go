@@ -187,7 +187,7 @@ func runBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) (*backup
 	// streamed to object storage (shown without its credentials).
 	out, summaryTo, shown := io.Writer(stdout), stdout, f.output
 	closeOut := func(error) error { return nil }
-	var sibling func(io.Writer) error // for a URL --output: committed beside the tarball
+	var sibling func(io.Writer) error   // for a URL --output: committed beside the tarball
 	var velero backupstore.CommitOption // for a URL --output: Velero's Backup object and lists
 	switch {
 	case backupstore.IsURL(f.output):

@@ -48,7 +48,7 @@ func TestVeleroBackup(t *testing.T) {
 				TTL: time.Hour, Phase: backupstore.PhaseCompleted, Started: start, Completed: end, ItemsBackedUp: 3, TotalItems: 3, ResourceList: list}},
 		{"a listing failed: partially failed, its error and the refusal and the problem warned", backup.Filter{}, unread,
 			backupstore.VeleroBackup{TTL: time.Hour, Phase: backupstore.PhasePartiallyFailed, Started: start, Completed: end, ItemsBackedUp: 2, TotalItems: 2,
-				Errors: []string{"widgets v1 (failed): the server is unavailable"},
+				Errors:   []string{"widgets v1 (failed): the server is unavailable"},
 				Warnings: []string{"secrets v1 (skipped): Forbidden: no", "left out of the manifest: resources/pods/namespaces/shop/p.json: no uid"}}},
 		{"a listing refused: completed, warned", backup.Filter{}, refused,
 			backupstore.VeleroBackup{TTL: time.Hour, Phase: backupstore.PhaseCompleted, Started: start, Completed: end,
