@@ -186,8 +186,11 @@ func (w *BackupWriter) Commit(sibling func(io.Writer) error, opts ...CommitOptio
 	}
 	if velero == nil {
 		if w.replaces {
-			// Velero's objects of the backup replaced would describe another tarball.
-			return w.s.deleteAll(w.parent, w.s.veleroKeys(w.name), "the old")
+			// Velero's objects of the backup replaced would describe another tarball: the
+			// Backup object first, so that Velero stops listing the backup before the rest goes.
+			keys := w.s.veleroKeys(w.name)
+			slices.Reverse(keys)
+			return w.s.deleteAll(w.parent, keys, "the old")
 		}
 		return nil
 	}
