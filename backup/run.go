@@ -92,7 +92,8 @@ func Run(ctx context.Context, plan *Plan, w *archive.Writer, opts ...RunOption) 
 	}
 	b := &backupper{
 		cfg: &cfg, plan: plan, f: plan.filter, w: w, usage: newUsage(plan.filter),
-		sum: &Summary{Objects: map[string]int{}, Files: map[string]map[string]int{}, Unread: slices.Clone(plan.DiscoveryFailed)},
+		sum: &Summary{Objects: map[string]int{}, Files: map[string]map[string]int{}, Unread: slices.Clone(plan.DiscoveryFailed),
+			ResourceList: map[string][]string{}},
 	}
 	for _, r := range plan.Resources {
 		if err := w.SetPreferred(r.Name, r.Preferred()); err != nil {
@@ -111,6 +112,9 @@ func Run(ctx context.Context, plan *Plan, w *archive.Writer, opts ...RunOption) 
 		}
 	}
 	sortUnread(b.sum.Unread)
+	for _, names := range b.sum.ResourceList {
+		sort.Strings(names)
+	}
 	sort.Strings(b.sum.CRDsLeftOut)
 	b.sum.Problems, b.sum.ManifestItems = w.Problems(), w.ManifestItems()
 	return b.sum, nil
@@ -222,6 +226,15 @@ func (b *backupper) keep(r Resource, u *unstructured.Unstructured) bool {
 	return true
 }
 
+// listEntry is an object's entry in Summary.ResourceList: "<namespace>/<name>", or
+// "<name>" when namespace is "".
+func listEntry(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
 // writeError marks an error of the archive, which ends the backup.
 type writeError struct{ err error }
 
@@ -267,6 +280,8 @@ func (b *backupper) resource(ctx context.Context, r Resource) error {
 					if err == nil {
 						if i == 0 {
 							b.sum.Objects[r.Name]++
+							gvk := u.GetAPIVersion() + "/" + u.GetKind()
+							b.sum.ResourceList[gvk] = append(b.sum.ResourceList[gvk], listEntry(ons, name))
 						}
 						if b.sum.Files[r.Name] == nil {
 							b.sum.Files[r.Name] = map[string]int{}

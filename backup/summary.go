@@ -74,6 +74,13 @@ type Summary struct {
 	Problems []archive.Problem
 	// ManifestItems counts the items of the manifest written (Writer.ManifestItems).
 	ManifestItems int
+	// ResourceList names the objects backed up as Velero's resource list does
+	// (<backup>-resource-list.json.gz beside a backup in object storage, which `velero
+	// backup describe --details` prints): per "<apiVersion>/<Kind>" of the objects as
+	// backed up at their resource's preferred version ("v1/ConfigMap",
+	// "apps/v1/Deployment"), "<namespace>/<name>" or, cluster-scoped, "<name>", sorted. It
+	// holds a string per object backed up.
+	ResourceList map[string][]string
 }
 
 // Failed reports whether a listing failed for another reason than the server refusing it,

@@ -16,6 +16,13 @@
 // that cannot be written removes the tarball it belongs to: a backup is committed whole or
 // not at all, and a failed one can be written again under the same name.
 //
+// A Velero server pointed at the bucket lists a backup by its Backup object,
+// backups/<name>/velero-backup.json, and reads lists kept beside the tarball when it
+// describes and restores it. Commit writes them with WithVeleroBackup (VeleroBackup says
+// what they hold), after the tarball and its sibling, the Backup object last: a server
+// never lists a backup whose other objects are not all there. Which of Velero v1.18.3's
+// files are written, and which are not, is told at VeleroBackup.
+//
 // Every request is bounded (Timeouts, WithTimeouts): for s3:// URLs Open gives the AWS SDK
 // an HTTP client of the store's own with connection, response-header and stall timeouts
 // (WithHTTPClient replaces it), and a read that delivers nothing for the stall timeout is

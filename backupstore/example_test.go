@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"time"
 
+	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 
 	"github.com/backupkit/backupkit/archive"
@@ -61,4 +63,57 @@ func Example() {
 	// Output:
 	// [nightly] velero/backups/nightly/nightly.tar.gz
 	// v1
+}
+
+// A backup committed with WithVeleroBackup is one a Velero server pointed at the bucket
+// lists, describes and restores: its Backup object, velero-backup.json, is written last,
+// beside the tarball, the sibling and the lists Velero keeps there.
+func ExampleWithVeleroBackup() {
+	ctx := context.Background()
+	store := backupstore.New(memblob.OpenBucket(nil), "mem://", backupstore.WithPrefix("velero"))
+	w, err := store.NewBackupWriter(ctx, "nightly")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer w.Abort()
+	start := time.Date(2026, 3, 1, 2, 0, 0, 0, time.UTC)
+	aw := archive.NewWriter(w)
+	if err := aw.SetPreferred("configmaps", "v1"); err != nil {
+		log.Fatal(err)
+	}
+	cm := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings","namespace":"shop","uid":"1"}}`
+	if err := aw.Add("configmaps", "v1", "shop", "settings", []byte(cm)); err != nil {
+		log.Fatal(err)
+	}
+	if err := aw.Close(); err != nil {
+		log.Fatal(err)
+	}
+	err = w.Commit(aw.WriteSibling, backupstore.WithVeleroBackup(backupstore.VeleroBackup{
+		IncludedNamespaces: []string{"shop"}, TTL: 7 * 24 * time.Hour,
+		Started: start, Completed: start.Add(time.Minute), ItemsBackedUp: 1, TotalItems: 1,
+		ResourceList: map[string][]string{"v1/ConfigMap": {"shop/settings"}},
+	}))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	it := store.Bucket().List(&blob.ListOptions{Prefix: "velero/backups/nightly/"})
+	for {
+		obj, err := it.Next(ctx)
+		if err != nil {
+			break
+		}
+		fmt.Println(obj.Key)
+	}
+	// Output:
+	// velero/backups/nightly/nightly-csi-volumesnapshotclasses.json.gz
+	// velero/backups/nightly/nightly-itemoperations.json.gz
+	// velero/backups/nightly/nightly-manifest.json.gz
+	// velero/backups/nightly/nightly-podvolumebackups.json.gz
+	// velero/backups/nightly/nightly-resource-list.json.gz
+	// velero/backups/nightly/nightly-results.gz
+	// velero/backups/nightly/nightly-volumeinfo.json.gz
+	// velero/backups/nightly/nightly-volumesnapshots.json.gz
+	// velero/backups/nightly/nightly.tar.gz
+	// velero/backups/nightly/velero-backup.json
 }

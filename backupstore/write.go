@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"slices"
 	"strconv"
 
 	"gocloud.dev/blob"
@@ -27,6 +28,7 @@ type BackupWriter struct {
 	finished bool
 	bytes    int64
 	sum      hash.Hash // SHA-256 of the tarball's bytes, recorded with the sibling
+	replaces bool      // WithOverwrite: a backup of the name may be there already
 }
 
 // WriteOption configures a BackupWriter.
@@ -87,7 +89,7 @@ func (s *Store) NewBackupWriter(ctx context.Context, name string, opts ...WriteO
 		cancel()
 		return nil, fmt.Errorf("backupstore: write %s to %s: %w", key, s.label, s.classify(err))
 	}
-	return &BackupWriter{s: s, name: name, parent: ctx, cancel: cancel, w: w, mp: mp, sum: sha256.New()}, nil
+	return &BackupWriter{s: s, name: name, parent: ctx, cancel: cancel, w: w, mp: mp, sum: sha256.New(), replaces: cfg.overwrite}, nil
 }
 
 // Write uploads p as the tarball's next bytes.
@@ -114,20 +116,55 @@ func (w *BackupWriter) Write(p []byte) (int, error) {
 // Written is the number of the tarball's bytes Write has accepted.
 func (w *BackupWriter) Written() int64 { return w.bytes }
 
+// CommitOption configures Commit.
+type CommitOption func(*commitConfig)
+
+type commitConfig struct {
+	velero *VeleroBackup
+}
+
+// WithVeleroBackup makes Commit write, once the tarball and its sibling are in the store,
+// what a Velero server (v1.18.3) reads to list, describe and restore the backup, as
+// VeleroBackup says: beside the tarball, the lists Velero writes there
+// (<name>-resource-list.json.gz, <name>-results.gz, and the empty lists of pod volume
+// backups, volume snapshots, item operations, CSI VolumeSnapshotClasses and volume infos),
+// then the Backup object velero-backup.json (MetadataKey), last, since a Velero server
+// lists a backup once that object is there. Default: none of them is written, and a Velero
+// server does not see the backup (and with WithOverwrite, those of the backup replaced are
+// deleted, the Backup object first).
+func WithVeleroBackup(b VeleroBackup) CommitOption {
+	return func(c *commitConfig) { c.velero = &b }
+}
+
 // Commit finishes the tarball's upload and then, when sibling is not nil and the upload
 // succeeded, writes the sibling manifest beside it (SiblingKey) with what sibling writes:
-// archive.Writer.WriteSibling, after archive.Writer.Close. The backup is committed whole or
-// not at all: a tarball whose upload fails is not in the store (an S3 multipart upload it
-// started is aborted, within Timeouts.Abort, whatever became of the upload's context), and
-// no sibling is written for it; when the sibling fails (sibling's error, or its upload),
-// the tarball just uploaded is deleted, within Timeouts.Abort, so that nothing is left under
-// the backup's name and the same name can be written again. When that delete fails too,
-// the error says so and names the object left. With sibling nil, a sibling already at
-// SiblingKey (of a backup this one replaced, WithOverwrite) is deleted. Commit may be called
-// once.
-func (w *BackupWriter) Commit(sibling func(io.Writer) error) error {
+// archive.Writer.WriteSibling, after archive.Writer.Close; then, with WithVeleroBackup,
+// Velero's objects. The backup is committed whole or not at all: a tarball whose upload
+// fails is not in the store (an S3 multipart upload it started is aborted, within
+// Timeouts.Abort, whatever became of the upload's context), and nothing is written beside
+// it; when the sibling or one of Velero's objects fails (sibling's error, or an upload),
+// the tarball just uploaded and whatever was written beside it are deleted, within
+// Timeouts.Abort, so that nothing is left under the backup's name and the same name can be
+// written again. When that delete fails too, the error says so and names the object left.
+// With sibling nil, a sibling already at SiblingKey (of a backup this one replaced,
+// WithOverwrite) is deleted. Commit may be called once.
+func (w *BackupWriter) Commit(sibling func(io.Writer) error, opts ...CommitOption) error {
 	if w.finished {
 		return fmt.Errorf("backupstore: commit backup %q to %s: already committed or aborted", w.name, w.s.label)
+	}
+	var cfg commitConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	var velero []veleroObject
+	if cfg.velero != nil {
+		var err error
+		if velero, err = w.s.veleroObjects(w.name, cfg.velero); err != nil {
+			w.Abort()
+			return err
+		}
 	}
 	w.finished = true
 	key := w.s.TarballKey(w.name)
@@ -144,13 +181,32 @@ func (w *BackupWriter) Commit(sibling func(io.Writer) error) error {
 		}
 		return errors.Join(err, w.abortUpload())
 	}
+	if err := w.writeSibling(key, sibling); err != nil {
+		return err
+	}
+	if velero == nil {
+		if w.replaces {
+			// Velero's objects of the backup replaced would describe another tarball: the
+			// Backup object first, so that Velero stops listing the backup before the rest goes.
+			keys := w.s.veleroKeys(w.name)
+			slices.Reverse(keys)
+			return w.s.deleteAll(w.parent, keys, "the old")
+		}
+		return nil
+	}
+	if err := w.writeVelero(velero); err != nil {
+		return errors.Join(err, w.removeHalf())
+	}
+	return nil
+}
+
+// writeSibling writes the sibling of the tarball at key with sibling, or deletes the one
+// there when sibling is nil. When the sibling fails, what the commit wrote is deleted.
+func (w *BackupWriter) writeSibling(key string, sibling func(io.Writer) error) error {
 	if sibling == nil {
 		// A sibling left from a backup this one replaced (WithOverwrite) would describe
 		// another tarball.
-		if err := w.s.bucket.Delete(w.parent, w.s.SiblingKey(w.name)); err != nil && !errors.Is(w.s.classify(err), ErrNotFound) {
-			return fmt.Errorf("backupstore: delete the old %s in %s: %w", w.s.SiblingKey(w.name), w.s.label, w.s.classify(err))
-		}
-		return nil
+		return w.s.deleteAll(w.parent, []string{w.s.SiblingKey(w.name)}, "the old")
 	}
 	// The sibling object carries what binds it to this upload (VerifySibling): the
 	// tarball's size and SHA-256 as uploaded, and the tarball object's ETag, which any
@@ -169,14 +225,27 @@ func (w *BackupWriter) Commit(sibling func(io.Writer) error) error {
 	return nil
 }
 
-// removeHalf deletes what a failed Commit left of the backup: the tarball it uploaded and
-// any sibling (an older one, or one written in part), on a context of its own bounded by
-// Timeouts.Abort.
+// deleteAll deletes keys in order, those not there being no error; it stops at the first
+// failure, which it returns naming the key ("delete <what> <key> in <store>").
+func (s *Store) deleteAll(ctx context.Context, keys []string, what string) error {
+	for _, key := range keys {
+		if err := s.bucket.Delete(ctx, key); err != nil && !errors.Is(s.classify(err), ErrNotFound) {
+			return fmt.Errorf("backupstore: delete %s %s in %s: %w", what, key, s.label, s.classify(err))
+		}
+	}
+	return nil
+}
+
+// removeHalf deletes what a failed Commit left of the backup: Velero's objects (the Backup
+// object first), any sibling (an older one, or one written in part) and the tarball it
+// uploaded, on a context of its own bounded by Timeouts.Abort.
 func (w *BackupWriter) removeHalf() error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.parent), w.s.timeouts.Abort)
 	defer cancel()
 	var errs []error
-	for _, key := range []string{w.s.SiblingKey(w.name), w.s.TarballKey(w.name)} {
+	keys := w.s.veleroKeys(w.name)
+	slices.Reverse(keys)
+	for _, key := range append(keys, w.s.SiblingKey(w.name), w.s.TarballKey(w.name)) {
 		if err := w.s.bucket.Delete(ctx, key); err != nil && !errors.Is(w.s.classify(err), ErrNotFound) {
 			errs = append(errs, fmt.Errorf("backupstore: %s is left in %s (delete it by hand): %w", key, w.s.label, w.s.classify(err)))
 		}

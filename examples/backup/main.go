@@ -5,6 +5,11 @@
 //	go run ./examples/backup --kubeconfig kc --include-namespaces shop --output - | go run ./examples/inspect --backup /dev/stdin
 //	go run ./examples/backup --kubeconfig kc --output 's3://bucket/velero/nightly?region=eu-west-1'   # streamed to S3
 //
+// With a URL --output, Velero's Backup object (velero-backup.json: the flags as its spec,
+// how the run went as its status, --ttl) and the lists Velero keeps beside a backup are
+// written too (backupstore.WithVeleroBackup), so that a Velero server pointed at the bucket
+// lists, describes and restores the backup.
+//
 // A thin program over package backup: flags become a backup.Filter (Velero's flags, with
 // its meaning) and run options; backup.NewPlan and backup.Run do the backup; this program
 // prints progress (stderr) and the summary (stdout, or stderr with --output -). Exit code:
@@ -49,6 +54,7 @@ type flags struct {
 	filter             backup.Filter
 	pageSize           int64
 	parallel, retries  int
+	ttl                time.Duration // of the Velero Backup object, for a URL --output
 }
 
 func parseFlags(args []string, stderr io.Writer) (*flags, error) {
@@ -57,7 +63,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.SetOutput(stderr)
 	var incNS, excNS, incRes, excRes, selector string
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to back up (required)")
-	fs.StringVar(&f.output, "output", "", `the backup tarball to write (.tar.gz); "-" for stdout; or a backup in object storage, streamed there as it is written: s3://bucket/[prefix/]NAME?endpoint=...&region=... (credentials from the AWS SDK's environment), file:///dir/NAME, in Velero's layout (backups/NAME/NAME.tar.gz, the sibling manifest beside it) (required)`)
+	fs.StringVar(&f.output, "output", "", `the backup tarball to write (.tar.gz); "-" for stdout; or a backup in object storage, streamed there as it is written: s3://bucket/[prefix/]NAME?endpoint=...&region=... (credentials from the AWS SDK's environment), file:///dir/NAME, in Velero's layout (backups/NAME/NAME.tar.gz, the sibling manifest beside it, and Velero's Backup object velero-backup.json and lists, so that a Velero server pointed at the bucket lists and restores it) (required)`)
 	fs.StringVar(&incNS, "include-namespaces", "*", `comma-separated namespaces to back up, each a glob; "*": all (then cluster-scoped resources are backed up too, unless --exclude-namespaces is given)`)
 	fs.StringVar(&excNS, "exclude-namespaces", "", "comma-separated namespaces not to back up, each a glob")
 	fs.StringVar(&incRes, "include-resources", "*", `comma-separated resources to back up, as "<resource>" (any group) or "<resource>.<group>"; "*": all. Naming a resource excluded by default backs it up`)
@@ -66,6 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&selector, "selector", "", "back up only objects matching this label selector")
 	var clusterResources optbool.Value
 	fs.Var(&clusterResources, "include-cluster-resources", "true: back up every cluster-scoped resource; false: none but the included Namespaces; unset: all when the namespaces are not filtered, else those the included namespaces use (the CRDs of their custom resources, their Pods' PriorityClasses, their claims' PersistentVolumes and StorageClasses, the ClusterRoles and ClusterRoleBindings of their ServiceAccounts, the admission webhook configurations of their Services)")
+	fs.DurationVar(&f.ttl, "ttl", backupstore.DefaultVeleroTTL, "with a URL --output: how long Velero keeps the backup (its Backup object's spec.ttl; Velero's garbage collection deletes it, from the bucket too, once expired)")
 	fs.Int64Var(&f.pageSize, "page-size", backup.DefaultPageSize, "objects per list request")
 	fs.IntVar(&f.parallel, "parallel", backup.DefaultParallelism, "how many resources to list at once")
 	fs.IntVar(&f.retries, "retries", backup.DefaultBackoff().Steps, "attempts per page when the connection breaks or the server is overloaded, with exponential backoff from 200ms")
@@ -99,6 +106,9 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		if n.v < 1 {
 			return nil, fmt.Errorf("--%s must be at least 1, not %d", n.flag, n.v)
 		}
+	}
+	if f.ttl <= 0 {
+		return nil, fmt.Errorf("--ttl must be positive, not %s", f.ttl)
 	}
 	switch {
 	case f.manifestOutput == "-":
@@ -177,7 +187,8 @@ func runBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) (*backup
 	// streamed to object storage (shown without its credentials).
 	out, summaryTo, shown := io.Writer(stdout), stdout, f.output
 	closeOut := func(error) error { return nil }
-	var sibling func(io.Writer) error // for a URL --output: committed beside the tarball
+	var sibling func(io.Writer) error   // for a URL --output: committed beside the tarball
+	var velero backupstore.CommitOption // for a URL --output: Velero's Backup object and lists
 	switch {
 	case backupstore.IsURL(f.output):
 		// s3://bucket/[prefix/]name?..., file:///dir/name: committed, then the sibling
@@ -197,7 +208,7 @@ func runBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) (*backup
 				up.Abort()
 				return nil
 			}
-			return up.Commit(sibling)
+			return up.Commit(sibling, velero)
 		}
 	case f.output == "-":
 		summaryTo = stderr
@@ -228,6 +239,12 @@ func runBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) (*backup
 	ticker.Stop() // prints the last line
 	if f.manifestOutput == siblingBeside {
 		sibling = w.WriteSibling
+	}
+	if err == nil && backupstore.IsURL(f.output) {
+		var vb backupstore.VeleroBackup
+		if vb, err = veleroBackup(f.filter, f.ttl, sum, start, time.Now()); err == nil {
+			velero = backupstore.WithVeleroBackup(vb)
+		}
 	}
 	if cerr := closeOut(err); err == nil {
 		err = cerr

@@ -27,6 +27,7 @@ func TestFlags(t *testing.T) {
 		{"page size", []string{"--kubeconfig", "k", "--output", "o", "--page-size", "0"}, 2, "--page-size must be at least 1, not 0"},
 		{"parallel", []string{"--kubeconfig", "k", "--output", "o", "--parallel", "0"}, 2, "--parallel must be at least 1, not 0"},
 		{"retries", []string{"--kubeconfig", "k", "--output", "o", "--retries", "0"}, 2, "--retries must be at least 1, not 0"},
+		{"ttl", []string{"--kubeconfig", "k", "--output", "o", "--ttl", "0s"}, 2, "--ttl must be positive, not 0s"},
 		{"selector", []string{"--kubeconfig", "k", "--output", "o", "--selector", "a in (b"}, 2, "--selector: "},
 		{"empty include", []string{"--kubeconfig", "k", "--output", "o", "--include-namespaces", ","}, 2, "must not be empty"},
 		{"missing kubeconfig", []string{"--kubeconfig", "/nonexistent/kubeconfig", "--output", "o"}, 1, "no such file"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -75,6 +76,25 @@ func TestBackupToObjectStore(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, sib.Verify(t.Context(), bytes.NewReader(tarball)))
 			require.Equal(t, idx.GroupVersions, sib.GroupVersions)
+
+			// Velero's Backup object, last: what the run was asked and how it went.
+			data, err := s.Bucket().ReadAll(t.Context(), s.MetadataKey("nightly"))
+			require.NoError(t, err)
+			var meta struct {
+				Metadata struct{ Name string }
+				Spec     struct{ IncludedNamespaces []string }
+				Status   struct {
+					Phase, FormatVersion string
+					Progress             struct{ ItemsBackedUp, TotalItems int }
+				}
+			}
+			require.NoError(t, json.Unmarshal(data, &meta))
+			require.Equal(t, "nightly", meta.Metadata.Name)
+			require.Equal(t, []string{ns}, meta.Spec.IncludedNamespaces)
+			require.Equal(t, "Completed", meta.Status.Phase)
+			require.Equal(t, "1.1.0", meta.Status.FormatVersion)
+			require.Equal(t, idx.Manifest.Len(), meta.Status.Progress.ItemsBackedUp)
+			require.Equal(t, idx.Manifest.Len(), meta.Status.Progress.TotalItems)
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -23,7 +24,8 @@ import (
 // TestVeleroReadsExamplesBackupFromS3: examples/backup, built and run as a program with
 // --output s3://..., backs a namespace of a real API server up into a real S3 server
 // (versitygw); the tarball, downloaded back through gocloud.dev/blob from where Velero's
-// layout puts it, is read by Velero's own Extractor and Parser, which list every ConfigMap.
+// layout puts it, is read by Velero's own Extractor and Parser, which list every ConfigMap;
+// and Velero's own persistence code lists the backup and reads its Backup object.
 func TestVeleroReadsExamplesBackupFromS3(t *testing.T) {
 	if _, err := testcluster.LookupBinaries(os.Getenv); err != nil {
 		if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
@@ -83,4 +85,15 @@ func TestVeleroReadsExamplesBackupFromS3(t *testing.T) {
 		}
 	}
 	require.Equal(t, n, names)
+
+	// And a Velero server pointed at the bucket lists it, complete, from its Backup object.
+	vs := veleroBackupStore(t, s.Bucket(), "backups", "velero")
+	listed, err := vs.ListBackups()
+	require.NoError(t, err)
+	require.Equal(t, []string{"nightly"}, listed)
+	b, err := vs.GetBackupMetadata("nightly")
+	require.NoError(t, err)
+	require.Equal(t, velerov1.BackupPhaseCompleted, b.Status.Phase)
+	require.Equal(t, []string{ns}, b.Spec.IncludedNamespaces)
+	require.GreaterOrEqual(t, b.Status.Progress.ItemsBackedUp, n+1) // the ConfigMaps, the Namespace, ...
 }
