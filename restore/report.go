@@ -115,8 +115,8 @@ func (r *ReportWriter) Finish(sum *Summary) error {
 			c[ResultRefused], c[ResultFailed], c[ResultSkipped], c[ResultNotRun], sum.LeftToControllers, sum.Unrestorable)
 		return r.err
 	}
-	r.write("\nRestored %d of %d items (%d created, %d already there, %d updated); %d excluded by item actions; %d failed, %d not ready, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
-		sum.Restored, sum.Total, c[ResultCreated], c[ResultExists], c[ResultUpdated], c[ResultExcluded],
-		c[ResultFailed], c[ResultNotReady], c[ResultSkipped], c[ResultNotRun], sum.LeftToControllers, sum.Unrestorable)
+	r.write("\nRestored %d of %d items (%d created, %d already there, %d updated, %d created (or found), not ready in time); %d excluded by item actions; %d failed, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
+		sum.Restored, sum.Total, c[ResultCreated], c[ResultExists], c[ResultUpdated], c[ResultNotReady], c[ResultExcluded],
+		c[ResultFailed], c[ResultSkipped], c[ResultNotRun], sum.LeftToControllers, sum.Unrestorable)
 	return r.err
 }

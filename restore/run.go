@@ -291,11 +291,15 @@ func WithDryRun(on bool) RunOption { return func(c *runConfig) { c.dryRun = on }
 //
 // Namespaces the items live in that neither the plan nor the target holds are created
 // first, as Velero does. Every planned item gets one Event (WithEvents) as it is decided.
-// The error is nil when every item was restored or excluded by an item action
-// (ResultExcluded); otherwise it counts the items that were not, and wraps a
-// *manifest.WalkError counting the planned items that failed or were skipped, and ctx's
-// error. When every item that failed (ResultFailed, ResultNotReady, ResultRefused; not
-// the ones skipped behind them) failed for one cause, by its text, the error ends with
+// The error is nil when every item was restored and ready where it was waited for, or
+// excluded by an item action (ResultExcluded). When every item is in the target or
+// excluded but some did not become ready in time (ResultNotReady, which Summary.Restored
+// counts), the error matches ErrNotReady and counts them. Otherwise it counts the items
+// that were not restored (not those not ready), does not match ErrNotReady, and wraps a
+// *manifest.WalkError counting the planned items that failed (not those not ready) or
+// were skipped (among them what depends on an item not ready), and ctx's error. When
+// every item that failed (ResultFailed, ResultRefused; not the ones skipped behind them)
+// failed for one cause, by its text, the error ends with
 // "every failed item: " and that cause, and wraps it: an item that failed because the
 // second pass could not read the backup on (the object store's read error after its
 // retries, a tarball cut short) has that read error as its cause, the same for all of them.
@@ -342,6 +346,9 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 	}
 	if walkErr != nil {
 		return sum, fmt.Errorf("restore: %d of %d items not restored: %w", sum.Total-sum.Restored-sum.Counts[ResultExcluded], sum.Total, r.why(walkErr))
+	}
+	if n := sum.Counts[ResultNotReady]; n > 0 {
+		return sum, fmt.Errorf("%w: %d of %d items in the target but not ready in time, every other one restored or excluded", ErrNotReady, n, sum.Total)
 	}
 	return sum, nil
 }
@@ -570,6 +577,7 @@ func (r *restorer) restoreOnce(ctx context.Context, i int32) error {
 	case errors.As(err, &refused) && refused.UID == ev.Item.uid():
 		ev.Result, ev.Err, ev.UID = ResultRefused, err, "" // not an additional item's refusal
 	case errors.As(err, new(*notReadyError)):
+		ev.Detail = notReadyDetail(ev.Result, ev.Detail, err)
 		ev.Result, ev.Err = ResultNotReady, err
 	default:
 		ev.Result, ev.Err, ev.UID = ResultFailed, err, ""
@@ -578,7 +586,9 @@ func (r *restorer) restoreOnce(ctx context.Context, i int32) error {
 	r.mu.Lock()
 	if err != nil {
 		r.errs[i] = err
-		r.noteFailed(err)
+		if ev.Result != ResultNotReady { // in the target: no failure
+			r.noteFailed(err)
+		}
 	}
 	r.counts[ev.Result]++
 	r.mu.Unlock()
@@ -694,14 +704,31 @@ func (r *restorer) waitReady(ctx context.Context, obj *unstructured.Unstructured
 	return &notReadyError{detail: detail, err: err}
 }
 
-// notReadyError is an item created but not ready in time; what depends on it is skipped.
+// ErrNotReady is what Run's error matches (errors.Is) when every planned item is in the
+// target (Result.Restored) or excluded by an item action, and some of them did not
+// become ready in time (ResultNotReady); an Event's Err matches it for such an item. Run's
+// error when items were not restored (failed, skipped, not run) does not match it.
+var ErrNotReady = errors.New("restore: not ready")
+
+// notReadyError is an item created (or found) but not ready in time; what depends on it is
+// skipped. It matches ErrNotReady and the waiter's error.
 type notReadyError struct {
 	detail string
 	err    error
 }
 
-func (e *notReadyError) Error() string { return "not ready: " + e.detail }
-func (e *notReadyError) Unwrap() error { return e.err }
+func (e *notReadyError) Error() string   { return "not ready: " + e.detail }
+func (e *notReadyError) Unwrap() []error { return []error{ErrNotReady, e.err} }
+
+// notReadyDetail is the Detail of an item that is in the target, as res and detail said
+// before the wait, and was not ready in time (err): "created, not ready: <why>", and
+// for an object found or updated "exists, not ready (<how it was handled>): <why>".
+func notReadyDetail(res Result, detail string, err error) string {
+	if detail != "" {
+		return fmt.Sprintf("%s, not ready (%s): %s", res, detail, strings.TrimPrefix(err.Error(), "not ready: "))
+	}
+	return fmt.Sprintf("%s, %v", res, err)
+}
 
 // walked is told each item's outcome as the walk decides it (from the walk's goroutine,
 // one at a time): it counts the planned items that failed or were skipped, and keeps the
@@ -713,6 +740,9 @@ func (r *restorer) walked(res manifest.WalkResult) {
 	}
 	switch res.Outcome {
 	case manifest.WalkFailed:
+		if r.states[i].decided.Load() && results[r.states[i].result] == ResultNotReady {
+			break // in the target: what depends on it is skipped, but it did not fail
+		}
 		r.walkErr.Failed++
 	case manifest.WalkSkipped:
 		r.walkErr.Skipped++
