@@ -43,8 +43,7 @@ const (
 	// ResultWouldCreate (dry run): the object is not in the target and the restore would
 	// create it: the target accepted its dry-run create (Detail DetailDryRunAccepted), or
 	// could not check it yet because the restore creates first what the create needs, its
-	// namespace or its CustomResourceDefinition (Detail DetailNamespaceNotYet or
-	// DetailCRDNotYet).
+	// namespace or its CustomResourceDefinition (the Detail begins with DetailNotChecked).
 	ResultWouldCreate Result = "would create"
 	// ResultWouldUpdate (dry run): the object is there, and the restore would update it
 	// to the backed-up one (PolicyUpdate): the target accepted the dry-run update.

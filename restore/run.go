@@ -266,9 +266,12 @@ func WithPreserveNodePorts(on bool) RunOption {
 // the cluster then (the built-in actions never do).
 //
 // An object the target can only check once the restore has created something first is
-// reported ResultWouldCreate, not checked: one in a namespace that does not exist yet
-// (Detail DetailNamespaceNotYet), a custom resource whose CustomResourceDefinition the
-// restore creates (DetailCRDNotYet). A refusal that a real run would not meet because the
+// reported ResultWouldCreate, not checked (its Detail begins with DetailNotChecked): one in
+// a namespace that does not exist yet, a custom resource whose CustomResourceDefinition the
+// restore creates. In a namespace that does not exist yet, the ServiceAccount "default"
+// and the ConfigMap "kube-root-ca.crt", which the target's controllers make in every new
+// namespace before a real run gets to them, are reported ResultExists, not checked, when
+// the target's own namespace "default" holds them (its controllers run). A refusal that a real run would not meet because the
 // restore creates first what the check looks up (a Pod's ServiceAccount, which the
 // ServiceAccount admission plugin requires, restored in the same run) is reported as the
 // target answers: refused. Default: off.
@@ -290,7 +293,12 @@ func WithDryRun(on bool) RunOption { return func(c *runConfig) { c.dryRun = on }
 // (readiness.Transient) are retried with backoff.
 //
 // Namespaces the items live in that neither the plan nor the target holds are created
-// first, as Velero does. Every planned item gets one Event (WithEvents) as it is decided.
+// first, as Velero does. In a namespace the run created, the ServiceAccount "default" and
+// the ConfigMap "kube-root-ca.crt", which the target's controllers make in every new
+// namespace (when its own namespace "default" holds them), are waited for, up to 5
+// seconds, before the restore's create, which then finds them there (the existing policy
+// applies), as a dry run predicts, rather than racing the controllers. Every planned item
+// gets one Event (WithEvents) as it is decided.
 // The error is nil when every item was restored and ready where it was waited for, or
 // excluded by an item action (ResultExcluded). When every item is in the target or
 // excluded but some did not become ready in time (ResultNotReady, which Summary.Restored
@@ -437,7 +445,8 @@ type restorer struct {
 	causesDiffer bool               // another failed item's cause differs from cause, by its text
 	undecided    []undecidedItem    // the planned items the walk decided and the restore had not
 
-	newNamespaces map[string]bool           // dry run: the namespaces not in the plan that the run would create
+	newNamespaces map[string]bool           // the namespaces not in the plan that the run created (dry run: would create)
+	clusterMakes  clusterMakes              // what the target's controllers make in a new namespace
 	nsItems       map[string]*manifest.Item // the planned Namespace objects, by the name they are restored under
 
 	requests atomic.Int64
@@ -901,7 +910,7 @@ func (r *restorer) ensureNamespaces(ctx context.Context) error {
 			return err
 		})
 		switch {
-		case err == nil && r.cfg.dryRun:
+		case err == nil:
 			r.newNamespaces[ns] = true
 		case err != nil && !apierrors.IsAlreadyExists(err):
 			return fmt.Errorf("restore: creating namespace %s: %w", ns, err)

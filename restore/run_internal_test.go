@@ -339,3 +339,40 @@ func TestRunNotReady(t *testing.T) {
 		})
 	}
 }
+
+// A real run waits, in a namespace it created, for the ServiceAccount "default" that the
+// target's controllers make there, and then finds it there; a target whose namespace
+// "default" has none (no such controller) gets it created at once.
+func TestRunAwaitsClusterMade(t *testing.T) {
+	backup := backupOf(t, testObject("v1", "Namespace", "", "new-ns", "uid-ns", nil),
+		testObject("v1", "ServiceAccount", "new-ns", "default", "uid-sa", nil))
+	plan, err := NewPlan(t.Context(), FromBytes(backup), []metav1.APIGroup{group("", "v1", "v1")})
+	require.NoError(t, err)
+	sas := schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}
+	for _, tc := range []struct {
+		name        string
+		controllers bool
+		result      Result
+	}{
+		{name: "the controller makes it, later", controllers: true, result: ResultExists},
+		{name: "no such controller", result: ResultCreated},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dyn := fakeCluster(t)
+			if tc.controllers {
+				_, err := dyn.Resource(sas).Namespace("default").Create(t.Context(), testObject("v1", "ServiceAccount", "default", "default", "", nil), metav1.CreateOptions{})
+				require.NoError(t, err)
+				// The controller: the namespace's "default" ServiceAccount, 300ms after it.
+				dyn.PrependReactor("create", "namespaces", func(a k8stesting.Action) (bool, runtime.Object, error) {
+					time.AfterFunc(300*time.Millisecond, func() {
+						_ = dyn.Tracker().Create(sas, testObject("v1", "ServiceAccount", "new-ns", "default", "", nil), "new-ns")
+					})
+					return false, nil, nil
+				})
+			}
+			_, events, err := runEvents(t, plan, c)
+			require.NoError(t, err)
+			require.Equal(t, tc.result, events["default"].Result, "%+v", events["default"])
+		})
+	}
+}
