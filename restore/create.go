@@ -64,16 +64,30 @@ const (
 	DetailManagedFieldsNotRestored = "created, but its managed fields were not restored"
 )
 
-// Event.Detail of a dry run's ResultWouldCreate and ResultWouldUpdate (see WithDryRun).
+// Event.Detail of a dry run's results (see WithDryRun).
 const (
-	// DetailDryRunAccepted: the target accepted the dry-run create (or update).
+	// DetailDryRunAccepted (ResultWouldCreate, ResultWouldUpdate): the target accepted the
+	// dry-run create (or update).
 	DetailDryRunAccepted = "accepted by the target's dry run"
-	// DetailNamespaceNotYet: not checked by the target: the object's namespace does not
-	// exist yet, and the restore creates it first.
-	DetailNamespaceNotYet = "not checked: the restore creates its namespace first"
-	// DetailCRDNotYet: not checked by the target: it does not serve the object's resource
-	// yet, and the restore creates its CustomResourceDefinition first.
-	DetailCRDNotYet = "not checked: the restore creates its CustomResourceDefinition first"
+	// DetailNotChecked begins the Detail of an item the target could not check, because the
+	// restore creates first what the check needs: a prediction. It is followed by why:
+	//   - ResultWouldCreate, "not checked: the restore creates its namespace first": the
+	//     object's namespace does not exist yet;
+	//   - ResultWouldCreate, "not checked: the restore creates its CustomResourceDefinition
+	//     first": the target does not serve the object's resource yet;
+	//   - ResultExists, "not checked: the target's controllers make it in the namespace the
+	//     restore creates": the ServiceAccount "default" or the ConfigMap "kube-root-ca.crt"
+	//     of a new namespace, which the target's controllers make in every new namespace (its
+	//     own namespace "default" holds one), so that a real run finds it there and handles it
+	//     by the existing policy.
+	DetailNotChecked = "not checked"
+)
+
+// The Details a dry run gives what the target cannot check (DetailNotChecked).
+const (
+	detailNamespaceNotYet = DetailNotChecked + ": the restore creates its namespace first"
+	detailCRDNotYet       = DetailNotChecked + ": the restore creates its CustomResourceDefinition first"
+	detailMadeByCluster   = DetailNotChecked + ": the target's controllers make it in the namespace the restore creates"
 )
 
 // retry runs req until it succeeds, fails permanently (readiness.Transient says no), runs
@@ -195,6 +209,7 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 	r.mark(u, it)
 
 	ri := r.resourceFor(it)
+	r.awaitClusterMade(ctx, it, ri)
 	var created *unstructured.Unstructured
 	attempts, err := r.retry(ctx, func() error {
 		var err error
@@ -209,7 +224,11 @@ func (r *restorer) createItem(ctx context.Context, ev *Event, data []byte) (*uns
 		ev.Result = ResultCreated
 		return r.afterCreate(ctx, ri, created, status, managedFields, ev)
 	case r.cfg.dryRun && !apierrors.IsAlreadyExists(err):
-		if detail := r.notYet(it, err); detail != "" {
+		switch detail := r.notYet(it, err); {
+		case detail == detailNamespaceNotYet && r.madeByCluster(ctx, it):
+			ev.Result, ev.Detail = ResultExists, detailMadeByCluster
+			return u, nil
+		case detail != "":
 			ev.Result, ev.Detail = ResultWouldCreate, detail
 			return u, nil
 		}
@@ -256,13 +275,13 @@ func (r *restorer) notYet(it PlanItem, err error) string {
 		return ""
 	}
 	if it.group() != "" && r.wouldCreate(schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, "", it.resource()+"."+it.group()) {
-		return DetailCRDNotYet // its resource is not served: any create of it is NotFound
+		return detailCRDNotYet // its resource is not served: any create of it is NotFound
 	}
 	var status apierrors.APIStatus
 	if ns := it.namespace(); ns != "" && errors.As(err, &status) {
 		if d := status.Status().Details; d != nil && d.Kind == "namespaces" && d.Name == ns &&
 			(r.newNamespaces[ns] || r.wouldCreateItem(r.nsItems[ns])) {
-			return DetailNamespaceNotYet
+			return detailNamespaceNotYet
 		}
 	}
 	return ""

@@ -28,6 +28,7 @@ import (
 var dryRunResources = map[string]schema.GroupVersionResource{
 	"Namespace":                {Version: "v1", Resource: "namespaces"},
 	"ConfigMap":                {Version: "v1", Resource: "configmaps"},
+	"ServiceAccount":           {Version: "v1", Resource: "serviceaccounts"},
 	"CustomResourceDefinition": {Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
 	"Widget":                   {Group: "example.com", Version: "v1", Resource: "widgets"},
 }
@@ -244,15 +245,15 @@ func TestDryRunReportsWithoutChanging(t *testing.T) {
 	}
 	wants := map[string]want{
 		"new-ns":              {ResultWouldCreate, DetailDryRunAccepted},
-		"in-new-ns":           {ResultWouldCreate, DetailNamespaceNotYet},
-		"in-unplanned-ns":     {ResultWouldCreate, DetailNamespaceNotYet},
+		"in-new-ns":           {ResultWouldCreate, detailNamespaceNotYet},
+		"in-unplanned-ns":     {ResultWouldCreate, detailNamespaceNotYet},
 		"there":               {ResultExists, DetailLeftAsFoundDiffers},
 		"ok":                  {ResultWouldCreate, DetailDryRunAccepted},
 		"owned":               {ResultWouldCreate, DetailDryRunAccepted},
 		"refused":             {ResultRefused, ""},
 		"child":               {ResultSkipped, "manifest: resources/configmaps/namespaces/ns/child.json skipped: its dependency resources/configmaps/namespaces/ns/refused.json Failed"},
 		"widgets.example.com": {ResultWouldCreate, DetailDryRunAccepted},
-		"w1":                  {ResultWouldCreate, DetailCRDNotYet},
+		"w1":                  {ResultWouldCreate, detailCRDNotYet},
 	}
 	require.Len(t, events, len(wants))
 	for name, w := range wants {
@@ -367,6 +368,82 @@ func TestDryRunMappedNamespace(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[Result]int{ResultWouldCreate: 2}, sum.Counts)
 	require.Equal(t, DetailDryRunAccepted, events["mapped-ns"].Detail)
-	require.Equal(t, DetailNamespaceNotYet, events["in-new-ns"].Detail)
+	require.Equal(t, detailNamespaceNotYet, events["in-new-ns"].Detail)
 	require.Equal(t, before, s.snapshot(t))
+}
+
+// In a namespace the dry run would create, the ServiceAccount "default" and the ConfigMap
+// "kube-root-ca.crt" are predicted existing, not checked, when the target's controllers
+// make them (its namespace "default" holds them, looked up once each): a real run finds
+// them there. Without those controllers, or in a namespace that exists (where the
+// dry-run create is the target's answer), they are what the target says.
+func TestDryRunClusterMade(t *testing.T) {
+	backup := dryRunBackup(t,
+		testObject("v1", "Namespace", "", "new-ns", "uid-new-ns", nil),
+		testObject("v1", "ServiceAccount", "new-ns", "default", "uid-sa-new", nil),
+		testObject("v1", "ConfigMap", "new-ns", "kube-root-ca.crt", "uid-ca-new", nil),
+		testObject("v1", "ServiceAccount", "new-ns", "web", "uid-web-new", nil),
+		testObject("v1", "ServiceAccount", "unplanned-ns", "default", "uid-sa-unplanned", nil),
+		testObject("v1", "ServiceAccount", "ns", "default", "uid-sa-ns", nil),
+		testObject("v1", "ConfigMap", "ns", "kube-root-ca.crt", "uid-ca-ns", nil),
+	)
+	plan, err := NewPlan(t.Context(), FromBytes(backup), []metav1.APIGroup{group("", "v1", "v1")})
+	require.NoError(t, err)
+	made := ResultExists
+	for _, tc := range []struct {
+		name        string
+		controllers bool // the target's namespace "default" holds what its controllers make
+		inNew       Result
+		inNewDetail string
+		made        int // the report's count of what the target's controllers make
+	}{
+		{name: "the target's controllers make them", controllers: true, inNew: made, inNewDetail: detailMadeByCluster, made: 3},
+		{name: "no such controllers", inNew: ResultWouldCreate, inNewDetail: detailNamespaceNotYet},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			existing := []runtime.Object{
+				testObject("v1", "Namespace", "", "default", "uid-target-default", nil),
+				testObject("v1", "Namespace", "", "ns", "uid-target-ns", nil),
+			}
+			if tc.controllers {
+				existing = append(existing,
+					testObject("v1", "ServiceAccount", "default", "default", "uid-target-sa", nil),
+					testObject("v1", "ConfigMap", "default", "kube-root-ca.crt", "uid-target-ca", nil))
+			}
+			s, c := newDryRunServer(t, existing...)
+			var buf bytes.Buffer
+			rep := NewReportWriter(&buf, false, "")
+			byUID := map[types.UID]Event{} // the events, one at a time (WithEvents)
+			sum, err := Run(t.Context(), plan, c, WithDryRun(true), WithEvents(func(ev Event) {
+				byUID[ev.Item.uid()] = ev
+				rep.Add(ev)
+			}))
+			require.NoError(t, err)
+			require.NoError(t, rep.Finish(sum))
+			require.Len(t, byUID, plan.Restorable())
+			for uid, w := range map[types.UID]struct {
+				result Result
+				detail string
+			}{
+				"uid-sa-new":       {tc.inNew, tc.inNewDetail},
+				"uid-ca-new":       {tc.inNew, tc.inNewDetail},
+				"uid-sa-unplanned": {tc.inNew, tc.inNewDetail},
+				"uid-web-new":      {ResultWouldCreate, detailNamespaceNotYet},
+				"uid-sa-ns":        {ResultWouldCreate, DetailDryRunAccepted},
+				"uid-ca-ns":        {ResultWouldCreate, DetailDryRunAccepted},
+			} {
+				require.Equal(t, w.result, byUID[uid].Result, uid)
+				require.Equal(t, w.detail, byUID[uid].Detail, uid)
+				require.Empty(t, byUID[uid].UID, uid)
+			}
+			require.Contains(t, buf.String(), fmt.Sprintf("already there (%d of them not checked: made by the target's controllers in a namespace the restore creates)", tc.made))
+			gets := map[string]int{}
+			for _, a := range s.dyn.Actions() {
+				if a.GetVerb() == "get" && a.GetNamespace() == "default" {
+					gets[a.GetResource().Resource]++
+				}
+			}
+			require.Equal(t, map[string]int{"serviceaccounts": 1, "configmaps": 1}, gets, "each looked up once")
+		})
+	}
 }

@@ -21,7 +21,8 @@ type ReportWriter struct {
 	indent    string
 	end       string // written after the summary: what closes a document the report is in
 	n         int    // items written
-	unchecked int    // items a dry run could not check (DetailNamespaceNotYet, DetailCRDNotYet)
+	unchecked int    // items a dry run would create and could not check (DetailNotChecked)
+	made      int    // items a dry run found the target's controllers make (DetailNotChecked)
 	err       error  // the first write error
 }
 
@@ -81,8 +82,13 @@ func (r *ReportWriter) Add(ev Event) {
 	if it.Detail == "" && ev.Err != nil {
 		it.Detail = ev.Err.Error()
 	}
-	if ev.Detail == DetailNamespaceNotYet || ev.Detail == DetailCRDNotYet {
-		r.unchecked++
+	if strings.HasPrefix(ev.Detail, DetailNotChecked+": ") {
+		switch ev.Result {
+		case ResultWouldCreate:
+			r.unchecked++
+		case ResultExists:
+			r.made++
+		}
 	}
 	switch b, _ := json.Marshal(it); {
 	case r.json && r.n == 0:
@@ -110,13 +116,13 @@ func (r *ReportWriter) Finish(sum *Summary) error {
 	}
 	c := sum.Counts
 	if sum.DryRun {
-		r.write("\nDry run, nothing changed: of %d items, %d would be created (%d of them not checked: the restore creates their namespace or CustomResourceDefinition first), %d already there, %d would be updated; %d excluded by item actions; %d refused by the target, %d failed, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
-			sum.Total, c[ResultWouldCreate], r.unchecked, c[ResultExists], c[ResultWouldUpdate], c[ResultExcluded],
+		r.write("\nDry run, nothing changed: of %d items, %d would be created (%d of them not checked: the restore creates their namespace or CustomResourceDefinition first), %d already there (%d of them not checked: made by the target's controllers in a namespace the restore creates), %d would be updated; %d excluded by item actions; %d refused by the target, %d failed, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
+			sum.Total, c[ResultWouldCreate], r.unchecked, c[ResultExists], r.made, c[ResultWouldUpdate], c[ResultExcluded],
 			c[ResultRefused], c[ResultFailed], c[ResultSkipped], c[ResultNotRun], sum.LeftToControllers, sum.Unrestorable)
 		return r.err
 	}
-	r.write("\nRestored %d of %d items (%d created, %d already there, %d updated); %d excluded by item actions; %d failed, %d not ready, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
-		sum.Restored, sum.Total, c[ResultCreated], c[ResultExists], c[ResultUpdated], c[ResultExcluded],
-		c[ResultFailed], c[ResultNotReady], c[ResultSkipped], c[ResultNotRun], sum.LeftToControllers, sum.Unrestorable)
+	r.write("\nRestored %d of %d items (%d created, %d already there, %d updated, %d created (or found), not ready in time); %d excluded by item actions; %d failed, %d skipped, %d not run; %d left to their controllers; %d could not be restored (see the plan).\n",
+		sum.Restored, sum.Total, c[ResultCreated], c[ResultExists], c[ResultUpdated], c[ResultNotReady], c[ResultExcluded],
+		c[ResultFailed], c[ResultSkipped], c[ResultNotRun], sum.LeftToControllers, sum.Unrestorable)
 	return r.err
 }

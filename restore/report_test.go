@@ -47,7 +47,25 @@ func TestReportWriterText(t *testing.T) {
 	sum := &restore.Summary{Total: 2, Restored: 1, Counts: map[restore.Result]int{restore.ResultCreated: 1, restore.ResultFailed: 1}}
 	require.NoError(t, rep.Finish(sum))
 	require.Equal(t, evs[0].Item.Info().Item+"  v1  created  \n"+evs[1].Item.Info().Item+"  v1  failed  boom\n"+
-		"\nRestored 1 of 2 items (1 created, 0 already there, 0 updated); 0 excluded by item actions; 1 failed, 0 not ready, 0 skipped, 0 not run; 0 left to their controllers; 0 could not be restored (see the plan).\n",
+		"\nRestored 1 of 2 items (1 created, 0 already there, 0 updated, 0 created (or found), not ready in time); 0 excluded by item actions; 1 failed, 0 skipped, 0 not run; 0 left to their controllers; 0 could not be restored (see the plan).\n",
+		buf.String())
+}
+
+// An item not ready in time is counted restored, "created (or found), not ready", and
+// never among the items not restored.
+func TestReportWriterNotReady(t *testing.T) {
+	evs := reportEvents(t)
+	evs[1] = restore.Event{Item: evs[1].Item, Result: restore.ResultNotReady, UID: "uid-2", Detail: "created, not ready: InProgress Waiting: timed out",
+		Err: fmt.Errorf("not ready: InProgress Waiting: %w", restore.ErrNotReady)}
+	var buf bytes.Buffer
+	rep := restore.NewReportWriter(&buf, false, "")
+	for _, ev := range evs {
+		rep.Add(ev)
+	}
+	sum := &restore.Summary{Total: 2, Restored: 2, Counts: map[restore.Result]int{restore.ResultCreated: 1, restore.ResultNotReady: 1}}
+	require.NoError(t, rep.Finish(sum))
+	require.Equal(t, evs[0].Item.Info().Item+"  v1  created  \n"+evs[1].Item.Info().Item+"  v1  not ready  created, not ready: InProgress Waiting: timed out\n"+
+		"\nRestored 2 of 2 items (1 created, 0 already there, 0 updated, 1 created (or found), not ready in time); 0 excluded by item actions; 0 failed, 0 skipped, 0 not run; 0 left to their controllers; 0 could not be restored (see the plan).\n",
 		buf.String())
 }
 

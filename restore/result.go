@@ -21,8 +21,10 @@ const (
 	ResultUpdated Result = "updated"
 	// ResultFailed: the item could not be restored; Err says why.
 	ResultFailed Result = "failed"
-	// ResultNotReady: the object was created (or found) but did not become ready in time;
-	// what depends on it was skipped.
+	// ResultNotReady: the object is in the target, created (or found, or updated) by the
+	// restore, but did not become ready in time (WithWait, or an item others need ready);
+	// what depends on it was skipped. Restored counts it; Detail begins with how it got
+	// there ("created, not ready: " and why), and Err matches ErrNotReady.
 	ResultNotReady Result = "not ready"
 	// ResultSkipped: the item was not restored because something it depends on failed or
 	// was skipped.
@@ -41,8 +43,7 @@ const (
 	// ResultWouldCreate (dry run): the object is not in the target and the restore would
 	// create it: the target accepted its dry-run create (Detail DetailDryRunAccepted), or
 	// could not check it yet because the restore creates first what the create needs, its
-	// namespace or its CustomResourceDefinition (Detail DetailNamespaceNotYet or
-	// DetailCRDNotYet).
+	// namespace or its CustomResourceDefinition (the Detail begins with DetailNotChecked).
 	ResultWouldCreate Result = "would create"
 	// ResultWouldUpdate (dry run): the object is there, and the restore would update it
 	// to the backed-up one (PolicyUpdate): the target accepted the dry-run update.
@@ -54,10 +55,11 @@ const (
 	ResultRefused Result = "refused"
 )
 
-// Restored reports whether the object is in the target: created, found or updated. Of a
-// dry run's results only ResultExists and ResultWouldUpdate are: the object is there.
+// Restored reports whether the object is in the target: created, found or updated, ready
+// or not (ResultNotReady). Of a dry run's results only ResultExists and ResultWouldUpdate
+// are: the object is there.
 func (r Result) Restored() bool {
-	return r == ResultCreated || r == ResultExists || r == ResultUpdated || r == ResultWouldUpdate
+	return r == ResultCreated || r == ResultExists || r == ResultUpdated || r == ResultNotReady || r == ResultWouldUpdate
 }
 
 // RefusedError is the target's refusal of an item's dry-run create (ResultRefused).
@@ -101,7 +103,7 @@ type Summary struct {
 	// RunID is this run's identifier, annotated on what it creates (RunAnnotation).
 	RunID string `json:"runID"`
 	// Total counts the items the plan restores; Restored those in the target at the end
-	// (Result.Restored). Counts adds up to Total.
+	// (Result.Restored), the ones not ready in time among them. Counts adds up to Total.
 	Total    int `json:"total"`
 	Restored int `json:"restored"`
 	// Counts is the number of items per Result.

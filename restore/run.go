@@ -266,9 +266,12 @@ func WithPreserveNodePorts(on bool) RunOption {
 // the cluster then (the built-in actions never do).
 //
 // An object the target can only check once the restore has created something first is
-// reported ResultWouldCreate, not checked: one in a namespace that does not exist yet
-// (Detail DetailNamespaceNotYet), a custom resource whose CustomResourceDefinition the
-// restore creates (DetailCRDNotYet). A refusal that a real run would not meet because the
+// reported ResultWouldCreate, not checked (its Detail begins with DetailNotChecked): one in
+// a namespace that does not exist yet, a custom resource whose CustomResourceDefinition the
+// restore creates. In a namespace that does not exist yet, the ServiceAccount "default"
+// and the ConfigMap "kube-root-ca.crt", which the target's controllers make in every new
+// namespace before a real run gets to them, are reported ResultExists, not checked, when
+// the target's own namespace "default" holds them (its controllers run). A refusal that a real run would not meet because the
 // restore creates first what the check looks up (a Pod's ServiceAccount, which the
 // ServiceAccount admission plugin requires, restored in the same run) is reported as the
 // target answers: refused. Default: off.
@@ -290,12 +293,21 @@ func WithDryRun(on bool) RunOption { return func(c *runConfig) { c.dryRun = on }
 // (readiness.Transient) are retried with backoff.
 //
 // Namespaces the items live in that neither the plan nor the target holds are created
-// first, as Velero does. Every planned item gets one Event (WithEvents) as it is decided.
-// The error is nil when every item was restored or excluded by an item action
-// (ResultExcluded); otherwise it counts the items that were not, and wraps a
-// *manifest.WalkError counting the planned items that failed or were skipped, and ctx's
-// error. When every item that failed (ResultFailed, ResultNotReady, ResultRefused; not
-// the ones skipped behind them) failed for one cause, by its text, the error ends with
+// first, as Velero does. In a namespace the run created, the ServiceAccount "default" and
+// the ConfigMap "kube-root-ca.crt", which the target's controllers make in every new
+// namespace (when its own namespace "default" holds them), are waited for, up to 5
+// seconds, before the restore's create, which then finds them there (the existing policy
+// applies), as a dry run predicts, rather than racing the controllers. Every planned item
+// gets one Event (WithEvents) as it is decided.
+// The error is nil when every item was restored and ready where it was waited for, or
+// excluded by an item action (ResultExcluded). When every item is in the target or
+// excluded but some did not become ready in time (ResultNotReady, which Summary.Restored
+// counts), the error matches ErrNotReady and counts them. Otherwise it counts the items
+// that were not restored (not those not ready), does not match ErrNotReady, and wraps a
+// *manifest.WalkError counting the planned items that failed (not those not ready) or
+// were skipped (among them what depends on an item not ready), and ctx's error. When
+// every item that failed (ResultFailed, ResultRefused; not the ones skipped behind them)
+// failed for one cause, by its text, the error ends with
 // "every failed item: " and that cause, and wraps it: an item that failed because the
 // second pass could not read the backup on (the object store's read error after its
 // retries, a tarball cut short) has that read error as its cause, the same for all of them.
@@ -342,6 +354,9 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 	}
 	if walkErr != nil {
 		return sum, fmt.Errorf("restore: %d of %d items not restored: %w", sum.Total-sum.Restored-sum.Counts[ResultExcluded], sum.Total, r.why(walkErr))
+	}
+	if n := sum.Counts[ResultNotReady]; n > 0 {
+		return sum, fmt.Errorf("%w: %d of %d items in the target but not ready in time, every other one restored or excluded", ErrNotReady, n, sum.Total)
 	}
 	return sum, nil
 }
@@ -430,7 +445,8 @@ type restorer struct {
 	causesDiffer bool               // another failed item's cause differs from cause, by its text
 	undecided    []undecidedItem    // the planned items the walk decided and the restore had not
 
-	newNamespaces map[string]bool           // dry run: the namespaces not in the plan that the run would create
+	newNamespaces map[string]bool           // the namespaces not in the plan that the run created (dry run: would create)
+	clusterMakes  clusterMakes              // what the target's controllers make in a new namespace
 	nsItems       map[string]*manifest.Item // the planned Namespace objects, by the name they are restored under
 
 	requests atomic.Int64
@@ -570,6 +586,7 @@ func (r *restorer) restoreOnce(ctx context.Context, i int32) error {
 	case errors.As(err, &refused) && refused.UID == ev.Item.uid():
 		ev.Result, ev.Err, ev.UID = ResultRefused, err, "" // not an additional item's refusal
 	case errors.As(err, new(*notReadyError)):
+		ev.Detail = notReadyDetail(ev.Result, ev.Detail, err)
 		ev.Result, ev.Err = ResultNotReady, err
 	default:
 		ev.Result, ev.Err, ev.UID = ResultFailed, err, ""
@@ -578,7 +595,9 @@ func (r *restorer) restoreOnce(ctx context.Context, i int32) error {
 	r.mu.Lock()
 	if err != nil {
 		r.errs[i] = err
-		r.noteFailed(err)
+		if ev.Result != ResultNotReady { // in the target: no failure
+			r.noteFailed(err)
+		}
 	}
 	r.counts[ev.Result]++
 	r.mu.Unlock()
@@ -694,14 +713,31 @@ func (r *restorer) waitReady(ctx context.Context, obj *unstructured.Unstructured
 	return &notReadyError{detail: detail, err: err}
 }
 
-// notReadyError is an item created but not ready in time; what depends on it is skipped.
+// ErrNotReady is what Run's error matches (errors.Is) when every planned item is in the
+// target (Result.Restored) or excluded by an item action, and some of them did not
+// become ready in time (ResultNotReady); an Event's Err matches it for such an item. Run's
+// error when items were not restored (failed, skipped, not run) does not match it.
+var ErrNotReady = errors.New("restore: not ready")
+
+// notReadyError is an item created (or found) but not ready in time; what depends on it is
+// skipped. It matches ErrNotReady and the waiter's error.
 type notReadyError struct {
 	detail string
 	err    error
 }
 
-func (e *notReadyError) Error() string { return "not ready: " + e.detail }
-func (e *notReadyError) Unwrap() error { return e.err }
+func (e *notReadyError) Error() string   { return "not ready: " + e.detail }
+func (e *notReadyError) Unwrap() []error { return []error{ErrNotReady, e.err} }
+
+// notReadyDetail is the Detail of an item that is in the target, as res and detail said
+// before the wait, and was not ready in time (err): "created, not ready: <why>", and
+// for an object found or updated "exists, not ready (<how it was handled>): <why>".
+func notReadyDetail(res Result, detail string, err error) string {
+	if detail != "" {
+		return fmt.Sprintf("%s, not ready (%s): %s", res, detail, strings.TrimPrefix(err.Error(), "not ready: "))
+	}
+	return fmt.Sprintf("%s, %v", res, err)
+}
 
 // walked is told each item's outcome as the walk decides it (from the walk's goroutine,
 // one at a time): it counts the planned items that failed or were skipped, and keeps the
@@ -713,6 +749,9 @@ func (r *restorer) walked(res manifest.WalkResult) {
 	}
 	switch res.Outcome {
 	case manifest.WalkFailed:
+		if r.states[i].decided.Load() && results[r.states[i].result] == ResultNotReady {
+			break // in the target: what depends on it is skipped, but it did not fail
+		}
 		r.walkErr.Failed++
 	case manifest.WalkSkipped:
 		r.walkErr.Skipped++
@@ -871,7 +910,7 @@ func (r *restorer) ensureNamespaces(ctx context.Context) error {
 			return err
 		})
 		switch {
-		case err == nil && r.cfg.dryRun:
+		case err == nil:
 			r.newNamespaces[ns] = true
 		case err != nil && !apierrors.IsAlreadyExists(err):
 			return fmt.Errorf("restore: creating namespace %s: %w", ns, err)

@@ -16,8 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/backupkit/backupkit/readiness"
 )
 
 // fakeCluster is client-go's fake dynamic client over the kinds these tests restore.
@@ -258,4 +261,118 @@ func TestRunTerminatingNamespace(t *testing.T) {
 
 	_, err = Run(t.Context(), plan, c, WithTerminatingTimeout(0))
 	require.ErrorContains(t, err, "terminating timeout 0s is not positive")
+}
+
+// An object in the target that does not become ready in time is restored, not ready: the
+// Summary counts it restored, its Detail says how it got there, and Run's error matches
+// ErrNotReady only when every other item is restored; what depends on it is skipped, and
+// then, as when an item fails, the error counts the items not restored and does not match
+// ErrNotReady.
+func TestRunNotReady(t *testing.T) {
+	slow := testObject("v1", "ConfigMap", "ns", "slow", "uid-slow", nil)
+	fine := testObject("v1", "ConfigMap", "ns", "fine", "uid-fine", nil)
+	child := testObject("v1", "ConfigMap", "ns", "child", "uid-child", nil)
+	child.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "slow", UID: "uid-slow"}})
+	bad := testObject("v1", "ConfigMap", "ns", "bad", "uid-bad", nil)
+	theirs := testObject("v1", "ConfigMap", "ns", "slow", "", map[string]any{"data": map[string]any{"k": "theirs"}})
+	slowNeverReady := readiness.NewRegistry()
+	slowNeverReady.Register(schema.GroupKind{Kind: "ConfigMap"}, func(u *unstructured.Unstructured, _ readiness.Env) readiness.Result {
+		if u.GetName() == "slow" {
+			return readiness.Result{Status: readiness.InProgress, Reason: "Waiting"}
+		}
+		return readiness.Result{Status: readiness.Current}
+	})
+	for _, tc := range []struct {
+		name     string
+		objs     []*unstructured.Unstructured
+		existing []runtime.Object
+		counts   map[Result]int
+		restored int
+		detail   string // the slow one's Detail begins with it
+		err      string // Run's error holds it
+		notReady bool   // Run's error matches ErrNotReady
+	}{
+		{name: "created, not ready; the rest restored", objs: []*unstructured.Unstructured{slow, fine},
+			counts: map[Result]int{ResultCreated: 1, ResultNotReady: 1}, restored: 2, detail: "created, not ready: InProgress Waiting: ",
+			err: "restore: not ready: 1 of 2 items in the target but not ready in time, every other one restored or excluded", notReady: true},
+		{name: "found, not ready; the rest restored", objs: []*unstructured.Unstructured{slow, fine}, existing: []runtime.Object{theirs},
+			counts: map[Result]int{ResultCreated: 1, ResultNotReady: 1}, restored: 2,
+			detail: "exists, not ready (" + DetailLeftAsFoundDiffers + "): InProgress Waiting: ", err: "restore: not ready: 1 of 2 items", notReady: true},
+		{name: "what depends on it skipped", objs: []*unstructured.Unstructured{slow, fine, child},
+			counts: map[Result]int{ResultCreated: 1, ResultNotReady: 1, ResultSkipped: 1}, restored: 2, detail: "created, not ready: ",
+			err: "restore: 1 of 3 items not restored: manifest: walk: 0 items failed, 1 skipped"},
+		{name: "an item failed besides", objs: []*unstructured.Unstructured{slow, fine, bad},
+			counts: map[Result]int{ResultCreated: 1, ResultNotReady: 1, ResultFailed: 1}, restored: 2, detail: "created, not ready: ",
+			err: "restore: 1 of 3 items not restored: manifest: walk: 1 items failed, 0 skipped: every failed item: creating resources/configmaps/namespaces/ns/bad.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := NewPlan(t.Context(), FromBytes(backupOf(t, tc.objs...)), []metav1.APIGroup{group("", "v1", "v1")})
+			require.NoError(t, err)
+			c, dyn := fakeCluster(t)
+			for _, o := range tc.existing {
+				u := o.(*unstructured.Unstructured).DeepCopy()
+				u.SetUID("target-theirs")
+				_, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("ns").Create(t.Context(), u, metav1.CreateOptions{})
+				require.NoError(t, err)
+			}
+			dyn.PrependReactor("create", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				u, ok := a.(k8stesting.CreateAction).GetObject().(*unstructured.Unstructured)
+				switch {
+				case ok && u.GetName() == "bad":
+					return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "bad", errors.New("no"))
+				case ok && u.GetUID() == "":
+					u.SetUID(types.UID("target-" + u.GetName())) // the fake gives none; the wait needs one
+				}
+				return false, nil, nil
+			})
+			sum, events, err := runEvents(t, plan, c, WithWait(true), WithWaitTimeout(300*time.Millisecond), WithReadiness(slowNeverReady))
+			require.ErrorContains(t, err, tc.err)
+			require.Equal(t, tc.notReady, errors.Is(err, ErrNotReady), "%v", err)
+			require.Equal(t, tc.counts, sum.Counts)
+			require.Equal(t, tc.restored, sum.Restored)
+			ev := events["slow"]
+			require.Equal(t, ResultNotReady, ev.Result)
+			require.True(t, strings.HasPrefix(ev.Detail, tc.detail), ev.Detail)
+			require.ErrorIs(t, ev.Err, ErrNotReady)
+			require.ErrorIs(t, ev.Err, readiness.ErrTimeout, "the waiter's error too")
+			require.NotEmpty(t, ev.UID, "in the target")
+		})
+	}
+}
+
+// A real run waits, in a namespace it created, for the ServiceAccount "default" that the
+// target's controllers make there, and then finds it there; a target whose namespace
+// "default" has none (no such controller) gets it created at once.
+func TestRunAwaitsClusterMade(t *testing.T) {
+	backup := backupOf(t, testObject("v1", "Namespace", "", "new-ns", "uid-ns", nil),
+		testObject("v1", "ServiceAccount", "new-ns", "default", "uid-sa", nil))
+	plan, err := NewPlan(t.Context(), FromBytes(backup), []metav1.APIGroup{group("", "v1", "v1")})
+	require.NoError(t, err)
+	sas := schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}
+	for _, tc := range []struct {
+		name        string
+		controllers bool
+		result      Result
+	}{
+		{name: "the controller makes it, later", controllers: true, result: ResultExists},
+		{name: "no such controller", result: ResultCreated},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dyn := fakeCluster(t)
+			if tc.controllers {
+				_, err := dyn.Resource(sas).Namespace("default").Create(t.Context(), testObject("v1", "ServiceAccount", "default", "default", "", nil), metav1.CreateOptions{})
+				require.NoError(t, err)
+				// The controller: the namespace's "default" ServiceAccount, 300ms after it.
+				dyn.PrependReactor("create", "namespaces", func(a k8stesting.Action) (bool, runtime.Object, error) {
+					time.AfterFunc(300*time.Millisecond, func() {
+						_ = dyn.Tracker().Create(sas, testObject("v1", "ServiceAccount", "new-ns", "default", "", nil), "new-ns")
+					})
+					return false, nil, nil
+				})
+			}
+			_, events, err := runEvents(t, plan, c)
+			require.NoError(t, err)
+			require.Equal(t, tc.result, events["default"].Result, "%+v", events["default"])
+		})
+	}
 }

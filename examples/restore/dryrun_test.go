@@ -23,7 +23,7 @@ func TestDryRunReport(t *testing.T) {
 	refused := &restore.RefusedError{Item: items[0].Info().Item, Err: errors.New("no")}
 	events := []restore.Event{
 		{Item: items[0], Result: restore.ResultRefused, Err: refused},
-		{Item: items[1], Result: restore.ResultWouldCreate, Detail: restore.DetailNamespaceNotYet},
+		{Item: items[1], Result: restore.ResultWouldCreate, Detail: restore.DetailNotChecked + ": the restore creates its namespace first"},
 	}
 	sum := &restore.Summary{DryRun: true, Total: 2, Counts: map[restore.Result]int{restore.ResultRefused: 1, restore.ResultWouldCreate: 1}}
 	tests := []struct {
@@ -67,7 +67,7 @@ func TestDryRunReport(t *testing.T) {
 	require.NoError(t, plan.WriteText(&planText))
 	require.Equal(t, planText.String()+"\nDry run against the target:\n"+
 		items[0].Info().Item+"  "+items[0].Info().Version+"  refused  the target refuses "+items[0].Info().Item+": no\n"+
-		items[1].Info().Item+"  "+items[1].Info().Version+"  would create  "+restore.DetailNamespaceNotYet+"\n"+
-		"\nDry run, nothing changed: of 2 items, 1 would be created (1 of them not checked: the restore creates their namespace or CustomResourceDefinition first), 0 already there, 0 would be updated; 0 excluded by item actions; 1 refused by the target, 0 failed, 0 skipped, 0 not run; 0 left to their controllers; 0 could not be restored (see the plan).\n",
+		items[1].Info().Item+"  "+items[1].Info().Version+"  would create  "+restore.DetailNotChecked+": the restore creates its namespace first"+"\n"+
+		"\nDry run, nothing changed: of 2 items, 1 would be created (1 of them not checked: the restore creates their namespace or CustomResourceDefinition first), 0 already there (0 of them not checked: made by the target's controllers in a namespace the restore creates), 0 would be updated; 0 excluded by item actions; 1 refused by the target, 0 failed, 0 skipped, 0 not run; 0 left to their controllers; 0 could not be restored (see the plan).\n",
 		buf.String())
 }

@@ -96,6 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: restore [flags]\n\nPlans the restore of a Velero backup and, with --kubeconfig, performs it.\n\nFlags:\n")
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, exitStatusHelp)
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -128,21 +129,43 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	return f, nil
 }
 
-// run is the whole program; it returns the exit code.
+// The exit statuses, as exitStatusHelp tells them.
+const (
+	exitOK       = 0
+	exitFailed   = 1
+	exitUsage    = 2
+	exitNotReady = 3
+)
+
+const exitStatusHelp = `
+Exit status:
+  0  the plan printed; or every item restored (created, found, updated) or excluded by an
+     item action, and ready where the restore waited for it; or a dry run that would restore them
+  1  an error: the backup or target could not be read or planned, or items failed, were
+     skipped, were not run, or (--dry-run) would be refused
+  2  bad usage or input: a flag, a mapping, a selector or a rules file, before anything is done
+  3  every item restored or excluded, but some did not become ready in time (--wait, or an
+     item others need ready); the report lists them as "not ready"
+`
+
+// run is the whole program; it returns the exit status (exitStatusHelp).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return 0
+		return exitOK
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "restore:", err)
-		return 2
+		return exitUsage
 	}
 	if err := restoreBackup(ctx, f, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "restore:", err)
-		return 1
+		if errors.Is(err, restore.ErrNotReady) {
+			return exitNotReady
+		}
+		return exitFailed
 	}
-	return 0
+	return exitOK
 }
 
 func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
@@ -293,12 +316,21 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 		restore.WithFinalizers(f.keepFin), restore.WithManagedFields(f.managedFields), restore.WithDryRun(f.dryRun),
 		restore.WithResourceModifiers(f.modifiers),
 		restore.WithEvents(func(ev restore.Event) {
-			prog.add(ev.Err != nil)
+			prog.add(ev.Err != nil && !ev.Result.Restored()) // not ready: in the target, not failed
 			rep.Add(ev)
 		})}, statusOpts...)...)
 	prog.stop()
-	if sum != nil {
-		err = errors.Join(err, rep.Finish(sum))
+	if sum == nil {
+		return err
+	}
+	ferr := rep.Finish(sum)
+	switch {
+	case ferr != nil && err != nil:
+		// The restore's error not wrapped: a report not written is a failure (exit status
+		// 1) even when every item was restored, some not ready.
+		return fmt.Errorf("writing the report: %w (and %v)", ferr, err)
+	case ferr != nil:
+		return fmt.Errorf("writing the report: %w", ferr)
 	}
 	return err
 }

@@ -51,6 +51,8 @@ func TestRunFlags(t *testing.T) {
 		stderr string
 	}{
 		{name: "help", args: []string{"--help"}, code: 0, stderr: "Usage: restore [flags]"},
+		{name: "help tells the exit statuses", args: []string{"--help"}, code: 0, stderr: "\nExit status:\n  0  the plan printed;"},
+		{name: "help tells exit status 3", args: []string{"--help"}, code: 0, stderr: "\n  3  every item restored or excluded, but some did not become ready in time"},
 		{name: "user priorities", args: []string{"--priorities", good}, code: 0,
 			stdout: "rockbands.music.example.io                      2      v1*, v2beta1  v2*, v2beta1  v2beta1     v2beta1              UserPriority"},
 		{name: "bad priorities line", args: []string{"--priorities", bad}, code: 1,
