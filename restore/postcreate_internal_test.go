@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -30,7 +30,7 @@ type postCreating struct {
 	seen []string // item names, in the order of the calls
 }
 
-func (a *postCreating) Name() string                 { return a.name }
+func (a *postCreating) Name() string                { return a.name }
 func (a *postCreating) AppliesTo() actions.Selector { return a.sel }
 func (a *postCreating) Execute(context.Context, *actions.Input) (*actions.Output, error) {
 	return nil, nil

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/backupkit/backupkit/internal/resourcematch"
@@ -89,15 +90,24 @@ type InitHook struct {
 var ErrInvalid = errors.New("hooks: invalid spec")
 
 // Parse reads a Spec from YAML or JSON: the value of a Velero Restore's spec.hooks, a
-// document with "resources" at its top. A field the spec does not have is an error, as
-// is what Velero's Restore CRD or restore refuses: a resource hook without a name, an exec
+// document with "resources" at its top. Field names match case-sensitively, as the API
+// server matches them; a field the spec does not have, or a key given twice, is an
+// error, as is what Velero's Restore CRD or restore refuses: a resource hook without a name, an exec
 // hook without a command, an error mode other than Continue or Fail, a negative timeout,
 // an init container without a name, an image or a command, a label selector or a
 // namespace glob that does not compile. Every such error is reported, each naming its
 // place (resources[0].postHooks[1].exec.command), joined and wrapping ErrInvalid.
 func Parse(data []byte) (*Spec, error) {
+	j, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return nil, fmt.Errorf("hooks: reading the spec: %w", err)
+	}
 	var s Spec
-	if err := yaml.UnmarshalStrict(data, &s); err != nil {
+	strict, err := kjson.UnmarshalStrict(j, &s, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+	if err == nil {
+		err = errors.Join(strict...)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("hooks: reading the spec: %w", err)
 	}
 	if _, err := compile(&s); err != nil {
