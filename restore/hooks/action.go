@@ -55,9 +55,10 @@ func WithPollInterval(d time.Duration) Option { return func(c *config) { c.poll 
 // Default: DefaultMaxOutput.
 func WithMaxOutput(n int) Option { return func(c *config) { c.maxOutput = n } }
 
-// WithOutcomes calls fn with every exec hook's Outcome, as soon as it is decided, from
-// the restore's goroutines (several at a time when the restore restores Pods in
-// parallel). Default: none; the outcomes are in the items' events either way.
+// WithOutcomes calls fn with every exec hook's Outcome once the Pod's exec hooks are
+// done, in the order they were decided, from the restore's goroutines (for several Pods
+// at a time when the restore restores Pods in parallel). Default: none; the outcomes are
+// in the items' events either way.
 func WithOutcomes(fn func(Outcome)) Option { return func(c *config) { c.outcomes = fn } }
 
 // NewAction returns the item action that runs spec's hooks, and those Pods' annotations
