@@ -106,6 +106,7 @@ var architectureRules = []importRule{
 	layer("backupstore", "archive"),
 	layer("restore/modifiers"),
 	layer("restore/actions", "internal/kinds"),
+	layer("restore/hooks", "restore/actions", "internal/resourcematch"),
 	layer("restore", "archive", "manifest", "versionselect", "readiness", "convert/removedapis",
 		"restore/actions", "restore/modifiers", "internal/kinds", "internal/references", "internal/resourcematch", "internal/nonrestorable"),
 	layer("backup", "archive", "versionselect", "readiness", "internal/references", "internal/resourcematch", "internal/nonrestorable"),

@@ -55,6 +55,10 @@ require (
 	// (v0.5.0 to v0.5.3 name it Transform, v0.4 has no generics); v0.5.4 has the code of
 	// v0.5.5 (which changed only documentation) but the module proxy here does not serve it.
 	pgregory.net/rapid v0.5.5
+	// restore/hooks reads a hooks spec with the API server's JSON rules (case-sensitive
+	// field names, unknown fields refused): already required at this version by
+	// k8s.io/apimachinery v0.33.0.
+	sigs.k8s.io/json v0.0.0-20241010143419-9aa6b5e7a4b3
 	// restore's resource modifier rules are YAML or JSON, read as Velero reads them:
 	// already required at this version by k8s.io/apimachinery v0.33.0.
 	sigs.k8s.io/yaml v1.4.0
@@ -90,13 +94,16 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/google/wire v0.6.0 // indirect
 	github.com/googleapis/gax-go/v2 v2.12.3 // indirect
+	github.com/gorilla/websocket v1.5.4-0.20250319132907-e064f32e3674 // indirect
 	github.com/jmespath/go-jmespath v0.4.0 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect
+	github.com/moby/spdystream v0.5.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/mxk/go-flowrate v0.0.0-20140419014527-cca7078d478f // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/spf13/pflag v1.0.5 // indirect
@@ -118,7 +125,6 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 	k8s.io/kube-openapi v0.0.0-20250318190949-c8a335a9a2ff // indirect
-	sigs.k8s.io/json v0.0.0-20241010143419-9aa6b5e7a4b3 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v4 v4.6.0 // indirect
 )

@@ -288,7 +288,8 @@ func WithDryRun(on bool) RunOption { return func(c *runConfig) { c.dryRun = on }
 // (metadata the API server sets, status unless WithStatus, managed fields until after the
 // create), points its ownerReferences at the owners' UIDs in the target, runs the item
 // actions and then the resource modifiers (WithResourceModifiers), creates it (then
-// writes its status and managed fields: WithStatus, WithManagedFields), and handles an object
+// writes its status and managed fields: WithStatus, WithManagedFields, and calls the item
+// actions that act on what was created: actions.PostCreator), and handles an object
 // that already exists by the existing policy. Requests that fail transiently
 // (readiness.Transient) are retried with backoff.
 //
@@ -660,6 +661,9 @@ func (r *restorer) restoreItem(ctx context.Context, i int32, ev *Event) error {
 		// In a dry run, the UID the target gave the dry-run create: what depends on the
 		// object is sent with an owner reference as a real run sends it.
 		r.owners.record(ev.Item.uid(), obj.GetUID())
+	}
+	if err := r.postCreate(ctx, ev, obj); err != nil {
+		return err
 	}
 	if !r.cfg.dryRun && (r.cfg.waitAll || ev.Item.ready()) {
 		if err := r.waitReady(ctx, obj, r.cfg.waitTimeout, func() *unstructured.Unstructured {

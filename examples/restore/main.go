@@ -39,6 +39,8 @@ import (
 	"github.com/backupkit/backupkit/examples/internal/limitflag"
 	"github.com/backupkit/backupkit/examples/internal/sample"
 	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/actions"
+	"github.com/backupkit/backupkit/restore/hooks"
 	"github.com/backupkit/backupkit/restore/modifiers"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -60,6 +62,9 @@ type flags struct {
 	limits                                                                           archive.Limits
 	resourceModifiers                                                                string
 	modifiers                                                                        *modifiers.Modifiers
+	hooksFile                                                                        string
+	hooks                                                                            *hooks.Spec          // hooks.go
+	actions                                                                          []actions.ItemAction // hooks.go, once connected
 	filterOpts                                                                       []restore.PlanOption // filters.go
 }
 
@@ -92,6 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.BoolVar(&f.keepFin, "keep-finalizers", true, "keep the objects' finalizers as backed up, as Velero does (=false drops them)")
 	limitflag.Add(fs, &f.limits)
 	fs.StringVar(&f.resourceModifiers, "resource-modifiers", "", "file of Velero's resource modifier rules (YAML or JSON), or a manifest of the ConfigMap holding them, applied to each item before it is created")
+	fs.StringVar(&f.hooksFile, "hooks", "", "file of the restore hooks of a Velero Restore's spec (spec.hooks, YAML or JSON): init containers added to the Pods they select and commands run in them once restored; the hooks the Pods' annotations declare run either way")
 	ff := addFilterFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: restore [flags]\n\nPlans the restore of a Velero backup and, with --kubeconfig, performs it.\n\nFlags:\n")
@@ -124,6 +130,9 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		return nil, fmt.Errorf("--priorities-configmap must be <namespace>/<name>, not %q", f.prioritiesConfigMap)
 	}
 	if f.modifiers, err = readModifiers(f.resourceModifiers); err != nil {
+		return nil, err
+	}
+	if f.hooks, err = readHooks(f.hooksFile); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -237,6 +246,9 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 		if cluster, target, more, err = connect(ctx, cfg, f); err != nil {
 			return err
 		}
+		if f.actions, err = itemActions(cfg, f.hooks); err != nil {
+			return err
+		}
 		opts = append(opts, more...)
 	} else if target, err = targetFromFile(f.target); err != nil {
 		return err
@@ -301,9 +313,12 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 		}
 		return out
 	}
-	var statusOpts []restore.RunOption
+	var more []restore.RunOption
 	if f.statusResources != "" || f.statusExcluded != "" {
-		statusOpts = append(statusOpts, restore.WithStatus(resources(f.statusResources), resources(f.statusExcluded)))
+		more = append(more, restore.WithStatus(resources(f.statusResources), resources(f.statusExcluded)))
+	}
+	if f.actions != nil {
+		more = append(more, restore.WithActions(f.actions...))
 	}
 	rep, err := newReporter(stdout, plan, f)
 	if err != nil {
@@ -318,7 +333,7 @@ func runRestore(ctx context.Context, plan *restore.Plan, cluster restore.Cluster
 		restore.WithEvents(func(ev restore.Event) {
 			prog.add(ev.Err != nil && !ev.Result.Restored()) // not ready: in the target, not failed
 			rep.Add(ev)
-		})}, statusOpts...)...)
+		})}, more...)...)
 	prog.stop()
 	if sum == nil {
 		return err

@@ -34,6 +34,27 @@ type AdditionalItemsChecker interface {
 	AreAdditionalItemsReady(ctx context.Context, items []ItemRef, restore *Info) (bool, error)
 }
 
+// PostCreator is what an [ItemAction] implements to act on an object once the restore has
+// created it, as Velero's restore runs a Pod's post-restore exec hooks: the restore calls
+// PostCreate for every item the action's AppliesTo selects that this run created (not one
+// found already there, nor in a dry run), after its status and managed fields are
+// written and before it is waited for, in the order the actions are listed. The detail it
+// returns is added to the item's event; an error fails the item (restore.ActionError),
+// which stays created.
+type PostCreator interface {
+	PostCreate(ctx context.Context, in *PostCreateInput) (detail string, err error)
+}
+
+// PostCreateInput is what a [PostCreator] is given for one item.
+type PostCreateInput struct {
+	// Item is the object as the target holds it after the create. Do not change it.
+	Item *unstructured.Unstructured
+	// Resource is the item's resource in the target cluster.
+	Resource schema.GroupResource
+	// Restore is what the action may need to know of the restore as a whole.
+	Restore *Info
+}
+
 // Selector says which items an [ItemAction] applies to, with the meaning of Velero's
 // ResourceSelector: the restore resolves it once, as it starts, as Velero resolves an
 // action's AppliesTo. An empty field selects everything along its dimension; "*" stands

@@ -14,7 +14,8 @@
 // a [Selector] of the items it applies to, and an Execute that changes the item it is given
 // (or returns another, or skips it with a reason). It implements [AdditionalItemsChecker]
 // too when it can tell better than the readiness rules when the additional items it names
-// are ready. It then appends the action to [Default]'s list, or replaces a built-in one by
+// are ready, and [PostCreator] when it acts on the object once the restore has created it
+// (restore/hooks runs Velero's exec hooks so). It then appends the action to [Default]'s list, or replaces a built-in one by
 // its Name, and hands the list to restore.WithActions; the package example shows how.
 //
 // The package does no I/O of its own: an action that needs the target cluster is given a
