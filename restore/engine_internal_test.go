@@ -106,7 +106,7 @@ func streamPaths(ctx context.Context, src Source, paths []string, budget int64) 
 		num[p] = int32(i)
 	}
 	locate := func(ref archive.ItemRef) (int32, bool) { i, ok := num[ref.Path]; return i, ok }
-	return streamItems(ctx, src, archive.Limits{}, len(paths), locate, func(i int32) string { return paths[i] }, budget)
+	return streamItems(ctx, src, archive.Limits{}, len(paths), len(paths), locate, func(i int32) string { return paths[i] }, budget)
 }
 
 // The second pass hands each planned item's bytes over once, exactly as a Scan reads them.
