@@ -131,7 +131,11 @@ func (s *itemStream) visit(ctx context.Context) func(*archive.Item) error {
 		s.mu.Lock()
 		if _, waited := s.waits[i]; i >= s.onDemand && (!waited || s.state[i]&slotRead != 0) {
 			s.state[i] |= slotPassed // not asked for (yet): read again if it is
+			done := s.left == 0 && len(s.waits) == 0
 			s.mu.Unlock()
+			if done {
+				return errAllRead
+			}
 			return nil
 		}
 		if s.state[i]&slotRead != 0 {
@@ -158,12 +162,11 @@ func (s *itemStream) visit(ctx context.Context) func(*archive.Item) error {
 			close(ch)
 			delete(s.waits, i)
 		}
-		if i >= s.onDemand {
-			return nil
+		if i < s.onDemand {
+			s.left--
 		}
-		s.left--
-		if s.left == 0 {
-			return errAllRead
+		if s.left == 0 && len(s.waits) == 0 {
+			return errAllRead // the pass reads on while an on-demand item is waited for
 		}
 		return nil
 	}
