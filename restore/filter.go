@@ -127,11 +127,6 @@ func WithFilter(f Filter) PlanOption {
 	return func(c *planConfig) { c.filter = &f }
 }
 
-// listed reports whether the list names v, or "*".
-func listed(list []string, v string) bool {
-	return slices.Contains(list, v) || slices.Contains(list, "*")
-}
-
 // namespacesFiltered reports whether the filter leaves namespaces out.
 func (f *Filter) namespacesFiltered() bool {
 	return (len(f.IncludedNamespaces) > 0 && !slices.Contains(f.IncludedNamespaces, "*")) || len(f.ExcludedNamespaces) > 0
