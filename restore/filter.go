@@ -42,13 +42,16 @@ import (
 // names, or of a cluster-scoped resource the cluster-scoped policy lists), the policy's
 // resource filters decide in place of LabelSelector and OrLabelSelectors; the namespace
 // and resource lists and IncludeClusterResources hold as without them. Their kinds are
-// resolved as the resource lists are.
+// resolved as the resource lists are. To the policies a Namespace object is cluster-scoped,
+// as it is to Velero. NewPlan refuses policies two of whose kinds name one resource.
 //
 // An item left out only by the label selectors, the resource policies, or (with
 // IncludeClusterResources nil) for being cluster-scoped is still restored when an item
 // action names it as an additional item (actions.Output.AdditionalItems), as Velero
 // restores additional items: its resource and namespace must pass the lists, and
-// IncludeClusterResources must not be false for a cluster-scoped one.
+// IncludeClusterResources must not be false for a cluster-scoped one. Unlike Velero, the
+// restore does not create the namespace of such an item for it: one in a namespace that
+// neither the plan nor the target holds fails.
 type Filter struct {
 	IncludedNamespaces []string // empty: all
 	ExcludedNamespaces []string

@@ -38,7 +38,10 @@ type Plan struct {
 	// waits for them.
 	LeftToControllers []Skipped `json:"leftToControllers"`
 	// FilteredOut are the items the restore's filter (WithFilter) leaves out, with the
-	// reason. The restore neither creates nor waits for them.
+	// reason. The restore neither creates nor waits for them, but for those left out only by
+	// the label selectors, the resource policies or for being cluster-scoped, which it
+	// creates when an item action names them as additional items, as Velero does (see
+	// Filter).
 	FilteredOut []Skipped `json:"filteredOut,omitempty"`
 	// NamespaceMapping maps a backed-up namespace to the one its items are restored into
 	// (WithNamespaceMapping); the planned items' Namespace and, for Namespace objects, Name
