@@ -2,6 +2,7 @@ package restore_test
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/backupkit/backupkit/archive/archivetest"
 	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/actions"
 )
 
 // A restore selecting a labelled Pod restores the unlabelled claim it mounts, as Velero
@@ -61,4 +63,57 @@ func TestLiveAdditionalItemUnderSelector(t *testing.T) {
 	}
 	_, err = dyn.Resource(configMapsGVR).Namespace(ns).Get(t.Context(), "unrelated", metav1.GetOptions{})
 	require.Error(t, err, "not restored")
+}
+
+// namer is an item action naming one additional item for every ConfigMap.
+type namer struct{ ref actions.ItemRef }
+
+func (namer) Name() string { return "test/namer" }
+func (namer) AppliesTo() actions.Selector {
+	return actions.Selector{IncludedResources: []string{"configmaps"}}
+}
+func (n namer) Execute(context.Context, *actions.Input) (*actions.Output, error) {
+	return &actions.Output{AdditionalItems: []actions.ItemRef{n.ref}}, nil
+}
+
+// An additional item in a namespace the plan does not restore (no selected item lives
+// there, and the backup holds no Namespace object of it): the namespace is created for it,
+// as Velero's restoreItem creates it; in a dry run, it would be.
+func TestLiveAdditionalItemOwnNamespace(t *testing.T) {
+	c := env.Cluster(t)
+	ns := c.Namespace(t)
+	other := ns + "-other"
+	cm := liveObject("v1", "ConfigMap", ns, "web", nil)
+	cm.SetLabels(map[string]string{"app": "web"})
+	secret := liveObject("v1", "Secret", other, "creds", map[string]any{"stringData": map[string]any{"k": "v"}})
+	var buf bytes.Buffer
+	kinds := map[string]string{"Secret": "secrets", "ConfigMap": "configmaps"}
+	_, err := archivetest.WriteObjects(&buf, func(kind string) string { return kinds[kind] }, cm, secret)
+	require.NoError(t, err)
+	cluster, target, _, err := restore.Connect(t.Context(), c.RESTConfig())
+	require.NoError(t, err)
+	plan, err := restore.NewPlan(t.Context(), restore.FromBytes(buf.Bytes()), target,
+		restore.WithFilter(restore.Filter{LabelSelector: labels.SelectorFromSet(labels.Set{"app": "web"})}))
+	require.NoError(t, err)
+	require.Equal(t, 1, plan.Restorable())
+	act := restore.WithActions(namer{actions.ItemRef{GroupResource: schema.GroupResource{Resource: "secrets"}, Namespace: other, Name: "creds"}})
+	secretItem := "resources/secrets/namespaces/" + other + "/creds.json"
+
+	var dry events
+	_, err = restore.Run(t.Context(), plan, cluster, restore.WithName("dry"), restore.WithDryRun(true), act, restore.WithEvents(dry.add))
+	require.NoError(t, err)
+	require.Equal(t, restore.ResultWouldCreate, dry.byIt[secretItem].Result)
+	require.Equal(t, restore.DetailNamespaceNotYet, dry.byIt[secretItem].Detail)
+
+	var got events
+	_, err = restore.Run(t.Context(), plan, cluster, restore.WithName("own-namespace"), act, restore.WithEvents(got.add))
+	require.NoError(t, err)
+	require.Equal(t, restore.ResultCreated, got.byIt[secretItem].Result)
+	dyn, err := dynamic.NewForConfig(c.RESTConfig())
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Delete(context.Background(), other, metav1.DeleteOptions{})
+	})
+	_, err = dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}).Namespace(other).Get(t.Context(), "creds", metav1.GetOptions{})
+	require.NoError(t, err)
 }

@@ -261,7 +261,7 @@ func (r *restorer) notYet(it PlanItem, err error) string {
 	var status apierrors.APIStatus
 	if ns := it.namespace(); ns != "" && errors.As(err, &status) {
 		if d := status.Status().Details; d != nil && d.Kind == "namespaces" && d.Name == ns &&
-			(r.newNamespaces[ns] || r.wouldCreateItem(r.nsItems[ns])) {
+			(r.newNamespaces[ns] || r.wouldCreateNamespace(ns) || r.wouldCreateItem(r.nsItems[ns])) {
 			return DetailNamespaceNotYet
 		}
 	}
@@ -453,6 +453,9 @@ func (r *restorer) additionalItems(ctx context.Context, it PlanItem, a actions.I
 		i, planned := r.number(mi)
 		if !planned || mi.UID == it.uid() || inChain(ctx, mi.UID) {
 			continue // neither planned nor an additional-only item, or already being restored up the chain
+		}
+		if err := r.ensureNamespaceOf(ctx, i); err != nil {
+			return "", fmt.Errorf("additional item %s: %w", ref, err)
 		}
 		if err := r.restoreOnce(withChain(ctx, it.uid()), i); err != nil {
 			return "", fmt.Errorf("additional item %s: %w", ref, err)

@@ -49,9 +49,8 @@ import (
 // IncludeClusterResources nil) for being cluster-scoped is still restored when an item
 // action names it as an additional item (actions.Output.AdditionalItems), as Velero
 // restores additional items: its resource and namespace must pass the lists, and
-// IncludeClusterResources must not be false for a cluster-scoped one. Unlike Velero, the
-// restore does not create the namespace of such an item for it: one in a namespace that
-// neither the plan nor the target holds fails.
+// IncludeClusterResources must not be false for a cluster-scoped one. As Velero does, the
+// restore creates the namespace of such an item when the target lacks it.
 type Filter struct {
 	IncludedNamespaces []string // empty: all
 	ExcludedNamespaces []string

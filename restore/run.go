@@ -409,14 +409,15 @@ type restorer struct {
 	cfg   *runConfig
 	runID string
 
-	waveStart []int             // the number of each wave's first item
-	inWaves   int32             // the items in waves; those numbered from it on are plan.additional
-	index     []int32           // by manifest position, the planned item's number plus one (0: not planned)
-	dirs      map[string]string // the directory each restored resource is read from
-	states    []itemState       // by number
-	selectors []selector        // the item actions' AppliesTo, read and resolved once
-	items     *itemStream
-	owners    *owners
+	waveStart    []int             // the number of each wave's first item
+	inWaves      int32             // the items in waves; those numbered from it on are plan.additional
+	additionalNS sync.Map          // the namespaces ensureNamespaceOf made sure of
+	index        []int32           // by manifest position, the planned item's number plus one (0: not planned)
+	dirs         map[string]string // the directory each restored resource is read from
+	states       []itemState       // by number
+	selectors    []selector        // the item actions' AppliesTo, read and resolved once
+	items        *itemStream
+	owners       *owners
 
 	busyMu   sync.Mutex // guards the items' busy
 	busyFree *sync.Cond // an item stopped being busy
