@@ -280,7 +280,7 @@ func (r *restorer) notYet(it PlanItem, err error) string {
 	var status apierrors.APIStatus
 	if ns := it.namespace(); ns != "" && errors.As(err, &status) {
 		if d := status.Status().Details; d != nil && d.Kind == "namespaces" && d.Name == ns &&
-			(r.newNamespaces[ns] || r.wouldCreateItem(r.nsItems[ns])) {
+			(r.newNamespaces[ns] || r.wouldCreateNamespace(ns) || r.wouldCreateItem(r.nsItems[ns])) {
 			return detailNamespaceNotYet
 		}
 	}
@@ -455,9 +455,10 @@ func (r *restorer) runActions(ctx context.Context, it PlanItem, gr schema.GroupR
 	return u, "", strings.Join(notes, "; "), nil
 }
 
-// additionalItems restores the additional items action a named before the item, those the
-// plan restores, and, when the action asked and the run is not a dry run, then waits for
-// them to be ready, as Velero does: by the action's own check (AdditionalItemsChecker),
+// additionalItems restores the additional items action a named before the item (those the
+// plan restores, and those its filter left out only by the label selectors, the resource
+// policies or for being cluster-scoped: Plan.additional, see Filter), and, when the action
+// asked and the run is not a dry run, then waits for them to be ready, as Velero does: by the action's own check (AdditionalItemsChecker),
 // about once a second, or by the readiness rules. Not ready in time, or a failed check, is
 // no error, as in Velero: the item is restored all the same; the returned note says why.
 func (r *restorer) additionalItems(ctx context.Context, it PlanItem, a actions.ItemAction, out *actions.Output) (string, error) {
@@ -470,7 +471,10 @@ func (r *restorer) additionalItems(ctx context.Context, it PlanItem, a actions.I
 		}
 		i, planned := r.number(mi)
 		if !planned || mi.UID == it.uid() || inChain(ctx, mi.UID) {
-			continue // not restored by the plan, or already being restored up the chain
+			continue // neither planned nor an additional-only item, or already being restored up the chain
+		}
+		if err := r.ensureNamespaceOf(ctx, i); err != nil {
+			return "", fmt.Errorf("additional item %s: %w", ref, err)
 		}
 		if err := r.restoreOnce(withChain(ctx, it.uid()), i); err != nil {
 			return "", fmt.Errorf("additional item %s: %w", ref, err)

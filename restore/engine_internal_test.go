@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -106,7 +108,7 @@ func streamPaths(ctx context.Context, src Source, paths []string, budget int64) 
 		num[p] = int32(i)
 	}
 	locate := func(ref archive.ItemRef) (int32, bool) { i, ok := num[ref.Path]; return i, ok }
-	return streamItems(ctx, src, archive.Limits{}, len(paths), locate, func(i int32) string { return paths[i] }, budget)
+	return streamItems(ctx, src, archive.Limits{}, len(paths), len(paths), locate, func(i int32) string { return paths[i] }, budget)
 }
 
 // The second pass hands each planned item's bytes over once, exactly as a Scan reads them.
@@ -200,4 +202,47 @@ func TestItemStreamReadAhead(t *testing.T) {
 	s3 := streamPaths(ctx, FromBytes(b), paths, 1)
 	cancel()
 	s3.close()
+}
+
+// On-demand items (a plan's additional-only items): the pass holds none it is not waiting
+// for, and one asked for after the pass went by, or ended, is read again, exactly.
+func TestItemStreamOnDemand(t *testing.T) {
+	b, paths, want := streamBackup(t, 20)
+	num := map[string]int32{}
+	for i, p := range paths {
+		num[p] = int32(i)
+	}
+	locate := func(ref archive.ItemRef) (int32, bool) { i, ok := num[ref.Path]; return i, ok }
+	const regular = 10 // items 10..19 on demand
+	var opens atomic.Int32
+	src := func(ctx context.Context) (io.ReadCloser, error) { opens.Add(1); return FromBytes(b)(ctx) }
+	s := streamItems(t.Context(), src, archive.Limits{}, len(paths), regular, locate, func(i int32) string { return paths[i] }, maxReadAhead)
+	defer s.close()
+	for i := range regular {
+		got, err := s.take(t.Context(), int32(i))
+		require.NoError(t, err)
+		require.Equal(t, want[paths[i]], got)
+	}
+	<-s.done // every regular item read: the pass ended before the on-demand ones
+	s.mu.Lock()
+	require.Empty(t, s.held, "no on-demand item held unasked")
+	s.mu.Unlock()
+	for _, i := range []int32{15, 19, 10} {
+		got, err := s.take(t.Context(), i)
+		require.NoError(t, err)
+		require.Equal(t, want[paths[i]], got, paths[i])
+	}
+	require.EqualValues(t, 4, opens.Load(), "one pass, and one for each on-demand item")
+	_, err := s.take(t.Context(), 15)
+	require.EqualError(t, err, paths[15]+" taken twice")
+
+	// Asked for before the pass reaches it (the pass waiting on its budget): read in the
+	// pass, not again.
+	opens.Store(0)
+	s2 := streamItems(t.Context(), src, archive.Limits{}, len(paths), regular, locate, func(i int32) string { return paths[i] }, 1)
+	defer s2.close()
+	got, err := s2.take(t.Context(), 15)
+	require.NoError(t, err)
+	require.Equal(t, want[paths[15]], got)
+	require.EqualValues(t, 1, opens.Load())
 }

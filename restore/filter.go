@@ -10,6 +10,7 @@ import (
 
 	"github.com/backupkit/backupkit/internal/resourcematch"
 	"github.com/backupkit/backupkit/manifest"
+	"github.com/backupkit/backupkit/restore/policies"
 )
 
 // Filter chooses what of the backup is restored, with the meaning of Velero's restore
@@ -35,6 +36,21 @@ import (
 // leave out. Namespaced items are never added as dependencies: the namespace, resource and
 // label filters hold for them as given. Every item left out is in [Plan.FilteredOut] with
 // the reason.
+//
+// ResourcePolicies, when given, are Velero 1.18's restore resource policies (see package
+// restore/policies): for an item a policy governs (one in a namespace a namespaced policy
+// names, or of a cluster-scoped resource the cluster-scoped policy lists), the policy's
+// resource filters decide in place of LabelSelector and OrLabelSelectors; the namespace
+// and resource lists and IncludeClusterResources hold as without them. Their kinds are
+// resolved as the resource lists are. To the policies a Namespace object is cluster-scoped,
+// as it is to Velero. NewPlan refuses policies two of whose kinds name one resource.
+//
+// An item left out only by the label selectors, the resource policies, or (with
+// IncludeClusterResources nil) for being cluster-scoped is still restored when an item
+// action names it as an additional item (actions.Output.AdditionalItems), as Velero
+// restores additional items: its resource and namespace must pass the lists, and
+// IncludeClusterResources must not be false for a cluster-scoped one. As Velero does, the
+// restore creates the namespace of such an item when the target lacks it.
 type Filter struct {
 	IncludedNamespaces []string // empty: all
 	ExcludedNamespaces []string
@@ -50,7 +66,11 @@ type Filter struct {
 	// selected items need; true restores every cluster-scoped item (the resource and label
 	// filters apply); false restores none but the Namespace objects of the selected items.
 	IncludeClusterResources *bool
+	// ResourcePolicies are the restore's resource policies (Velero's
+	// Restore.spec.resourcePolicy); nil: none.
+	ResourcePolicies *policies.Policies
 
+	resolved           *policies.Resolved              // ResourcePolicies, resolved by compile
 	included, excluded []glob.Glob                     // the namespace globs, compiled by compile
 	incRes, excRes     *resourcematch.IncludesExcludes // the resource lists, resolved by compile
 }
@@ -85,6 +105,9 @@ func (f *Filter) compile(r *resourcematch.Resolver) error {
 	if f.excRes, err = resourcematch.NewIncludesExcludes(r, nil, f.ExcludedResources); err != nil {
 		return fmt.Errorf("restore: filter: %w", err)
 	}
+	if f.resolved, err = f.ResourcePolicies.Resolve(r.Resolve); err != nil {
+		return fmt.Errorf("restore: filter: %w", err)
+	}
 	return nil
 }
 
@@ -104,11 +127,6 @@ func (f *Filter) selectsLabels(l map[string]string) bool {
 // WithFilter restores only what f selects; see [Filter]. Default: everything.
 func WithFilter(f Filter) PlanOption {
 	return func(c *planConfig) { c.filter = &f }
-}
-
-// listed reports whether the list names v, or "*".
-func listed(list []string, v string) bool {
-	return slices.Contains(list, v) || slices.Contains(list, "*")
 }
 
 // namespacesFiltered reports whether the filter leaves namespaces out.
@@ -148,8 +166,9 @@ func (f *Filter) namespaceExcluded(ns string) string {
 	return ""
 }
 
-// seed says why the item is not selected by itself, "" when it is.
-func (f *Filter) seed(it *manifest.Item) string {
+// seed says why the item is not selected by itself, "" when it is, and whether an item
+// action may still restore it as an additional item (see Filter).
+func (f *Filter) seed(it *manifest.Item) (why string, additional bool) {
 	ns := it.Namespace
 	isNamespace := it.Group == "" && it.Kind == "Namespace"
 	if isNamespace {
@@ -157,15 +176,31 @@ func (f *Filter) seed(it *manifest.Item) string {
 	}
 	if ns == "" && !f.clusterResources() {
 		if f.IncludeClusterResources != nil {
-			return "filtered out: cluster-scoped resources are excluded"
+			return "filtered out: cluster-scoped resources are excluded", false
 		}
-		return "filtered out: cluster-scoped, and no selected item needs it"
+		return "filtered out: cluster-scoped, and no selected item needs it", f.resourceExcluded(it) == ""
 	}
 	if why := f.namespaceExcluded(ns); ns != "" && why != "" {
-		return why
+		return why, false
 	}
 	if why := f.resourceExcluded(it); why != "" {
-		return why
+		return why, false
+	}
+	if why := f.labelsExcluded(it); why != "" {
+		return why, true
+	}
+	return "", false
+}
+
+// labelsExcluded says why the resource policies or, for an item no policy governs, the
+// label selectors leave the item out, "" when they do not.
+func (f *Filter) labelsExcluded(it *manifest.Item) string {
+	o := policies.Object{Resource: it.GroupResource(), Kind: it.Kind, Namespace: it.Namespace, Name: it.Name, Labels: it.Labels}
+	if governed, why := f.resolved.Select(o); governed {
+		if why != "" {
+			return "filtered out by the resource policies: " + why
+		}
+		return ""
 	}
 	if !f.selectsLabels(it.Labels) {
 		if f.LabelSelector != nil {
@@ -179,20 +214,24 @@ func (f *Filter) seed(it *manifest.Item) string {
 // apply returns the items of m the filter leaves out, with the reason: what seed does not
 // select, less the cluster-scoped dependencies of what it does (m's closure), but for
 // those excluded by name, the cluster-scoped ones IncludeClusterResources false excludes,
-// and the Namespace objects of namespaces left out.
-func (f *Filter) apply(m *manifest.Manifest, r *resourcematch.Resolver) (map[*manifest.Item]string, error) {
+// and the Namespace objects of namespaces left out. additional are those of them an item
+// action may still restore as its additional items.
+func (f *Filter) apply(m *manifest.Manifest, r *resourcematch.Resolver) (out map[*manifest.Item]string, additional map[*manifest.Item]bool, _ error) {
 	if err := f.compile(r); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := map[*manifest.Item]string{}
+	out, additional = map[*manifest.Item]string{}, map[*manifest.Item]bool{}
 	items := m.Items()
 	for _, it := range items {
-		if why := f.seed(it); why != "" {
+		if why, add := f.seed(it); why != "" {
 			out[it] = why
+			if add {
+				additional[it] = true
+			}
 		}
 	}
 	if len(out) == 0 || len(out) == len(items) {
-		return out, nil
+		return out, additional, nil
 	}
 	// The uids of what the filter selects, gathered only now that some are left out: a
 	// filter that leaves nothing out (the usual case) gathers no uid of every item.
@@ -204,7 +243,7 @@ func (f *Filter) apply(m *manifest.Manifest, r *resourcematch.Resolver) (map[*ma
 	}
 	closure, err := m.Closure(seeds...)
 	if err != nil {
-		return nil, fmt.Errorf("restore: the filter's dependencies: %w", err)
+		return nil, nil, fmt.Errorf("restore: the filter's dependencies: %w", err)
 	}
 	for _, c := range closure.Items() {
 		it, ok := m.Get(c.UID)
@@ -221,9 +260,11 @@ func (f *Filter) apply(m *manifest.Manifest, r *resourcematch.Resolver) (map[*ma
 			continue
 		case !f.excRes.Includes(it.GroupResource()):
 			out[it] = f.resourceExcluded(it)
+			delete(additional, it)
 			continue
 		}
 		delete(out, it)
+		delete(additional, it)
 	}
-	return out, nil
+	return out, additional, nil
 }

@@ -38,7 +38,10 @@ type Plan struct {
 	// waits for them.
 	LeftToControllers []Skipped `json:"leftToControllers"`
 	// FilteredOut are the items the restore's filter (WithFilter) leaves out, with the
-	// reason. The restore neither creates nor waits for them.
+	// reason. The restore neither creates nor waits for them, but for those left out only by
+	// the label selectors, the resource policies or for being cluster-scoped, which it
+	// creates when an item action names them as additional items, as Velero does (see
+	// Filter).
 	FilteredOut []Skipped `json:"filteredOut,omitempty"`
 	// NamespaceMapping maps a backed-up namespace to the one its items are restored into
 	// (WithNamespaceMapping); the planned items' Namespace and, for Namespace objects, Name
@@ -62,13 +65,16 @@ type Plan struct {
 	ResourceOrder  []string `json:"resourceOrder"`
 	OrderConflicts []string `json:"orderConflicts,omitempty"`
 
-	manifest  *manifest.Manifest      // the backup's items and their edges, for the restore's walk
-	resolver  *resourcematch.Resolver // resolves resource names (filters, the actions' selectors)
-	source    Source
-	limits    archive.Limits // what the backup was read with, and the restore reads it with
-	converter Converter
-	deps      []dependency           // read from the objects
-	order     manifest.ResourceOrder // the resource priorities
+	manifest *manifest.Manifest // the backup's items and their edges, for the restore's walk
+	// additional are items filtered out that the restore creates only when an item action
+	// names them as its additional items (see Filter), in the manifest's order.
+	additional []PlanItem
+	resolver   *resourcematch.Resolver // resolves resource names (filters, the actions' selectors)
+	source     Source
+	limits     archive.Limits // what the backup was read with, and the restore reads it with
+	converter  Converter
+	deps       []dependency           // read from the objects
+	order      manifest.ResourceOrder // the resource priorities
 }
 
 // ResourcePlan is the decision for one backed-up resource.
@@ -246,10 +252,11 @@ func unrestorable(e versionselect.Explanation, facts backupFacts) string {
 }
 
 // placeItems puts every item the plan can create into its wave, in the manifest's order;
-// the items filtered out (with their reasons) into FilteredOut; and every other item into
-// Skipped with the reason: its resource, the file it would be read from, or a dependency
-// cycle.
-func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts, filtered map[*manifest.Item]string) {
+// the items filtered out (with their reasons) into FilteredOut, and those of them that
+// additional names and the plan could create into p.additional too; and every other item
+// into Skipped with the reason: its resource, the file it would be read from, or a
+// dependency cycle.
+func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts, filtered map[*manifest.Item]string, additional map[*manifest.Item]bool) {
 	waves, err := p.manifest.Waves()
 	var cycle *manifest.CycleError
 	if errors.As(err, &cycle) {
@@ -268,6 +275,9 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts, fil
 			placed++
 			if why, out := filtered[it]; out {
 				p.FilteredOut = append(p.FilteredOut, Skipped{it.String(), why})
+				if additional[it] {
+					p.addAdditional(it, byKey, facts, shared)
+				}
 				continue
 			}
 			if why, byOwner := leftToControllers(it, p.manifest, restored); why != "" {
@@ -277,13 +287,7 @@ func (p *Plan) placeItems(byKey map[string]*ResourcePlan, facts backupFacts, fil
 				}
 				continue
 			}
-			rp := byKey[it.GroupResource().String()]
-			pr := shared[rp]
-			if pr == nil {
-				pr = &placedResource{ResourcePlan: rp, mapping: p.NamespaceMapping}
-				shared[rp] = pr // one per resource, shared by its items
-			}
-			pi, why := planItem(it, pr, facts)
+			pi, why := planItem(it, p.placed(it, byKey, shared), facts)
 			if why == "" && pi.sourceGroup() != "" {
 				// Velero may have backed the object up in both groups: the copy in the
 				// group it moved to is restored, this one not.

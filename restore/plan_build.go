@@ -135,7 +135,7 @@ func WithLimits(l archive.Limits) PlanOption {
 // annotations (see manifest.Projection): the labels by which the plan recognises objects
 // the API server or a controller makes, an EndpointSlice's Service label, a Deployment's
 // and a ReplicaSet's revision annotation, the depends-on annotation, and every label when
-// a Filter selects by labels. NewPlan reads the backup with it (the items, or the sibling
+// a Filter selects by labels or has resource policies. NewPlan reads the backup with it (the items, or the sibling
 // manifest it reads itself), so that the manifest it keeps holds no other label or
 // annotation of any object; a sibling the caller read (WithSibling) is used as it was read.
 func PlanProjection(opts ...PlanOption) manifest.Projection {
@@ -151,7 +151,7 @@ func PlanProjection(opts ...PlanOption) manifest.Projection {
 // projection is PlanProjection of cfg.
 func (cfg *planConfig) projection() manifest.Projection {
 	p := manifest.Projection{Labels: planLabels, Annotations: planAnnotations}
-	if cfg.filter != nil && (cfg.filter.LabelSelector != nil || len(cfg.filter.OrLabelSelectors) > 0) {
+	if cfg.filter != nil && (cfg.filter.LabelSelector != nil || len(cfg.filter.OrLabelSelectors) > 0 || cfg.filter.ResourcePolicies != nil) {
 		p.Labels = nil // every label
 	}
 	return p
@@ -246,8 +246,9 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*P
 	plan.addOrder(cfg.refs, cfg.priorities, cfg.served)
 	plan.resolver = resourceResolver(cfg.served, idx.Manifest)
 	var filtered map[*manifest.Item]string
+	var additional map[*manifest.Item]bool
 	if cfg.filter != nil {
-		if filtered, err = cfg.filter.apply(idx.Manifest, plan.resolver); err != nil {
+		if filtered, additional, err = cfg.filter.apply(idx.Manifest, plan.resolver); err != nil {
 			return nil, err
 		}
 	}
@@ -269,7 +270,7 @@ func buildPlan(idx *archive.Index, target []metav1.APIGroup, cfg planConfig) (*P
 		}
 		plan.NamespaceMapping = cfg.mapping
 	}
-	plan.placeItems(byKey, facts, filtered)
+	plan.placeItems(byKey, facts, filtered, additional)
 	plan.markReady()
 	return plan, nil
 }
@@ -394,4 +395,23 @@ func indexFromVerified(ctx context.Context, src Source, cfg planConfig, sib *arc
 		_, err := archive.Scan(ctx, r, archive.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
 		return err
 	})
+}
+
+// placed is the decision for it's resource, one per resource, shared by its items.
+func (p *Plan) placed(it *manifest.Item, byKey map[string]*ResourcePlan, shared map[*ResourcePlan]*placedResource) *placedResource {
+	rp := byKey[it.GroupResource().String()]
+	pr := shared[rp]
+	if pr == nil {
+		pr = &placedResource{ResourcePlan: rp, mapping: p.NamespaceMapping}
+		shared[rp] = pr
+	}
+	return pr
+}
+
+// addAdditional adds the filtered item it to the items the restore creates only when an
+// item action names it as an additional item (p.additional), when the plan could create it.
+func (p *Plan) addAdditional(it *manifest.Item, byKey map[string]*ResourcePlan, facts backupFacts, shared map[*ResourcePlan]*placedResource) {
+	if pi, why := planItem(it, p.placed(it, byKey, shared), facts); why == "" && pi.sourceGroup() == "" {
+		p.additional = append(p.additional, pi)
+	}
 }

@@ -340,7 +340,7 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 	if err := r.ensureNamespaces(ctx); err != nil {
 		return nil, err
 	}
-	r.items = streamItems(ctx, plan.source, plan.limits, len(r.states), r.locate,
+	r.items = streamItems(ctx, plan.source, plan.limits, len(r.states), int(r.inWaves), r.locate,
 		func(i int32) string { return r.item(i).readPath() }, maxReadAhead)
 	defer r.items.close()
 	_ = plan.manifest.WalkEach(ctx, cfg.parallel, r.restoreWalked, r.walked) // its error counts every item, not the planned ones
@@ -425,13 +425,15 @@ type restorer struct {
 	cfg   *runConfig
 	runID string
 
-	waveStart []int             // the number of each wave's first item
-	index     []int32           // by manifest position, the planned item's number plus one (0: not planned)
-	dirs      map[string]string // the directory each restored resource is read from
-	states    []itemState       // by number
-	selectors []selector        // the item actions' AppliesTo, read and resolved once
-	items     *itemStream
-	owners    *owners
+	waveStart    []int             // the number of each wave's first item
+	inWaves      int32             // the items in waves; those numbered from it on are plan.additional
+	additionalNS sync.Map          // the namespaces ensureNamespaceOf made sure of
+	index        []int32           // by manifest position, the planned item's number plus one (0: not planned)
+	dirs         map[string]string // the directory each restored resource is read from
+	states       []itemState       // by number
+	selectors    []selector        // the item actions' AppliesTo, read and resolved once
+	items        *itemStream
+	owners       *owners
 
 	busyMu   sync.Mutex // guards the items' busy
 	busyFree *sync.Cond // an item stopped being busy
@@ -479,8 +481,8 @@ func resultCode(res Result) uint8 {
 
 func newRestorer(plan *Plan, c Cluster, cfg *runConfig) *restorer {
 	n := plan.restorable()
-	r := &restorer{plan: plan, c: c, cfg: cfg, runID: randomHex(8), owners: newOwners(),
-		index: make([]int32, plan.manifest.Len()), dirs: map[string]string{}, states: make([]itemState, n),
+	r := &restorer{plan: plan, c: c, cfg: cfg, runID: randomHex(8), owners: newOwners(), inWaves: int32(n),
+		index: make([]int32, plan.manifest.Len()), dirs: map[string]string{}, states: make([]itemState, n+len(plan.additional)),
 		errs: map[int32]error{}, counts: map[Result]int{}}
 	r.busyFree = sync.NewCond(&r.busyMu)
 	for _, rp := range plan.Resources {
@@ -498,6 +500,7 @@ func newRestorer(plan *Plan, c Cluster, cfg *runConfig) *restorer {
 			i++
 		}
 	}
+	r.numberAdditional()
 	for _, wave := range plan.Waves {
 		for _, it := range wave {
 			for _, ref := range it.it.OwnerReferences {
@@ -529,6 +532,9 @@ func (r *restorer) number(mi *manifest.Item) (int32, bool) {
 
 // item returns the planned item numbered i.
 func (r *restorer) item(i int32) PlanItem {
+	if i >= r.inWaves {
+		return r.plan.additional[i-r.inWaves]
+	}
 	w := sort.Search(len(r.waveStart), func(k int) bool { return r.waveStart[k] > int(i) }) - 1
 	return r.plan.Waves[w][int(i)-r.waveStart[w]]
 }
@@ -563,8 +569,8 @@ func (r *restorer) locate(ref archive.ItemRef) (int32, bool) {
 // depends on it runs as if it were absent.
 func (r *restorer) restoreWalked(ctx context.Context, mi *manifest.Item) error {
 	i, ok := r.number(mi)
-	if !ok {
-		return nil
+	if !ok || i >= r.inWaves {
+		return nil // an additional item only: restored when an action names it
 	}
 	return r.restoreOnce(ctx, i)
 }
@@ -748,7 +754,7 @@ func notReadyDetail(res Result, detail string, err error) string {
 // outcome of a planned item the restore has not decided, for finish.
 func (r *restorer) walked(res manifest.WalkResult) {
 	i, ok := r.number(res.Item)
-	if !ok {
+	if !ok || i >= r.inWaves {
 		return
 	}
 	switch res.Outcome {
@@ -776,7 +782,7 @@ type undecidedItem struct {
 // counts every planned item, and returns the walk's error over the planned items: a
 // *manifest.WalkError counting those that failed or were skipped, nil when none was.
 func (r *restorer) finish() (*Summary, error) {
-	sum := &Summary{RestoreName: r.cfg.name, DryRun: r.cfg.dryRun, RunID: r.runID, Total: len(r.states), Counts: map[Result]int{},
+	sum := &Summary{RestoreName: r.cfg.name, DryRun: r.cfg.dryRun, RunID: r.runID, Total: r.total(), Counts: map[Result]int{},
 		Unrestorable: len(r.plan.Skipped), LeftToControllers: len(r.plan.LeftToControllers)}
 	slices.SortFunc(r.undecided, func(a, b undecidedItem) int { return cmp.Compare(a.number, b.number) })
 	for _, u := range r.undecided {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/backupkit/backupkit/archive"
@@ -25,11 +26,20 @@ const maxReadAhead = 1 << 20
 // Items are numbered 0 to n-1 by the caller; the stream keeps one byte of state per item,
 // and data and a channel only for the items read and not taken, or waited for. An item
 // that cannot be read ends the pass: the tarball cannot be read past it.
+//
+// The items numbered onDemand and above (those the restore creates only when an item
+// action names them: Plan.additional) are read only for a take waiting for them when the
+// pass meets them; one asked for after the pass went past it, or ended, is read by a pass
+// of its own (reread), so that the stream never holds the many an action never asks for.
 type itemStream struct {
 	locate func(archive.ItemRef) (int32, bool) // the number of the planned item an entry holds
 	name   func(int32) string                  // an item's name for errors
 	stop   context.CancelFunc
 	done   chan struct{}
+
+	open     Source
+	limits   archive.Limits
+	onDemand int32 // the first item read only on demand
 
 	mu        sync.Mutex
 	cond      *sync.Cond              // the pass waits on it for takes (or ctx) to let it read on
@@ -38,24 +48,28 @@ type itemStream struct {
 	waits     map[int32]chan struct{} // takes waiting for an item not read yet; closed when read
 	heldBytes int64                   // bytes in held
 	budget    int64
-	left      int   // items not read yet
+	left      int   // items below onDemand not read yet
 	ended     error // set when the pass ended with items left unread: why
+	finished  bool  // the pass is over
 }
 
 // slotState is what the stream knows of one item.
 type slotState uint8
 
 const (
-	slotRead  slotState = 1 << iota // the pass has read it: held until taken
-	slotTaken                       // take has handed it over
+	slotRead   slotState = 1 << iota // the pass has read it: held until taken
+	slotTaken                        // take has handed it over
+	slotPassed                       // an on-demand item the pass went past unread
 )
 
 // streamItems starts the pass over the backup open gives, read with limits, for n items
-// located by locate, reading ahead at most budget bytes (see maxReadAhead).
-func streamItems(ctx context.Context, open Source, limits archive.Limits, n int, locate func(archive.ItemRef) (int32, bool), name func(int32) string, budget int64) *itemStream {
+// located by locate, the first onDemand of them read ahead and the others on demand,
+// reading ahead at most budget bytes (see maxReadAhead).
+func streamItems(ctx context.Context, open Source, limits archive.Limits, n, onDemand int, locate func(archive.ItemRef) (int32, bool), name func(int32) string, budget int64) *itemStream {
 	ctx, stop := context.WithCancel(ctx)
 	s := &itemStream{locate: locate, name: name, stop: stop, done: make(chan struct{}), budget: budget,
-		state: make([]slotState, n), held: map[int32][]byte{}, waits: map[int32]chan struct{}{}, left: n}
+		open: open, limits: limits, onDemand: int32(onDemand),
+		state: make([]slotState, n), held: map[int32][]byte{}, waits: map[int32]chan struct{}{}, left: onDemand}
 	s.cond = sync.NewCond(&s.mu)
 	go s.run(ctx, open, limits)
 	return s
@@ -69,6 +83,15 @@ func (s *itemStream) run(ctx context.Context, open Source, limits archive.Limits
 		s.mu.Unlock()
 	})
 	defer stopWaking()
+	defer func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.finished = true
+		for i, ch := range s.waits { // on-demand items the pass did not reach: read again
+			close(ch)
+			delete(s.waits, i)
+		}
+	}()
 	if s.left == 0 {
 		return
 	}
@@ -106,6 +129,15 @@ func (s *itemStream) visit(ctx context.Context) func(*archive.Item) error {
 			return nil
 		}
 		s.mu.Lock()
+		if _, waited := s.waits[i]; i >= s.onDemand && (!waited || s.state[i]&slotRead != 0) {
+			s.state[i] |= slotPassed // not asked for (yet): read again if it is
+			done := s.left == 0 && len(s.waits) == 0
+			s.mu.Unlock()
+			if done {
+				return errAllRead
+			}
+			return nil
+		}
 		if s.state[i]&slotRead != 0 {
 			s.mu.Unlock()
 			return fmt.Errorf("%s is in the backup twice: %w", s.name(i), errChanged)
@@ -130,9 +162,11 @@ func (s *itemStream) visit(ctx context.Context) func(*archive.Item) error {
 			close(ch)
 			delete(s.waits, i)
 		}
-		s.left--
-		if s.left == 0 {
-			return errAllRead
+		if i < s.onDemand {
+			s.left--
+		}
+		if s.left == 0 && len(s.waits) == 0 {
+			return errAllRead // the pass reads on while an on-demand item is waited for
 		}
 		return nil
 	}
@@ -151,7 +185,8 @@ func (s *itemStream) take(ctx context.Context, i int32) ([]byte, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for s.state[i]&slotRead == 0 && s.ended == nil {
+	missed := func() bool { return i >= s.onDemand && (s.state[i]&slotPassed != 0 || s.finished) }
+	for s.state[i]&slotRead == 0 && s.ended == nil && !missed() {
 		// Not read yet: the pass must read on to it, whatever it holds.
 		ch, ok := s.waits[i]
 		if !ok {
@@ -175,6 +210,11 @@ func (s *itemStream) take(ctx context.Context, i int32) ([]byte, error) {
 		return nil, fmt.Errorf("%s taken twice", s.name(i))
 	}
 	s.state[i] |= slotTaken
+	if s.state[i]&slotRead == 0 && i >= s.onDemand {
+		s.mu.Unlock()
+		defer s.mu.Lock()
+		return s.reread(ctx, i)
+	}
 	if s.state[i]&slotRead == 0 {
 		return nil, fmt.Errorf("reading %s from the backup: %w", s.name(i), s.ended)
 	}
@@ -183,6 +223,32 @@ func (s *itemStream) take(ctx context.Context, i int32) ([]byte, error) {
 	s.heldBytes -= int64(len(data))
 	s.cond.Broadcast()
 	return data, nil
+}
+
+// reread reads item i's bytes in a pass over the backup of its own, which ends at the item.
+func (s *itemStream) reread(ctx context.Context, i int32) ([]byte, error) {
+	var data []byte
+	err := readOnce(ctx, s.open, func(r io.Reader) error {
+		_, err := archive.Scan(ctx, r, archive.WithoutItemList(), archive.WithoutDuplicateCheck(), archive.WithLimits(s.limits),
+			archive.WithVisitor(func(it *archive.Item) error {
+				if j, ok := s.locate(it.ItemRef); !ok || j != i {
+					return nil
+				}
+				var err error
+				if data, err = it.Bytes(); err == nil {
+					err = errAllRead
+				}
+				return err
+			}))
+		return err
+	})
+	switch {
+	case errors.Is(err, errAllRead):
+		return data, nil
+	case err == nil:
+		err = errChanged
+	}
+	return nil, fmt.Errorf("reading %s from the backup again: %w", s.name(i), err)
 }
 
 // endedWith is why the pass ended with items left unread, nil until it has.

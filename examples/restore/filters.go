@@ -3,19 +3,22 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/backupkit/backupkit/examples/internal/optbool"
 	"github.com/backupkit/backupkit/restore"
+	"github.com/backupkit/backupkit/restore/policies"
 )
 
 // filterFlags are Velero's restore flags that choose what is restored and where:
-// --namespace-mappings and the filters, with examples/backup's names and meaning.
+// --namespace-mappings and the filters, with examples/backup's names and meaning, and
+// --resource-policies (Velero's Restore.spec.resourcePolicy).
 type filterFlags struct {
 	mappings, includeNS, excludeNS, includeRes, excludeRes, selector string
-	orSelector                                                       string
+	orSelector, resourcePolicies                                     string
 	clusterResources                                                 optbool.Value
 }
 
@@ -30,6 +33,7 @@ func addFilterFlags(fs *flag.FlagSet) *filterFlags {
 	fs.StringVar(&ff.selector, "selector", "", "restore only objects matching this label selector (and the cluster-scoped objects they need)")
 	fs.StringVar(&ff.orSelector, "or-selector", "", `restore only objects matching at least one of these label selectors, separated by " or " ("app=web or tier=db"); not with --selector`)
 	fs.Var(&ff.clusterResources, "include-cluster-resources", "true: restore every cluster-scoped object; false: none but the Namespaces; unset: all when every namespace is restored, else those the restored objects need (CRDs, ClusterRoles, PriorityClasses, PersistentVolumes, ...)")
+	fs.StringVar(&ff.resourcePolicies, "resource-policies", "", "file of Velero's resource policies (YAML: namespacedFilterPolicies, clusterScopedFilterPolicy), or a manifest of the ConfigMap holding them: per namespace or cluster-scoped resource, the resources, labels and names restored, in place of --selector")
 	return ff
 }
 
@@ -65,7 +69,26 @@ func (ff *filterFlags) planOptions() ([]restore.PlanOption, error) {
 			f.OrLabelSelectors = append(f.OrLabelSelectors, s)
 		}
 	}
+	if f.ResourcePolicies, err = readPolicies(ff.resourcePolicies); err != nil {
+		return nil, err
+	}
 	return append(opts, restore.WithFilter(f)), nil
+}
+
+// readPolicies reads --resource-policies (policies.Read: a policies file, or a manifest
+// of the ConfigMap Velero reads them from). "" reads none.
+func readPolicies(path string) (*policies.Policies, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err == nil {
+		var p *policies.Policies
+		if p, err = policies.Read(data); err == nil {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("--resource-policies %s: %w", path, err)
 }
 
 // splitList splits a comma-separated list, dropping blanks.
