@@ -77,15 +77,16 @@ var architectureRules = []importRule{
 		From: []string{
 			".", "versionselect", "archive/...", "manifest/...", "convert/...", "readiness",
 			"backupstore", "internal/...", "restore/actions/...", "restore/modifiers/...",
+			"restore/policies/...", "restore/hooks/...",
 		},
 		Forbid: []string{"restore/..."},
-		Allow:  []string{"restore/actions/...", "restore/modifiers/..."},
+		Allow:  []string{"restore/actions/...", "restore/modifiers/...", "restore/policies/...", "restore/hooks/..."},
 	},
 	// R5: only the programs depend on backupstore.
 	{Name: "R5", From: []string{"..."}, Except: []string{"backupstore", "examples/..."}, Forbid: []string{"backupstore"}},
 	// R6: the actions and the modifiers stand apart from the engine.
 	{
-		Name: "R6", From: []string{"restore/actions/...", "restore/modifiers/..."},
+		Name: "R6", From: []string{"restore/actions/...", "restore/modifiers/...", "restore/policies/..."},
 		Forbid: []string{"..."}, Allow: []string{"internal/kinds"},
 	},
 	// The layer table: what each package's own code imports of the module.
@@ -105,10 +106,11 @@ var architectureRules = []importRule{
 	layer("convert/removedapis", "convert"),
 	layer("backupstore", "archive"),
 	layer("restore/modifiers"),
+	layer("restore/policies"),
 	layer("restore/actions", "internal/kinds"),
 	layer("restore/hooks", "restore/actions", "internal/resourcematch"),
 	layer("restore", "archive", "manifest", "versionselect", "readiness", "convert/removedapis",
-		"restore/actions", "restore/modifiers", "internal/kinds", "internal/references", "internal/resourcematch", "internal/nonrestorable"),
+		"restore/actions", "restore/modifiers", "restore/policies", "internal/kinds", "internal/references", "internal/resourcematch", "internal/nonrestorable"),
 	layer("backup", "archive", "versionselect", "readiness", "internal/references", "internal/resourcematch", "internal/nonrestorable"),
 	layer("manifest/manifesttest", "manifest"),
 	layer("archive/archivetest", "archive", "manifest", "manifest/manifesttest", "versionselect"),
