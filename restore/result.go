@@ -102,8 +102,10 @@ type Summary struct {
 	DryRun bool `json:"dryRun,omitempty"`
 	// RunID is this run's identifier, annotated on what it creates (RunAnnotation).
 	RunID string `json:"runID"`
-	// Total counts the items the plan restores; Restored those in the target at the end
-	// (Result.Restored), the ones not ready in time among them. Counts adds up to Total.
+	// Total counts the items the plan restores, and the items the filter left out that an
+	// item action named as additional items (restored as Velero restores them); Restored
+	// those in the target at the end (Result.Restored), the ones not ready in time among
+	// them. Counts adds up to Total.
 	Total    int `json:"total"`
 	Restored int `json:"restored"`
 	// Counts is the number of items per Result.
