@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/gobwas/glob"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -71,7 +70,7 @@ type Filter struct {
 	ResourcePolicies *policies.Policies
 
 	resolved           *policies.Resolved              // ResourcePolicies, resolved by compile
-	included, excluded []glob.Glob                     // the namespace globs, compiled by compile
+	nsIncluded, nsExcluded *resourcematch.IncludesExcludes // the namespace globs, compiled by compile
 	incRes, excRes     *resourcematch.IncludesExcludes // the resource lists, resolved by compile
 }
 
@@ -81,23 +80,12 @@ func (f *Filter) compile(r *resourcematch.Resolver) error {
 	if f.LabelSelector != nil && len(f.OrLabelSelectors) > 0 {
 		return fmt.Errorf("restore: filter: a label selector and or-label selectors together (Velero takes one or the other)")
 	}
-	globs := func(list []string, what string) ([]glob.Glob, error) {
-		var out []glob.Glob
-		for _, p := range list {
-			g, err := glob.Compile(p)
-			if err != nil {
-				return nil, fmt.Errorf("restore: filter: %s namespace %q: %w", what, p, err)
-			}
-			out = append(out, g)
-		}
-		return out, nil
-	}
 	var err error
-	if f.included, err = globs(f.IncludedNamespaces, "included"); err != nil {
-		return err
+	if f.nsIncluded, err = resourcematch.NewNamespaces(f.IncludedNamespaces, nil); err != nil {
+		return fmt.Errorf("restore: filter: %w", err)
 	}
-	if f.excluded, err = globs(f.ExcludedNamespaces, "excluded"); err != nil {
-		return err
+	if f.nsExcluded, err = resourcematch.NewNamespaces(nil, f.ExcludedNamespaces); err != nil {
+		return fmt.Errorf("restore: filter: %w", err)
 	}
 	if f.incRes, err = resourcematch.NewIncludesExcludes(r, f.IncludedResources, nil); err != nil {
 		return fmt.Errorf("restore: filter: %w", err)
@@ -109,11 +97,6 @@ func (f *Filter) compile(r *resourcematch.Resolver) error {
 		return fmt.Errorf("restore: filter: %w", err)
 	}
 	return nil
-}
-
-// matchesAny reports whether one of the globs matches s.
-func matchesAny(globs []glob.Glob, s string) bool {
-	return slices.ContainsFunc(globs, func(g glob.Glob) bool { return g.Match(s) })
 }
 
 // selectsLabels reports whether the label selectors select an item with these labels.
@@ -158,9 +141,9 @@ func (f *Filter) resourceExcluded(it *manifest.Item) string {
 // out, "" when they do not.
 func (f *Filter) namespaceExcluded(ns string) string {
 	switch {
-	case matchesAny(f.excluded, ns):
+	case !f.nsExcluded.IncludesName(ns):
 		return fmt.Sprintf("filtered out: namespace %s is excluded", ns)
-	case len(f.included) > 0 && !matchesAny(f.included, ns):
+	case !f.nsIncluded.IncludesName(ns):
 		return fmt.Sprintf("filtered out: namespace %s is not included", ns)
 	}
 	return ""
