@@ -69,9 +69,9 @@ type Filter struct {
 	// Restore.spec.resourcePolicy); nil: none.
 	ResourcePolicies *policies.Policies
 
-	resolved           *policies.Resolved              // ResourcePolicies, resolved by compile
+	resolved               *policies.Resolved              // ResourcePolicies, resolved by compile
 	nsIncluded, nsExcluded *resourcematch.IncludesExcludes // the namespace globs, compiled by compile
-	incRes, excRes     *resourcematch.IncludesExcludes // the resource lists, resolved by compile
+	incRes, excRes         *resourcematch.IncludesExcludes // the resource lists, resolved by compile
 }
 
 // compile compiles the namespace globs, resolves the resource lists through r and checks
