@@ -87,7 +87,7 @@ var architectureRules = []importRule{
 	// R6: the actions and the modifiers stand apart from the engine.
 	{
 		Name: "R6", From: []string{"restore/actions/...", "restore/modifiers/...", "restore/policies/..."},
-		Forbid: []string{"..."}, Allow: []string{"internal/kinds"},
+		Forbid: []string{"..."}, Allow: []string{"internal/kinds", "internal/configmapfile"},
 	},
 	// The layer table: what each package's own code imports of the module.
 	layer("."),
@@ -105,8 +105,9 @@ var architectureRules = []importRule{
 	layer("archive", "manifest", "versionselect", "internal/decimal", "internal/layout"),
 	layer("convert/removedapis", "convert"),
 	layer("backupstore", "archive"),
-	layer("restore/modifiers"),
-	layer("restore/policies"),
+	layer("restore/modifiers", "internal/configmapfile"),
+	layer("restore/policies", "internal/configmapfile"),
+	layer("internal/configmapfile"),
 	layer("restore/actions", "internal/kinds"),
 	layer("restore/hooks", "restore/actions", "internal/resourcematch"),
 	layer("restore", "archive", "manifest", "versionselect", "readiness", "convert/removedapis",

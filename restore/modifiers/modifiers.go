@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
+
+	"github.com/backupkit/backupkit/internal/configmapfile"
 )
 
 // Version is the only version of resource modifier rules there is (Velero's "v1"); the
@@ -137,17 +139,11 @@ func Parse(data []byte) (*Modifiers, error) {
 // FromConfigMap reads the rules from Velero's ConfigMap form: a ConfigMap with exactly
 // one data entry, whose value is the rules file.
 func FromConfigMap(cm *corev1.ConfigMap) (*Modifiers, error) {
-	if cm == nil {
-		return nil, fmt.Errorf("%w: no ConfigMap", ErrInvalid)
+	key, file, err := configmapfile.Entry(cm)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	if len(cm.Data) != 1 {
-		return nil, fmt.Errorf("%w: ConfigMap %s/%s has %d data entries, not 1", ErrInvalid, cm.Namespace, cm.Name, len(cm.Data))
-	}
-	var key, v string
-	for k, val := range cm.Data { // the one entry
-		key, v = k, val
-	}
-	m, err := Parse([]byte(v))
+	m, err := Parse([]byte(file))
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s, key %q: %w", cm.Namespace, cm.Name, key, err)
 	}
@@ -158,15 +154,14 @@ func FromConfigMap(cm *corev1.ConfigMap) (*Modifiers, error) {
 // [Parse]), or a manifest (YAML or JSON) of the ConfigMap Velero reads them from
 // (apiVersion v1, kind ConfigMap; as [FromConfigMap]). Every error wraps ErrInvalid.
 func Read(data []byte) (*Modifiers, error) {
-	var head struct{ APIVersion, Kind string }
-	if yaml.Unmarshal(data, &head) != nil || head.APIVersion != "v1" || head.Kind != "ConfigMap" {
+	cm, isCM, err := configmapfile.Manifest(data)
+	switch {
+	case !isCM:
 		return Parse(data)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	var cm corev1.ConfigMap
-	if err := yaml.UnmarshalStrict(data, &cm); err != nil {
-		return nil, fmt.Errorf("%w: ConfigMap: %w", ErrInvalid, err)
-	}
-	return FromConfigMap(&cm)
+	return FromConfigMap(cm)
 }
 
 // New checks spec as [Parse] does and compiles it.

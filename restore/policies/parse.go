@@ -11,8 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/yaml"
 	goyaml "sigs.k8s.io/yaml/goyaml.v3"
+
+	"github.com/backupkit/backupkit/internal/configmapfile"
 )
 
 // ErrInvalid is wrapped by every error of [Parse], [Read], [FromConfigMap] and [New].
@@ -52,17 +53,11 @@ func Parse(data []byte) (*Policies, error) {
 // FromConfigMap reads the policies from Velero's ConfigMap form: a ConfigMap with exactly
 // one data entry, whose value is the policies file.
 func FromConfigMap(cm *corev1.ConfigMap) (*Policies, error) {
-	if cm == nil {
-		return nil, fmt.Errorf("%w: no ConfigMap", ErrInvalid)
+	key, file, err := configmapfile.Entry(cm)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	if len(cm.Data) != 1 {
-		return nil, fmt.Errorf("%w: ConfigMap %s/%s has %d data entries, not 1", ErrInvalid, cm.Namespace, cm.Name, len(cm.Data))
-	}
-	var key, v string
-	for k, val := range cm.Data { // the one entry
-		key, v = k, val
-	}
-	p, err := Parse([]byte(v))
+	p, err := Parse([]byte(file))
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s, key %q: %w", cm.Namespace, cm.Name, key, err)
 	}
@@ -73,15 +68,14 @@ func FromConfigMap(cm *corev1.ConfigMap) (*Policies, error) {
 // [Parse]), or a manifest (YAML or JSON) of the ConfigMap Velero reads them from
 // (apiVersion v1, kind ConfigMap; as [FromConfigMap]). Every error wraps ErrInvalid.
 func Read(data []byte) (*Policies, error) {
-	var head struct{ APIVersion, Kind string }
-	if yaml.Unmarshal(data, &head) != nil || head.APIVersion != "v1" || head.Kind != "ConfigMap" {
+	cm, isCM, err := configmapfile.Manifest(data)
+	switch {
+	case !isCM:
 		return Parse(data)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	var cm corev1.ConfigMap
-	if err := yaml.UnmarshalStrict(data, &cm); err != nil {
-		return nil, fmt.Errorf("%w: ConfigMap: %w", ErrInvalid, err)
-	}
-	return FromConfigMap(&cm)
+	return FromConfigMap(cm)
 }
 
 // New checks spec as [Parse] does.
