@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -182,7 +183,9 @@ func modifierDiff(c modifierCase, v modifierAnswer) (string, error) {
 		// namespace glob, matches nothing) when it applies them.
 		var re *modifiers.RuleError
 		if errors.As(perr, &re) {
-			return "documented: refused when read", nil
+			field, _, _ := strings.Cut(re.Err.Error(), " ")
+			field, _, _ = strings.Cut(field, "[")
+			return "documented: refused when read: " + strings.TrimSuffix(field, ":"), nil
 		}
 		return "parse: backupkit refuses, Velero reads: " + perr.Error(), nil
 	case perr == nil && !v.ParseOK:
