@@ -103,6 +103,13 @@
 //     target's served resources ([WithServedResources]), names are resolved against the
 //     backup's resources; Velero always has the target's discovery.
 //   - Owner references are pointed at the owners' UIDs in the target; Velero drops them.
+//   - A low resource priority written as a short or singular name, or without its group
+//     ("deploy"), is resolved through discovery as a high one is and its resource restored
+//     last; Velero moves out of its alphabetical middle only an entry spelt as the
+//     resource's full name ("deployments.apps"), so it restores that resource in the middle
+//     and then skips the entry as done.
+//   - Resources no priority names are ordered only by what they depend on; Velero restores
+//     them in alphabetical order between the high and the low ones.
 //   - Managed fields or a status that cannot be written leave the object created, its
 //     event's Detail saying so; Velero records an error for the restore.
 //   - Velero's labels are written only with [WithVeleroLabels]: the restore is a fork's or

@@ -82,7 +82,7 @@ func (p *Plan) addOrder(refs map[types.UID]references.Refs, prio ResourcePriorit
 	if served != nil {
 		r = resourcematch.NewResolver(served)
 	}
-	p.order = manifest.ResourceOrder{First: resolvePriorities(prio.High, present, r), Last: resolvePriorities(prio.Low, present, r)}
+	p.order = crdsFirst(manifest.ResourceOrder{First: resolvePriorities(prio.High, present, r), Last: resolvePriorities(prio.Low, present, r)})
 	m.SetResourceOrder(p.order)
 	for _, e := range m.OrderEdges() {
 		p.ResourceOrder = append(p.ResourceOrder, fmt.Sprintf("%s < %s", e.Before, e.After))
@@ -125,6 +125,17 @@ func (p *Plan) markReady() {
 	slices.SortFunc(p.Dependencies, func(a, b PlanDependency) int {
 		return strings.Compare(a.Item+"\x00"+a.Dependency, b.Item+"\x00"+b.Dependency)
 	})
+}
+
+// crdsFirst puts the CustomResourceDefinitions first whatever the priorities say, as
+// Velero v1.18.3's restore does (it creates them in a pass of its own before every other
+// resource): at the head of o.First, and nowhere else.
+func crdsFirst(o manifest.ResourceOrder) manifest.ResourceOrder {
+	crds := kinds.CustomResourceDefinitions
+	not := func(gr schema.GroupResource) bool { return gr == crds }
+	o.First = append([]schema.GroupResource{crds}, slices.DeleteFunc(o.First, not)...)
+	o.Last = slices.DeleteFunc(o.Last, not)
+	return o
 }
 
 // resolvePriorities names each listed resource as the restore meets it. With the target's

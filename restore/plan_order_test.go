@@ -20,6 +20,7 @@ import (
 
 	"github.com/backupkit/backupkit/internal/references"
 	"github.com/backupkit/backupkit/internal/resourcematch"
+	"github.com/backupkit/backupkit/manifest"
 )
 
 // NewPlan reads the references in the objects and orders by them and by the resource
@@ -271,4 +272,31 @@ func TestPrioritiesResolvedAgainstTheTarget(t *testing.T) {
 		sets.New(schema.GroupResource{Group: "example.com", Resource: "widgets"}), resourcematch.NewResolver(served))
 	require.Equal(t, []schema.GroupResource{{Resource: "services"}, {Group: "snapshot.storage.k8s.io", Resource: "volumesnapshotclasses"},
 		{Resource: "pods"}, {Group: "example.com", Resource: "widgets"}}, got, "resolved, the repeated one once, the unserved from the backup")
+}
+
+// As Velero v1.18.3 (a pass of its own before every other resource), the
+// CustomResourceDefinitions come first whatever the priorities say: not named, or named
+// among the low ones.
+func TestCRDsFirst(t *testing.T) {
+	gr := schema.ParseGroupResource
+	crds := gr("customresourcedefinitions.apiextensions.k8s.io")
+	for _, tc := range []struct {
+		name       string
+		in         manifest.ResourceOrder
+		first, low []schema.GroupResource
+	}{
+		{"not named", manifest.ResourceOrder{First: []schema.GroupResource{gr("namespaces")}, Last: []schema.GroupResource{gr("deployments.apps")}},
+			[]schema.GroupResource{crds, gr("namespaces")}, []schema.GroupResource{gr("deployments.apps")}},
+		{"named low", manifest.ResourceOrder{First: []schema.GroupResource{gr("namespaces")}, Last: []schema.GroupResource{crds, gr("deployments.apps")}},
+			[]schema.GroupResource{crds, gr("namespaces")}, []schema.GroupResource{gr("deployments.apps")}},
+		{"named second", manifest.ResourceOrder{First: []schema.GroupResource{gr("namespaces"), crds}},
+			[]schema.GroupResource{crds, gr("namespaces")}, nil},
+		{"no priorities", manifest.ResourceOrder{}, []schema.GroupResource{crds}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := crdsFirst(tc.in)
+			require.Equal(t, tc.first, got.First)
+			require.Equal(t, tc.low, got.Last)
+		})
+	}
 }
