@@ -26,8 +26,7 @@ import (
 // created Pods, before their own; an exec hook with on-error Fail whose Pod never runs
 // (it cannot be scheduled) is not run once its wait timeout ends, and fails its item,
 // which stays created; an exec hook for a container the Pod lacks is discarded, as Velero
-// does. No command is run: the test cluster's kwok serves no exec (README.md, "Restore
-// hooks"), and no hook here reaches a running container.
+// does. No hook here reaches a running container (TestLiveExecHooks runs commands).
 func TestLiveHooks(t *testing.T) {
 	c := env.Cluster(t)
 	cfg := c.RESTConfig()
