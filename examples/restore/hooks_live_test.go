@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/testcluster"
 	"github.com/backupkit/backupkit/restore/hooks"
 )
 
@@ -24,8 +26,7 @@ import (
 // created Pods, before their own; an exec hook with on-error Fail whose Pod never runs
 // (it cannot be scheduled) is not run once its wait timeout ends, and fails its item,
 // which stays created; an exec hook for a container the Pod lacks is discarded, as Velero
-// does. No command is run: the test cluster's kwok serves no exec (README.md, "Restore
-// hooks"), and no hook here reaches a running container.
+// does. No hook here reaches a running container (TestLiveExecHooks runs commands).
 func TestLiveHooks(t *testing.T) {
 	c := env.Cluster(t)
 	cfg := c.RESTConfig()
@@ -112,4 +113,67 @@ func TestLiveHooks(t *testing.T) {
 	require.Equal(t, []string{"spec-init-1", "spec-init-2", "own-init"}, inits("db"))
 	require.Equal(t, []string{"own-init"}, inits("web"), "the spec's label selector does not select it")
 	require.Equal(t, []string{"own-init"}, inits("never"), "failed by its hook, still created")
+}
+
+// TestLiveExecHooks restores Pods with exec hooks into testcluster.ExecNamespace, whose
+// commands kwok runs on this machine: the hook's command runs once the Pod is Running, and
+// its outcome (exit 0 and its stdout) is the item's detail; a command that exits with 3,
+// with on-error Fail, fails its item, which stays created. kwok v0.8.0 does not pass the
+// exit code on as one (see internal/testcluster's TestFullModeExec): the outcome is the
+// exec's error, which names the exit status, not ErrExitCode.
+func TestLiveExecHooks(t *testing.T) {
+	c := env.Cluster(t)
+	cfg := c.RESTConfig()
+	client, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	ns := testcluster.ExecNamespace
+
+	pod := func(name string, annotations map[string]string) []byte {
+		p := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Annotations: annotations},
+			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+				Containers: []corev1.Container{{Name: "app", Image: "registry.invalid/app:1"}}}}
+		p.UID = types.UID("uid-" + name)
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
+		require.NoError(t, err)
+		b, err := json.Marshal(m)
+		require.NoError(t, err)
+		return b
+	}
+	var buf bytes.Buffer
+	w := archive.NewWriter(&buf)
+	require.NoError(t, w.SetPreferred("pods", "v1"))
+	for name, b := range map[string][]byte{
+		"exec-hello": pod("exec-hello", map[string]string{hooks.ExecCommandAnnotation: `["sh","-c","echo hello"]`}),
+		"exec-fails": pod("exec-fails", map[string]string{hooks.ExecCommandAnnotation: `["sh","-c","echo failing; exit 3"]`,
+			hooks.ExecOnErrorAnnotation: "Fail"}),
+	} {
+		require.NoError(t, w.Add("pods", "v1", ns, name, b))
+		t.Cleanup(func() {
+			_ = client.Resource(podsGVR).Namespace(ns).Delete(context.Background(), name, metav1.DeleteOptions{})
+		})
+	}
+	require.NoError(t, w.Close())
+	tarball := filepath.Join(t.TempDir(), "backup.tar.gz")
+	require.NoError(t, os.WriteFile(tarball, buf.Bytes(), 0o600))
+
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"-o", "json", "--kubeconfig", writeKubeconfig(t, cfg), "--backup", tarball}, &stdout, &stderr)
+	require.Equal(t, 1, code, "one item fails: stderr:\n%s", stderr.String())
+	var rep appReport
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep), "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	results := map[string]string{}
+	details := map[string]string{}
+	for _, it := range rep.Items {
+		results[it.Item], details[it.Item] = it.Result, it.Detail
+	}
+	item := func(name string) string { return "resources/pods/namespaces/" + ns + "/" + name + ".json" }
+	require.Equal(t, map[string]string{item("exec-hello"): "created", item("exec-fails"): "failed"}, results, "details: %v", details)
+	require.Equal(t, `backupkit.io/restore-hooks: exec hook <from-annotation> (annotation) in container app: ["sh" "-c" "echo hello"]: exit 0; stdout "hello\n"`,
+		details[item("exec-hello")])
+	require.Equal(t, `backupkit.io/restore-hooks: exec hook <from-annotation> (annotation) in container app: ["sh" "-c" "echo failing; exit 3"]: `+
+		`hooks: exec in `+ns+`/exec-fails container app: Internal error occurred: Internal error occurred: error executing command in container: `+
+		`cmd wait: sh -c echo failing; exit 3: exit status 3; stdout "failing\n"`, details[item("exec-fails")])
+	_, err = client.Resource(podsGVR).Namespace(ns).Get(t.Context(), "exec-fails", metav1.GetOptions{})
+	require.NoError(t, err, "failed by its hook, still created")
 }

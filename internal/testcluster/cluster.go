@@ -188,7 +188,7 @@ func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err er
 	if c.noneToken, err = randomToken(); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(5)
+	ports, err := freePorts(6)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +211,7 @@ func start(ctx context.Context, binDir string, opts Options) (_ *Cluster, err er
 		return nil, err
 	}
 	if opts.Mode == Full {
-		if err := c.startFull(ctx, binDir, files, ports[3], ports[4], opts); err != nil {
+		if err := c.startFull(ctx, binDir, files, fullPorts{kcm: ports[3], scheduler: ports[4], kwok: ports[5]}, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -273,7 +273,11 @@ func (c *Cluster) startAPIServer(ctx context.Context, binDir string, files apiSe
 	case Full:
 		// No kube-proxy routes a Service's cluster IP: webhooks, conversion webhooks and
 		// APIServices named by Service are sent to a ready endpoint of its EndpointSlices.
-		apiArgs = append([]string{"--enable-aggregator-routing=true"}, apiArgs...)
+		// The kubelet API (exec, logs, port-forward) is kwok's server, reached at the
+		// Nodes' InternalIP, 127.0.0.1 (their Hostname resolves nowhere); it serves
+		// kube-apiserver's own certificate, verified against the cluster's CA.
+		apiArgs = append([]string{"--enable-aggregator-routing=true", "--kubelet-preferred-address-types=InternalIP",
+			"--kubelet-certificate-authority=" + files.ca}, apiArgs...)
 	}
 	var err error
 	if c.kapi, err = startChild(c.spawner, "kube-apiserver", filepath.Join(binDir, APIServerBinary), apiArgs, opts.Output); err != nil {

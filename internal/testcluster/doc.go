@@ -44,6 +44,11 @@
 // each Pod bound to its Nodes through the stages hack/testbin/build.sh takes from kwok's
 // module: Running and Ready at once, Succeeded at once for a Job's Pods, gone at once when
 // deleted, and Failed about a second after it runs for a Pod labelled [KwokFailPodLabel].
+// kwok also serves the Nodes' kubelet API on 127.0.0.1 (their InternalIP, which
+// kube-apiserver dials, verifying the certificate against the cluster's CA): an exec in a Pod
+// of [ExecNamespace] runs the command on this machine, as a child of kwok, and an exec in any
+// other Pod fails. kwok v0.8.0 reports a command's exit status other than 0 as an internal
+// error naming it, not as an exit code.
 // No kube-proxy runs, so no cluster IP leads anywhere; kube-apiserver runs with
 // --enable-aggregator-routing=true instead, which sends the calls of admission webhooks,
 // conversion webhooks and APIServices named by a Service to a ready endpoint of the

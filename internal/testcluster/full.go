@@ -31,19 +31,32 @@ func NodeName(i int) string { return "kwok-node-" + strconv.Itoa(i) }
 var (
 	nodesGVR           = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 	serviceAccountsGVR = schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}
+	namespacesGVR      = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 )
 
+// ExecNamespace is the namespace whose Pods' commands kwok runs, in Full mode: an exec
+// (the pods/exec subresource) in any container of a Pod in it runs the command on this
+// machine, as a child of the kwok process, in its environment and working directory, with
+// the exec's stdout and stderr and the command's exit code. Full mode creates the namespace
+// and waits for its default ServiceAccount. An exec in a Pod of any other namespace fails.
+const ExecNamespace = "kwok-exec"
+
+// fullPorts are the free loopback ports of Full mode's components: kube-controller-manager's
+// and kube-scheduler's /healthz, and kwok's server (the Nodes' kubelet API).
+type fullPorts struct{ kcm, scheduler, kwok int }
+
 // startFull starts kube-controller-manager, kube-scheduler and kwok against the running
-// kube-apiserver, creates the Nodes, and waits until the controllers and the scheduler are
-// healthy, the default namespace has its default ServiceAccount and every Node is Ready and
-// schedulable. kcmPort and schedulerPort are free loopback ports for their /healthz.
-func (c *Cluster) startFull(ctx context.Context, binDir string, files apiServerFiles, kcmPort, schedulerPort int, opts Options) error {
+// kube-apiserver, creates the Nodes and ExecNamespace, and waits until the controllers and
+// the scheduler are healthy, the default namespace and ExecNamespace have their default
+// ServiceAccount and every Node is Ready and schedulable.
+func (c *Cluster) startFull(ctx context.Context, binDir string, files apiServerFiles, ports fullPorts, opts Options) error {
+	kcmPort, schedulerPort := ports.kcm, ports.scheduler
 	kubeconfig := filepath.Join(c.workDir, "admin.kubeconfig")
 	if err := WriteKubeconfig(c.RESTConfig(), kubeconfig); err != nil {
 		return err
 	}
 	kwokConfig := filepath.Join(c.workDir, "kwok.yaml")
-	if err := os.WriteFile(kwokConfig, []byte(kwokConfiguration), 0o600); err != nil {
+	if err := os.WriteFile(kwokConfig, []byte(kwokConfiguration(ports.kwok, files)), 0o600); err != nil {
 		return fmt.Errorf("testcluster: %w", err)
 	}
 	client, err := dynamic.NewForConfig(c.RESTConfig())
@@ -55,6 +68,12 @@ func (c *Cluster) startFull(ctx context.Context, binDir string, files apiServerF
 		if _, err := client.Resource(nodesGVR).Create(ctx, nodeObject(NodeName(i)), metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("testcluster: create node %s: %w", NodeName(i), err)
 		}
+	}
+	execNS := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ExecNamespace},
+	}}
+	if _, err := client.Resource(namespacesGVR).Create(ctx, execNS, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("testcluster: create namespace %s: %w", ExecNamespace, err)
 	}
 
 	kcmArgs := append([]string{
@@ -104,8 +123,12 @@ func (c *Cluster) startFull(ctx context.Context, binDir string, files apiServerF
 		if err := getOK(ctx, healthClient, "https://127.0.0.1:"+strconv.Itoa(kcmPort), "/healthz"); err != nil {
 			return err
 		}
-		_, err := client.Resource(serviceAccountsGVR).Namespace("default").Get(ctx, "default", metav1.GetOptions{})
-		return err
+		for _, ns := range []string{"default", ExecNamespace} {
+			if _, err := client.Resource(serviceAccountsGVR).Namespace(ns).Get(ctx, "default", metav1.GetOptions{}); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if err := c.kcm.waitReady(ctx, kcmReady); err != nil {
 		return err
@@ -120,22 +143,42 @@ func (c *Cluster) startFull(ctx context.Context, binDir string, files apiServerF
 }
 
 // kwokConfiguration is kwok's own configuration: the Nodes to manage (those Full mode
-// creates), the Pod IP range, and the parallelism kwok refuses to run without when its
-// configuration comes from a file.
-var kwokConfiguration = `apiVersion: config.kwok.x-k8s.io/v1alpha1
+// creates), the Pod IP range, the parallelism kwok refuses to run without when its
+// configuration comes from a file, and its server, the Nodes' kubelet API, on 127.0.0.1:port
+// (the Nodes' InternalIP and kubelet port), with the debugging handlers (exec, logs,
+// port-forward, attach) on, serving kube-apiserver's certificate (for 127.0.0.1, signed by the
+// cluster's CA, which kube-apiserver verifies it with); then the ClusterExec that runs the commands of ExecNamespace's
+// Pods locally. kwok uses the first KwokConfiguration it reads (the stages file has none).
+func kwokConfiguration(port int, files apiServerFiles) string {
+	return `apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:
   manageAllNodes: false
   manageNodesWithAnnotationSelector: ` + KwokNodeAnnotation + `=fake
   cidr: ` + podCIDR + `
-  nodeIP: 10.255.0.1
+  nodeIP: 127.0.0.1
+  nodePort: ` + strconv.Itoa(port) + `
+  serverAddress: 127.0.0.1:` + strconv.Itoa(port) + `
+  tlsCertFile: ` + strconv.Quote(files.servingCert) + `
+  tlsPrivateKeyFile: ` + strconv.Quote(files.servingKey) + `
   nodeLeaseDurationSeconds: 40
   nodeLeaseParallelism: 4
   nodePlayStageParallelism: 4
   podPlayStageParallelism: 8
-  enableDebuggingHandlers: false
+  enableDebuggingHandlers: true
   enableProfilingHandler: false
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterExec
+metadata:
+  name: ` + ExecNamespace + `
+spec:
+  selector:
+    matchNamespaces: [` + ExecNamespace + `]
+  execs:
+  - local: {}
 `
+}
 
 // nodeObject is a Node kwok manages, with room for many Pods and no taints: every Pod a
 // test creates can be scheduled on it.
