@@ -113,7 +113,7 @@ var architectureRules = []importRule{
 	layer("restore/hooks", "restore/actions", "internal/resourcematch", "internal/podexec"),
 	layer("restore", "archive", "manifest", "versionselect", "readiness", "convert/removedapis",
 		"restore/actions", "restore/modifiers", "restore/policies", "internal/kinds", "internal/references", "internal/resourcematch", "internal/nonrestorable"),
-	layer("backup", "archive", "versionselect", "readiness", "internal/references", "internal/resourcematch", "internal/nonrestorable"),
+	layer("backup", "archive", "versionselect", "readiness", "internal/references", "internal/resourcematch", "internal/nonrestorable", "internal/podexec"),
 	layer("manifest/manifesttest", "manifest"),
 	layer("archive/archivetest", "archive", "manifest", "manifest/manifesttest", "versionselect"),
 	layer("convert/converttest", "convert"),
