@@ -40,6 +40,11 @@
 // backup goes on. The CustomResourceDefinitions listed but left out, because none of their
 // custom resources' objects are in the backup, are named in [Summary.CRDsLeftOut].
 //
+// With [WithHooks], the exec hooks of Velero's backup hooks (a Pod's annotations, or a
+// [HookSpec] that [ParseHooks] reads from a Velero Backup's spec.hooks) run around each
+// Pod through an [Executor] ([NewExecClient]): pre hooks before it is written, post hooks
+// after, each outcome in an [EventHook] event and [Summary.Hooks].
+//
 // Where the backup goes is the caller's: a file, stdout, or an upload to object storage
 // (backupstore.Store.NewBackupWriter), and so is the sibling manifest
 // (archive.Writer.WriteSibling once Run has closed the writer, or the upload's Commit).
@@ -57,6 +62,10 @@
 //   - A filter entry that is not a valid glob is an error ([ErrFilter]); Velero reads it as
 //     matching nothing.
 //   - The cluster-scoped objects the selected namespaces use are found by reading the
-//     objects backed up, not by Velero's item actions; item actions, hooks and volume
-//     snapshots are not run.
+//     objects backed up, not by Velero's item actions; item actions and volume snapshots
+//     are not run.
+//   - Exec hooks ([WithHooks]) run around each Pod as it is written: its post hooks right
+//     after its file, not after the other items of its item block and its pod volume
+//     backups; a Pod's hooks run in the listing of Pods, one Pod at a time; post hooks
+//     run even when ctx has ended, each bounded by its timeout.
 package backup

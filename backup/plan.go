@@ -107,8 +107,9 @@ type Plan struct {
 	// server down), sorted: their resources are in neither list.
 	DiscoveryFailed []Unread
 
-	dyn    dynamic.Interface
-	filter *compiledFilter
+	dyn      dynamic.Interface
+	filter   *compiledFilter
+	resolver *resourcematch.Resolver // the resource lists of the hooks (WithHooks)
 }
 
 // Listings counts the listings Run makes, one per resource and version (a listing may
@@ -173,7 +174,8 @@ func neverBackedUp(gr schema.GroupResource) bool {
 // planResources is NewPlan's decision from discovery: the groups with their preferred
 // version, and the resources served at each group version.
 func planResources(groups []*metav1.APIGroup, lists []*metav1.APIResourceList, f Filter) (*Plan, error) {
-	cf, err := compile(f, resourcematch.NewResolver(lists))
+	res := resourcematch.NewResolver(lists)
+	cf, err := compile(f, res)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +204,7 @@ func planResources(groups []*metav1.APIGroup, lists []*metav1.APIResourceList, f
 			}
 		}
 	}
-	plan := &Plan{filter: cf}
+	plan := &Plan{filter: cf, resolver: res}
 	names := make([]string, 0, len(byName))
 	for n := range byName {
 		names = append(names, n)

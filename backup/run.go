@@ -10,7 +10,10 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/backupkit/backupkit/archive"
@@ -37,6 +40,9 @@ type runConfig struct {
 	backoff  wait.Backoff
 	progress func(Event)
 	sleep    func(context.Context, time.Duration) error // the backoff's wait; a test seam
+	hooks    *HookSpec
+	exec     Executor
+	hooksOn  bool
 }
 
 // WithPageSize sets how many objects each list request asks for; below 1, the default.
@@ -57,6 +63,29 @@ func WithBackoff(b wait.Backoff) RunOption { return func(c *runConfig) { c.backo
 // that could not be read. The calls are made one at a time, from Run's goroutines; fn
 // should return quickly, as the listings wait for it. Default: none.
 func WithProgress(fn func(Event)) RunOption { return func(c *runConfig) { c.progress = fn } }
+
+// WithHooks runs exec hooks around each Pod Run writes, with the meaning of Velero
+// v1.18.3's backup hooks: the hooks a Pod's annotations declare
+// (pre.hook.backup.velero.io/command, …/container, …/on-error, …/timeout, and the same
+// with post.; for the pre phase, also hook.backup.velero.io/…), else those of spec
+// (nil: none) that apply to it, run through ex, which is required. For each Pod, at its
+// preferred version:
+//
+//   - the pre hooks run before it is written; when one with OnError Fail fails, the Pod is
+//     not written and none of its post hooks run (Velero skips the Pod's backup, marks
+//     it failed and the backup PartiallyFailed);
+//   - the post hooks run after it is written, and also when writing it failed (Run then
+//     returns that error once they ran), with ctx's values but not its end, each bounded
+//     by its timeout; one with OnError Fail that fails leaves the Pod written.
+//
+// Within a phase, hooks run one after the other; after one with OnError Fail failed, the
+// rest are not run. Each outcome is an EventHook event and is in Summary.Hooks; those
+// that fail their Pod's backup are also in Summary.HookFailures, and Summary.Failed then
+// reports true. A spec whose resource lists Run cannot use is an error wrapping
+// ErrHooks. Default: no hooks run, whatever the annotations say.
+func WithHooks(spec *HookSpec, ex Executor) RunOption {
+	return func(c *runConfig) { c.hooks, c.exec, c.hooksOn = spec, ex, true }
+}
 
 // Run backs up what plan selects into w and closes w, which writes the manifest: it lists
 // every resource of the plan at each of its versions, the preferred one first, in pages,
@@ -90,8 +119,18 @@ func Run(ctx context.Context, plan *Plan, w *archive.Writer, opts ...RunOption) 
 	if plan == nil || plan.dyn == nil {
 		return nil, errors.New("backup: a plan not made by NewPlan")
 	}
+	var rhs []resourceHooks
+	if cfg.hooksOn {
+		if cfg.exec == nil {
+			return nil, errors.New("backup: WithHooks without an executor")
+		}
+		var err error
+		if rhs, err = compileHooks(cfg.hooks, plan.resolver); err != nil {
+			return nil, err
+		}
+	}
 	b := &backupper{
-		cfg: &cfg, plan: plan, f: plan.filter, w: w, usage: newUsage(plan.filter),
+		cfg: &cfg, hooks: rhs, plan: plan, f: plan.filter, w: w, usage: newUsage(plan.filter),
 		sum: &Summary{Objects: map[string]int{}, Files: map[string]map[string]int{}, Unread: slices.Clone(plan.DiscoveryFailed),
 			ResourceList: map[string][]string{}},
 	}
@@ -112,6 +151,8 @@ func Run(ctx context.Context, plan *Plan, w *archive.Writer, opts ...RunOption) 
 		}
 	}
 	sortUnread(b.sum.Unread)
+	sortHooks(b.sum.Hooks)
+	sortHooks(b.sum.HookFailures)
 	for _, names := range b.sum.ResourceList {
 		sort.Strings(names)
 	}
@@ -128,6 +169,7 @@ type backupper struct {
 	f     *compiledFilter
 	usage *usage
 	crds  map[string]bool // the CRDs to back up (stage 1): of the custom resources backed up
+	hooks []resourceHooks // WithHooks's spec, compiled
 
 	mu   sync.Mutex
 	w    *archive.Writer
@@ -271,28 +313,16 @@ func (b *backupper) resource(ctx context.Context, r Resource) error {
 					case !seen.has(ons, name):
 						return false, nil // created since the preferred version was listed
 					}
-					data, err := json.Marshal(u.Object)
-					if err != nil {
-						return false, writeError{fmt.Errorf("backup: %s %s %s/%s: %w", r.Name, v, ons, name, err)}
+					if !b.cfg.hooksOn || i != 0 || r.Name != "pods" {
+						return b.write(r, v, i, u)
 					}
-					b.mu.Lock()
-					err = b.w.Add(r.Name, v, ons, name, data)
-					if err == nil {
-						if i == 0 {
-							b.sum.Objects[r.Name]++
-							gvk := u.GetAPIVersion() + "/" + u.GetKind()
-							b.sum.ResourceList[gvk] = append(b.sum.ResourceList[gvk], listEntry(ons, name))
-						}
-						if b.sum.Files[r.Name] == nil {
-							b.sum.Files[r.Name] = map[string]int{}
-						}
-						b.sum.Files[r.Name][v]++
+					pod := asPod(u)
+					if !b.runHooks(ctx, pod, HookPre) {
+						return false, nil
 					}
-					b.mu.Unlock()
-					if err != nil {
-						return false, writeError{fmt.Errorf("backup: %w", err)}
-					}
-					return true, nil
+					wrote, err := b.write(r, v, i, u)
+					b.runHooks(context.WithoutCancel(ctx), pod, HookPost)
+					return wrote, err
 				},
 				pageDone: func(n int, p page) {
 					b.event(Event{Type: EventPage, Resource: r.Name, Version: v, Namespace: ns, Page: n, Objects: p.objects, Files: p.files, Expected: p.expected})
@@ -317,4 +347,62 @@ func (b *backupper) resource(ctx context.Context, r Resource) error {
 		b.event(Event{Type: EventListed, Resource: r.Name, Version: v})
 	}
 	return nil
+}
+
+// write adds u, of resource r listed at version v (the i-th of r's), to the backup.
+func (b *backupper) write(r Resource, v string, i int, u *unstructured.Unstructured) (bool, error) {
+	ons, name := u.GetNamespace(), u.GetName()
+	data, err := json.Marshal(u.Object)
+	if err != nil {
+		return false, writeError{fmt.Errorf("backup: %s %s %s/%s: %w", r.Name, v, ons, name, err)}
+	}
+	b.mu.Lock()
+	err = b.w.Add(r.Name, v, ons, name, data)
+	if err == nil {
+		if i == 0 {
+			b.sum.Objects[r.Name]++
+			gvk := u.GetAPIVersion() + "/" + u.GetKind()
+			b.sum.ResourceList[gvk] = append(b.sum.ResourceList[gvk], listEntry(ons, name))
+		}
+		if b.sum.Files[r.Name] == nil {
+			b.sum.Files[r.Name] = map[string]int{}
+		}
+		b.sum.Files[r.Name][v]++
+	}
+	b.mu.Unlock()
+	if err != nil {
+		return false, writeError{fmt.Errorf("backup: %w", err)}
+	}
+	return true, nil
+}
+
+// asPod reads u as a Pod; what cannot be read is left empty (a Pod without containers
+// fails its hooks with ErrNoContainer).
+func asPod(u *unstructured.Unstructured) *corev1.Pod {
+	pod := &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pod); err != nil {
+		pod = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: u.GetNamespace(), Name: u.GetName(),
+			Labels: u.GetLabels(), Annotations: u.GetAnnotations()}}
+	}
+	return pod
+}
+
+// runHooks runs the Pod's hooks of the phase and records their outcomes; false when one
+// fails the Pod's backup.
+func (b *backupper) runHooks(ctx context.Context, pod *corev1.Pod, phase HookPhase) bool {
+	out := runHooks(ctx, b.cfg.exec, b.hooks, pod, phase)
+	ok := true
+	b.mu.Lock()
+	for _, o := range out {
+		b.sum.Hooks = append(b.sum.Hooks, o)
+		if o.Fails() {
+			b.sum.HookFailures = append(b.sum.HookFailures, o)
+			ok = false
+		}
+	}
+	b.mu.Unlock()
+	for i := range out {
+		b.event(Event{Type: EventHook, Resource: "pods", Version: "v1", Namespace: pod.Namespace, Hook: &out[i]})
+	}
+	return ok
 }

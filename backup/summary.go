@@ -33,6 +33,8 @@ const (
 	EventListed
 	// EventUnread: a listing could not be read (Event.Unread says why); the backup goes on.
 	EventUnread
+	// EventHook: an exec hook ran, or was not run, in a Pod (Event.Hook says how; WithHooks).
+	EventHook
 )
 
 // Event is what [WithProgress] delivers as the backup runs.
@@ -52,6 +54,8 @@ type Event struct {
 	Expected int64
 	// Unread is the listing that could not be read (EventUnread).
 	Unread *Unread
+	// Hook is the hook's outcome (EventHook).
+	Hook *HookOutcome
 }
 
 // Summary is what a backup wrote and what it could not read.
@@ -81,11 +85,23 @@ type Summary struct {
 	// "apps/v1/Deployment"), "<namespace>/<name>" or, cluster-scoped, "<name>", sorted. It
 	// holds a string per object backed up.
 	ResourceList map[string][]string
+	// Hooks are the outcomes of the exec hooks of the Pods backed up or left out by a
+	// hook (WithHooks), sorted by Pod (namespace/name), the pre hooks first, each phase in
+	// the order its hooks were decided.
+	Hooks []HookOutcome
+	// HookFailures are the outcomes of Hooks that fail their Pod's backup (HookOutcome.Fails),
+	// in the same order: a failed pre hook left the Pod out of the backup, a failed post
+	// hook left it in.
+	HookFailures []HookOutcome
 }
 
 // Failed reports whether a listing failed for another reason than the server refusing it,
-// or a group's discovery failed: the backup lacks what it should hold.
+// a group's discovery failed, or a hook failed a Pod's backup (HookFailures): the backup
+// lacks what it should hold, or a Pod's hooks failed (Velero's PartiallyFailed).
 func (s *Summary) Failed() bool {
+	if len(s.HookFailures) > 0 {
+		return true
+	}
 	for _, u := range s.Unread {
 		if !u.Refused {
 			return true
@@ -105,6 +121,16 @@ func sortUnread(u []Unread) {
 			return versionselect.Compare(a.Version, b.Version) > 0
 		}
 		return a.Namespace < b.Namespace
+	})
+}
+
+// sortHooks sorts outcomes by Pod, the pre hooks first, keeping the order within.
+func sortHooks(h []HookOutcome) {
+	sort.SliceStable(h, func(i, j int) bool {
+		if h[i].Pod != h[j].Pod {
+			return h[i].Pod < h[j].Pod
+		}
+		return h[i].Phase == HookPre && h[j].Phase == HookPost
 	})
 }
 

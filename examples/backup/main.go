@@ -54,14 +54,16 @@ type flags struct {
 	filter             backup.Filter
 	pageSize           int64
 	parallel, retries  int
-	ttl                time.Duration // of the Velero Backup object, for a URL --output
+	ttl                time.Duration    // of the Velero Backup object, for a URL --output
+	hooks              *backup.HookSpec // --hooks; nil: no hooks run
 }
 
 func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	f := &flags{}
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var incNS, excNS, incRes, excRes, selector string
+	var incNS, excNS, incRes, excRes, selector, hooks string
+	fs.StringVar(&hooks, "hooks", "", "a file holding a Velero Backup's spec.hooks (YAML or JSON): its exec hooks, and those of the Pods' backup hook annotations, run in each Pod backed up, before and after it is written")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to back up (required)")
 	fs.StringVar(&f.output, "output", "", `the backup tarball to write (.tar.gz); "-" for stdout; or a backup in object storage, streamed there as it is written: s3://bucket/[prefix/]NAME?endpoint=...&region=... (credentials from the AWS SDK's environment), file:///dir/NAME, in Velero's layout (backups/NAME/NAME.tar.gz, the sibling manifest beside it, and Velero's Backup object velero-backup.json and lists, so that a Velero server pointed at the bucket lists and restores it) (required)`)
 	fs.StringVar(&incNS, "include-namespaces", "*", `comma-separated namespaces to back up, each a glob; "*": all (then cluster-scoped resources are backed up too, unless --exclude-namespaces is given)`)
@@ -132,6 +134,15 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 			return nil, fmt.Errorf("--selector: %w", err)
 		}
 		f.filter.LabelSelector = sel
+	}
+	if hooks != "" {
+		data, err := os.ReadFile(hooks)
+		if err != nil {
+			return nil, fmt.Errorf("--hooks: %w", err)
+		}
+		if f.hooks, err = backup.ParseHooks(data); err != nil {
+			return nil, fmt.Errorf("--hooks %s: %w", hooks, err)
+		}
 	}
 	if len(f.filter.IncludedNamespaces) == 0 || len(f.filter.IncludedResources) == 0 {
 		return nil, errors.New("--include-namespaces and --include-resources must not be empty")
@@ -234,8 +245,17 @@ func runBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) (*backup
 	})
 	bo := backup.DefaultBackoff()
 	bo.Steps = f.retries
-	sum, err := backup.Run(ctx, plan, w, backup.WithPageSize(f.pageSize), backup.WithParallelism(f.parallel),
-		backup.WithBackoff(bo), backup.WithProgress(func(e backup.Event) { mu.Lock(); prog.Add(e); mu.Unlock() }))
+	opts := []backup.RunOption{backup.WithPageSize(f.pageSize), backup.WithParallelism(f.parallel),
+		backup.WithBackoff(bo), backup.WithProgress(func(e backup.Event) { mu.Lock(); prog.Add(e); mu.Unlock() })}
+	if f.hooks != nil {
+		ex, err := backup.NewExecClient(cfg)
+		if err != nil {
+			ticker.Stop()
+			return nil, err
+		}
+		opts = append(opts, backup.WithHooks(f.hooks, ex))
+	}
+	sum, err := backup.Run(ctx, plan, w, opts...)
 	ticker.Stop() // prints the last line
 	if f.manifestOutput == siblingBeside {
 		sibling = w.WriteSibling

@@ -82,6 +82,9 @@ func writeSummary(w io.Writer, plan *backup.Plan, sum *backup.Summary, output, s
 	if sibling != "" {
 		fmt.Fprintf(w, "backup: sibling manifest %s\n", sibling)
 	}
+	for _, o := range sum.Hooks {
+		fmt.Fprintln(w, o)
+	}
 	if len(sum.Unread) > 0 {
 		fmt.Fprintf(w, "could not read %d listings:\n", len(sum.Unread))
 		for _, u := range sum.Unread {
