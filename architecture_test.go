@@ -105,7 +105,7 @@ var architectureRules = []importRule{
 	layer("manifest", "internal/layout", "internal/stringarena"),
 	layer("archive", "manifest", "versionselect", "internal/decimal", "internal/layout"),
 	layer("convert/removedapis", "convert"),
-	layer("backupstore", "archive"),
+	layer("backupstore", "archive", "backup"),
 	layer("restore/modifiers", "internal/configmapfile"),
 	layer("restore/policies", "internal/configmapfile"),
 	layer("internal/configmapfile"),

@@ -3,6 +3,7 @@ package backup
 import (
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/versionselect"
@@ -172,4 +173,28 @@ func (p *Progress) Add(e Event) {
 	case EventListed:
 		p.Listed++
 	}
+}
+
+// Estimate says how far a run is, from p and the time since it started: objects written
+// per second, and the time left, the larger of two estimates: the objects announced so far
+// (each listing's first page says how many remain) at the current rate, and the listings
+// left (of listings, Plan.Listings) at the current pace. Both grow as listings begin, so the
+// time left is a floor. known is false while no listing is done (no pace yet); done says
+// every listing is.
+func (p Progress) Estimate(listings int, elapsed time.Duration) (rate float64, left time.Duration, known, done bool) {
+	if s := elapsed.Seconds(); s > 0 {
+		rate = float64(p.Objects) / s
+	}
+	switch {
+	case p.Listed >= listings:
+		return rate, 0, true, true
+	case p.Listed == 0:
+		return rate, 0, false, false
+	}
+	byListings := time.Duration(float64(elapsed) * float64(listings-p.Listed) / float64(p.Listed))
+	byObjects := time.Duration(0)
+	if rate > 0 {
+		byObjects = time.Duration(float64(max(p.Expected, p.Objects)-p.Objects) / rate * float64(time.Second))
+	}
+	return rate, max(byListings, byObjects), true, false
 }

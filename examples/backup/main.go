@@ -262,7 +262,7 @@ func runBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) (*backup
 	}
 	if err == nil && backupstore.IsURL(f.output) {
 		var vb backupstore.VeleroBackup
-		if vb, err = veleroBackup(f.filter, f.ttl, sum, start, time.Now()); err == nil {
+		if vb, err = backupstore.VeleroBackupOf(f.filter, f.ttl, sum, start, time.Now()); err == nil {
 			velero = backupstore.WithVeleroBackup(vb)
 		}
 	}

@@ -16,30 +16,19 @@ import (
 const progressInterval = time.Second
 
 // progressLine renders one progress line, e.g.
-// "backup: 12000 objects of ~31000 seen so far, 24000 files, 24/130 listings, 860 objects/s, ~22s left".
-// The time left is the larger of two estimates: the objects announced so far (each
-// listing's first page says how many remain) at the current rate, and the listings left at
-// the current pace; both grow as listings begin, so it is a floor, marked "~".
+// "backup: 12000 objects of ~31000 seen so far, 24000 files, 24/130 listings, 860 objects/s, ~22s left"
+// (the time left a floor: backup.Progress.Estimate).
 func progressLine(c backup.Progress, total int, elapsed time.Duration) string {
-	rate := 0.0
-	if s := elapsed.Seconds(); s > 0 {
-		rate = float64(c.Objects) / s
-	}
-	expected := max(c.Expected, c.Objects)
+	rate, eta, known, done := c.Estimate(total, elapsed)
 	left := "unknown time left"
 	switch {
-	case c.Listed >= total:
+	case done:
 		left = fmt.Sprintf("finished in %s", elapsed.Round(100*time.Millisecond))
-	case c.Listed > 0:
-		byListings := time.Duration(float64(elapsed) * float64(total-c.Listed) / float64(c.Listed))
-		byObjects := time.Duration(0)
-		if rate > 0 {
-			byObjects = time.Duration(float64(expected-c.Objects) / rate * float64(time.Second))
-		}
-		left = fmt.Sprintf("~%s left", max(byListings, byObjects).Round(time.Second))
+	case known:
+		left = fmt.Sprintf("~%s left", eta.Round(time.Second))
 	}
 	return fmt.Sprintf("backup: %d objects of ~%d seen so far, %d files, %d/%d listings, %.0f objects/s, %s",
-		c.Objects, expected, c.Files, c.Listed, total, rate, left)
+		c.Objects, max(c.Expected, c.Objects), c.Files, c.Listed, total, rate, left)
 }
 
 // flagReasons are the reasons a resource is left out, in the flags' words.

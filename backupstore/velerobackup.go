@@ -1,4 +1,4 @@
-package main
+package backupstore
 
 import (
 	"fmt"
@@ -8,20 +8,21 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/backupkit/backupkit/backup"
-	"github.com/backupkit/backupkit/backupstore"
 )
 
-// veleroBackup is what a Velero server reads of the backup besides its tarball, for a URL
-// --output: the filter as Velero's spec says it, how the run went as its status does. A
-// listing that failed is an error of the backup (PartiallyFailed, as Velero's own backup
-// is when a listing fails); a listing the server refused and an item left out of the
-// manifest are warnings.
-func veleroBackup(f backup.Filter, ttl time.Duration, sum *backup.Summary, start, end time.Time) (backupstore.VeleroBackup, error) {
-	b := backupstore.VeleroBackup{
+// VeleroBackupOf is what a Velero server reads of a backup.Run backup besides its tarball
+// (for WithVeleroBackup): the filter f as Velero's spec says it, the TTL ttl, and how the
+// run went (sum, from start to end) as its status does. A listing that failed is an error
+// of the backup, and it is PartiallyFailed (as Velero's own backup is when a listing
+// fails), as is a backup whose Summary.Failed (a hook that failed a Pod); a listing the
+// server refused and an item left out of the manifest are warnings. A label selector that
+// Velero's form cannot say is an error.
+func VeleroBackupOf(f backup.Filter, ttl time.Duration, sum *backup.Summary, start, end time.Time) (VeleroBackup, error) {
+	b := VeleroBackup{
 		IncludedNamespaces: f.IncludedNamespaces, ExcludedNamespaces: f.ExcludedNamespaces,
 		IncludedResources: f.IncludedResources, ExcludedResources: f.ExcludedResources,
 		IncludeClusterResources: f.IncludeClusterResources, TTL: ttl,
-		Phase: backupstore.PhaseCompleted, Started: start, Completed: end, ResourceList: sum.ResourceList,
+		Phase: PhaseCompleted, Started: start, Completed: end, ResourceList: sum.ResourceList,
 	}
 	var err error
 	if b.LabelSelector, err = labelSelector(f.LabelSelector); err != nil {
@@ -49,7 +50,7 @@ func veleroBackup(f backup.Filter, ttl time.Duration, sum *backup.Summary, start
 		b.Warnings = append(b.Warnings, "left out of the manifest: "+p.String())
 	}
 	if sum.Failed() {
-		b.Phase = backupstore.PhasePartiallyFailed
+		b.Phase = PhasePartiallyFailed
 	}
 	return b, nil
 }

@@ -1,4 +1,4 @@
-package main
+package backupstore_test
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 	"github.com/backupkit/backupkit/backupstore"
 )
 
-// The flags' filter and the run's summary, as Velero's Backup object says them.
+// A backup's filter and its run's summary, as Velero's Backup object says them.
 func TestVeleroBackup(t *testing.T) {
 	start := time.Date(2026, 3, 1, 2, 0, 0, 0, time.UTC)
 	end := start.Add(time.Minute)
@@ -55,7 +55,7 @@ func TestVeleroBackup(t *testing.T) {
 				Warnings: []string{"secrets v1 (skipped): Forbidden: no"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := veleroBackup(tc.f, time.Hour, tc.sum, start, end)
+			got, err := backupstore.VeleroBackupOf(tc.f, time.Hour, tc.sum, start, end)
 			require.NoError(t, err)
 			require.Equal(t, tc.want, got)
 		})
