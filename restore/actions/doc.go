@@ -18,6 +18,24 @@
 // (restore/hooks runs Velero's exec hooks so). It then appends the action to [Default]'s list, or replaces a built-in one by
 // its Name, and hands the list to restore.WithActions; the package example shows how.
 //
+// # Where the built-in actions differ from Velero v1.18.3's, on malformed input
+//
+// Each action's doc says where it differs from Velero's on objects an API server serves.
+// On objects no API server serves, bench/internal/velerocompat (its item actions oracle)
+// found these, kept on purpose: an action here reads only the fields it needs, where
+// Velero's decodes the whole object into its Go type first.
+//
+//   - A field the action reads that is null ([ChangeStorageClass]'s spec.storageClassName)
+//     is read as absent; Velero's action fails on it.
+//   - A field of the wrong type in a part the action drops (a Pod's service account token
+//     volume with claimName 7) is dropped with it; Velero's action fails decoding the Pod.
+//   - A claim volume without a claim name is no additional item ([AddPVCFromPod]); Velero's
+//     names the claim "" (which its restore then reports missing from the backup).
+//   - A Service's last-applied-configuration annotation whose spec.ports is null is read as
+//     no ports; Velero's action fails. A port without a protocol is read as TCP (the API
+//     server's default) when the action looks its node port up in the managed fields;
+//     Velero's looks it up with the protocol "".
+//
 // The package does no I/O of its own: an action that needs the target cluster is given a
 // function for it ([Secret]'s [ServiceAccountNames], [ChangeStorageClass]'s
 // [StorageClassExists]).

@@ -41,10 +41,9 @@ import (
 // the target's namespace), and their outcomes must agree, or differ only as restore/actions'
 // godoc says they do. Two classes more are counted apart: an item Velero's action fails
 // decoding whose output of ours the API server would refuse too (restored by neither), and
-// the differences named "UNDOCUMENTED (reported)", found by this test on inputs no API
-// server serves (a null field, a wrong type ours drops unread, a claim without a name),
-// which restore/actions' godoc does not name yet: they are counted, not failed, until it
-// does. Anything else fails, with the input and both outcomes. The size is rapid's
+// the differences on inputs no API server serves (a null field, a wrong type ours drops
+// unread, a claim without a name), which restore/actions' godoc names ("on malformed
+// input"). Anything else fails, with the input and both outcomes. The size is rapid's
 // (-rapid.checks, 100 per pair by default; -rapid.seed); the counts are logged (go test -v).
 // Velero's PersistentVolume rules live in its restore (pkg/restore/restore.go), not in an
 // importable function: they are not compared here.
@@ -136,12 +135,12 @@ func TestItemActionsAsVelero(t *testing.T) {
 					}
 				}
 				if label == "differ" && v.Err != "" && o.Err == "" && strings.Contains(v.Err, "<nil> is of the type <nil>") {
-					label = "UNDOCUMENTED (reported): Velero fails on a null field ours reads as absent"
+					label = "documented (restore/actions, malformed input): Velero fails on a null field ours reads as absent"
 				}
 				if label == "differ" && v.Err != "" && o.Err == "" && !o.Skip && typed != nil && actFixedPoint(vAction, c, o.Item) {
 					// Ours dropped the field Velero's decode fails on, and Velero's action,
 					// given ours' output, changes nothing: ours did all Velero's would do.
-					label = "UNDOCUMENTED (reported): Velero fails decoding a field ours drops"
+					label = "documented (restore/actions, malformed input): Velero fails decoding a field ours drops"
 				}
 				if label == "differ" {
 					label = ""
@@ -806,11 +805,11 @@ func actPairs() []actPair {
 			name: "AddPVCFromPod", draw: drawPod,
 			build: simple(veleroactions.NewAddPVCFromPodAction(actLogger), actions.AddPVCFromPod()),
 			documented: func(c *actCase, v, o *actOutcome) string {
-				// Not (yet) in restore/actions' godoc: reported with issue 42's oracle.
+				// Documented in restore/actions' godoc (malformed input).
 				if v.Err == "" && o.Err == "" && slices.Contains(v.Additional, "persistentvolumeclaims "+c.backup.GetNamespace()+"/") {
 					v.Additional = slices.DeleteFunc(v.Additional, func(s string) bool { return strings.HasSuffix(s, "/") })
 					if actCompare(v, o) == "same" {
-						return "UNDOCUMENTED (reported): Velero names a claim without a name"
+						return "documented (restore/actions, malformed input): Velero names a claim without a name"
 					}
 				}
 				return ""
