@@ -108,15 +108,7 @@ func (o HookOutcome) String() string {
 	default:
 		fmt.Fprintf(&b, ": %v", o.Err)
 	}
-	if o.Stdout != "" {
-		fmt.Fprintf(&b, "; stdout %q", o.Stdout)
-	}
-	if o.Stderr != "" {
-		fmt.Fprintf(&b, "; stderr %q", o.Stderr)
-	}
-	if o.Truncated {
-		b.WriteString(" (output truncated)")
-	}
+	podexec.AppendOutput(&b, o.Stdout, o.Stderr, o.Truncated)
 	return b.String()
 }
 
@@ -218,36 +210,7 @@ func execOne(ctx context.Context, ex Executor, pod *corev1.Pod, o *HookOutcome, 
 	if timeout <= 0 {
 		timeout = DefaultHookTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	stdout, stderr := &capped{max: HookOutputLimit}, &capped{max: HookOutputLimit}
-	code, err := ex.Exec(ctx, pod.Namespace, pod.Name, o.Container, o.Command, stdout, stderr)
+	r := podexec.RunBounded(ctx, ex, pod.Namespace, pod.Name, o.Container, o.Command, timeout, HookOutputLimit, nil)
 	o.Ran = true
-	o.Stdout, o.Stderr, o.Truncated = string(stdout.buf), string(stderr.buf), stdout.cut || stderr.cut
-	switch {
-	case err != nil && ctx.Err() != nil:
-		o.Err = fmt.Errorf("timed out after %s: %w", timeout, err)
-	case err != nil:
-		o.Err = err
-	case code != 0:
-		o.ExitCode, o.Err = code, fmt.Errorf("exit code %d", code)
-	default:
-		o.ExitCode = 0
-	}
-}
-
-// capped keeps the first max bytes written to it and notes whether it dropped any.
-type capped struct {
-	buf []byte
-	max int
-	cut bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - len(c.buf); room < len(p) {
-		c.buf, c.cut = append(c.buf, p[:max(room, 0)]...), true
-	} else {
-		c.buf = append(c.buf, p...)
-	}
-	return len(p), nil
+	o.ExitCode, o.Stdout, o.Stderr, o.Truncated, o.Err = r.ExitCode, r.Stdout, r.Stderr, r.Truncated, r.Err
 }

@@ -172,7 +172,7 @@ func TestLiveExecHooks(t *testing.T) {
 	require.Equal(t, `backupkit.io/restore-hooks: exec hook <from-annotation> (annotation) in container app: ["sh" "-c" "echo hello"]: exit 0; stdout "hello\n"`,
 		details[item("exec-hello")])
 	require.Equal(t, `backupkit.io/restore-hooks: exec hook <from-annotation> (annotation) in container app: ["sh" "-c" "echo failing; exit 3"]: `+
-		`hooks: exec in `+ns+`/exec-fails container app: Internal error occurred: Internal error occurred: error executing command in container: `+
+		`podexec: exec in `+ns+`/exec-fails container app: Internal error occurred: Internal error occurred: error executing command in container: `+
 		`cmd wait: sh -c echo failing; exit 3: exit status 3; stdout "failing\n"`, details[item("exec-fails")])
 	_, err = client.Resource(podsGVR).Namespace(ns).Get(t.Context(), "exec-fails", metav1.GetOptions{})
 	require.NoError(t, err, "failed by its hook, still created")

@@ -55,7 +55,7 @@ func TestClientLive(t *testing.T) {
 	}{
 		{name: "exit 0", command: []string{"sh", "-c", "echo hello; echo warn >&2"}, stdout: "hello\n", stderr: "warn\n"},
 		{name: "exit 3", command: []string{"sh", "-c", "echo failing; exit 3"}, code: -1, stdout: "failing\n",
-			err: "hooks: exec in " + ns + "/client container app: Internal error occurred: Internal error occurred: " +
+			err: "podexec: exec in " + ns + "/client container app: Internal error occurred: Internal error occurred: " +
 				"error executing command in container: cmd wait: sh -c echo failing; exit 3: exit status 3"},
 	}
 	for _, tc := range tests {

@@ -9,6 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/backupkit/backupkit/internal/podexec"
 )
 
 // Executor is what exec hooks need of the target cluster. *Client is one; a test's fake
@@ -160,38 +162,9 @@ func (a *Action) runOne(ctx context.Context, pod *corev1.Pod, o *Outcome, timeou
 	if timeout <= 0 {
 		timeout = DefaultExecTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	stdout, stderr := &capped{max: a.cfg.maxOutput}, &capped{max: a.cfg.maxOutput}
-	code, err := a.exec.Exec(ctx, pod.Namespace, pod.Name, o.Container, o.Command, stdout, stderr)
+	r := podexec.RunBounded(ctx, a.exec, pod.Namespace, pod.Name, o.Container, o.Command, timeout, a.cfg.maxOutput, ErrExitCode)
 	o.Ran = true
-	o.Stdout, o.Stderr, o.Truncated = string(stdout.buf), string(stderr.buf), stdout.cut || stderr.cut
-	switch {
-	case err != nil && ctx.Err() != nil:
-		o.Err = fmt.Errorf("timed out after %s: %w", timeout, err)
-	case err != nil:
-		o.Err = err
-	case code != 0:
-		o.ExitCode, o.Err = code, fmt.Errorf("%w: exit code %d", ErrExitCode, code)
-	default:
-		o.ExitCode = 0
-	}
-}
-
-// capped keeps the first max bytes written to it and notes whether it dropped any.
-type capped struct {
-	buf []byte
-	max int
-	cut bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - len(c.buf); room < len(p) {
-		c.buf, c.cut = append(c.buf, p[:max(room, 0)]...), true
-	} else {
-		c.buf = append(c.buf, p...)
-	}
-	return len(p), nil
+	o.ExitCode, o.Stdout, o.Stderr, o.Truncated, o.Err = r.ExitCode, r.Stdout, r.Stderr, r.Truncated, r.Err
 }
 
 func hasContainer(pod *corev1.Pod, name string) bool {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/backupkit/backupkit/internal/podexec"
 )
 
 // Outcome is what became of one exec hook in one Pod.
@@ -60,15 +62,7 @@ func (o Outcome) String() string {
 	default:
 		fmt.Fprintf(&b, ": %v", o.Err)
 	}
-	if o.Stdout != "" {
-		fmt.Fprintf(&b, "; stdout %q", o.Stdout)
-	}
-	if o.Stderr != "" {
-		fmt.Fprintf(&b, "; stderr %q", o.Stderr)
-	}
-	if o.Truncated {
-		b.WriteString(" (output truncated)")
-	}
+	podexec.AppendOutput(&b, o.Stdout, o.Stderr, o.Truncated)
 	return b.String()
 }
 
