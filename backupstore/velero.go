@@ -160,11 +160,22 @@ type veleroObject struct {
 // The Backup object, as Velero's API types serialize it (velero.io/v1 Backup): only the
 // fields this package sets.
 type veleroBackupObject struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Metadata   metav1.ObjectMeta `json:"metadata"`
-	Spec       veleroBackupSpec  `json:"spec"`
-	Status     veleroStatus      `json:"status"`
+	APIVersion string           `json:"apiVersion"`
+	Kind       string           `json:"kind"`
+	Metadata   veleroMeta       `json:"metadata"`
+	Spec       veleroBackupSpec `json:"spec"`
+	Status     veleroStatus     `json:"status"`
+}
+
+// veleroMeta is the Backup object's metadata: a struct of its own rather than
+// metav1.ObjectMeta, whose zero creationTimestamp apimachinery v0.33 (the floor) writes as
+// null and v0.37 leaves out, so that the object is the same bytes whatever version a fork
+// builds with.
+type veleroMeta struct {
+	Name              string            `json:"name"`
+	Namespace         string            `json:"namespace"`
+	Labels            map[string]string `json:"labels,omitempty"`
+	CreationTimestamp *metav1.Time      `json:"creationTimestamp,omitempty"`
 }
 
 type veleroBackupSpec struct {
@@ -258,7 +269,7 @@ func (b *VeleroBackup) object(name string) *veleroBackupObject {
 	labels["velero.io/storage-location"] = labelValue(loc)
 	obj := &veleroBackupObject{
 		APIVersion: "velero.io/v1", Kind: "Backup",
-		Metadata: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
+		Metadata: veleroMeta{Name: name, Namespace: ns, Labels: labels},
 		Spec: veleroBackupSpec{
 			IncludedNamespaces: b.IncludedNamespaces, ExcludedNamespaces: b.ExcludedNamespaces,
 			IncludedResources: b.IncludedResources, ExcludedResources: b.ExcludedResources,
@@ -273,7 +284,7 @@ func (b *VeleroBackup) object(name string) *veleroBackupObject {
 		},
 	}
 	if !b.Started.IsZero() {
-		obj.Metadata.CreationTimestamp = metav1.NewTime(b.Started)
+		obj.Metadata.CreationTimestamp = timePtr(b.Started)
 		obj.Status.StartTimestamp = timePtr(b.Started)
 		obj.Status.Expiration = timePtr(b.Started.Add(ttl))
 	}
