@@ -27,21 +27,25 @@ type Listener struct {
 }
 
 // Listen makes a network namespace, links it to this process's with a veth pair on a /30 of
-// 198.18.0.0/15 that overlaps none of this machine's networks (the near end is the network's
-// first address, the far end its second), and listens on a free TCP port of the far end. The
+// 198.18.0.0/15 no other pair has (the near end is the network's first address, the far
+// end its second), and listens on a free TCP port of the far end. The
 // namespace lives as long as the listener and the connections it accepts (or until the
 // process exits, should the thread that made it be the process's main thread, which the Go
 // runtime never ends); Close removes the pair. It fails, with an error matching os.ErrPermission, when the process may not make a
 // namespace or a link.
 func Listen() (*Listener, error) {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return nil, fmt.Errorf("vethns: this machine's interface addresses: %w", err)
+	for range subnetDraws - 1 {
+		l, err := listenOn(pickSubnet(rand.Uint32))
+		if !errors.Is(err, syscall.EEXIST) {
+			return l, err
+		}
 	}
-	subnet, err := pickSubnet(addrs, rand.Uint32)
-	if err != nil {
-		return nil, err
-	}
+	return listenOn(pickSubnet(rand.Uint32))
+}
+
+// listenOn is Listen on the network subnet; an error matching syscall.EEXIST when another
+// pair has it.
+func listenOn(subnet netip.Prefix) (*Listener, error) {
 	near := netip.PrefixFrom(subnet.Addr().Next(), subnet.Bits())
 	far := netip.PrefixFrom(near.Addr().Next(), subnet.Bits())
 	link := fmt.Sprintf("bkveth%08x", rand.Uint32()) // within the 15 bytes a link's name may have
@@ -100,7 +104,7 @@ func listenInNewNamespace(link string, far netip.Prefix) (net.Listener, error) {
 // configure gives the link named name the address p, in the namespace of the calling
 // thread, and sets it up.
 func configure(name string, p netip.Prefix) error {
-	iface, err := net.InterfaceByName(name)
+	iface, err := net.InterfaceByName(name) // the link this package made
 	if err != nil {
 		return fmt.Errorf("vethns: link %s: %w", name, err)
 	}

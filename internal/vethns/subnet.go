@@ -2,59 +2,25 @@ package vethns
 
 import (
 	"encoding/binary"
-	"fmt"
-	"net"
 	"net/netip"
 )
 
 // benchmarking is 198.18.0.0/15, set aside for benchmark tests of network devices (RFC 2544;
-// RFC 6890 lists it as not globally reachable).
+// RFC 6890 lists it as not globally reachable): no network of a machine is in it, so the
+// pairs take their networks from it without looking at the machine's interfaces.
 var benchmarking = netip.MustParsePrefix("198.18.0.0/15")
 
 // subnetBits is the size of the pair's network: a /30 holds its two ends.
 const subnetBits = 30
 
-// subnetDraws bounds pickSubnet's tries.
+// subnetDraws bounds Listen's tries when the network drawn is another pair's.
 const subnetDraws = 16
 
-// pickSubnet returns a /30 of benchmarking, chosen by draw, that overlaps none of the
-// networks of addrs (this machine's interface addresses, as net.InterfaceAddrs returns
-// them), or an error after subnetDraws draws that all overlap one.
-func pickSubnet(addrs []net.Addr, draw func() uint32) (netip.Prefix, error) {
-	var taken []netip.Prefix
-	for _, a := range addrs {
-		ipnet, ok := a.(*net.IPNet)
-		if !ok {
-			continue
-		}
-		ip, ok := netip.AddrFromSlice(ipnet.IP)
-		if !ok {
-			continue
-		}
-		ones, _ := ipnet.Mask.Size()
-		if ip = ip.Unmap(); ip.Is4() && ones <= 32 {
-			taken = append(taken, netip.PrefixFrom(ip, ones).Masked())
-		}
-	}
+// pickSubnet returns the /30 of benchmarking that draw's value names (modulo their number).
+func pickSubnet(draw func() uint32) netip.Prefix {
 	base := benchmarking.Addr().As4()
 	subnets := uint32(1) << (subnetBits - benchmarking.Bits())
-	for range subnetDraws {
-		var a [4]byte
-		binary.BigEndian.PutUint32(a[:], binary.BigEndian.Uint32(base[:])+draw()%subnets<<(32-subnetBits))
-		p := netip.PrefixFrom(netip.AddrFrom4(a), subnetBits)
-		if !overlapsAny(p, taken) {
-			return p, nil
-		}
-	}
-	return netip.Prefix{}, fmt.Errorf("vethns: %d random /%d networks of %s all overlap a network of this machine's interfaces %v",
-		subnetDraws, subnetBits, benchmarking, taken)
-}
-
-func overlapsAny(p netip.Prefix, taken []netip.Prefix) bool {
-	for _, t := range taken {
-		if p.Overlaps(t) {
-			return true
-		}
-	}
-	return false
+	var a [4]byte
+	binary.BigEndian.PutUint32(a[:], binary.BigEndian.Uint32(base[:])+draw()%subnets<<(32-subnetBits))
+	return netip.PrefixFrom(netip.AddrFrom4(a), subnetBits)
 }
