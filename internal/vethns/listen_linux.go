@@ -34,17 +34,27 @@ type Listener struct {
 // runtime never ends); Close removes the pair. It fails, with an error matching os.ErrPermission, when the process may not make a
 // namespace or a link.
 func Listen() (*Listener, error) {
-	for range subnetDraws - 1 {
-		l, err := listenOn(pickSubnet(rand.Uint32))
-		if !errors.Is(err, syscall.EEXIST) {
-			return l, err
+	for range subnetDraws {
+		subnet := pickSubnet(rand.Uint32)
+		if !bound(subnet.Addr().Next()) {
+			return listenOn(subnet)
 		}
 	}
-	return listenOn(pickSubnet(rand.Uint32))
+	return nil, fmt.Errorf("vethns: %d random /%d networks of %s all in use by other pairs", subnetDraws, subnetBits, benchmarking)
 }
 
-// listenOn is Listen on the network subnet; an error matching syscall.EEXIST when another
-// pair has it.
+// bound reports whether ip is an address of this thread's network namespace already (the
+// near end of another pair): one a listener may bind to.
+func bound(ip netip.Addr) bool {
+	l, err := net.Listen("tcp4", netip.AddrPortFrom(ip, 0).String())
+	if err != nil {
+		return false
+	}
+	_ = l.Close()
+	return true
+}
+
+// listenOn is Listen on the network subnet.
 func listenOn(subnet netip.Prefix) (*Listener, error) {
 	near := netip.PrefixFrom(subnet.Addr().Next(), subnet.Bits())
 	far := netip.PrefixFrom(near.Addr().Next(), subnet.Bits())

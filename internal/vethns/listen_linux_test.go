@@ -46,22 +46,11 @@ func TestListenServesOnNoAddressOfThisMachine(t *testing.T) {
 		require.True(t, benchmarking.Contains(ip), "%s outside %s", ip, benchmarking)
 		require.False(t, ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsUnspecified(), ip)
 
-		require.False(t, local(ip), "the listener's %s is an address of this namespace", ip)
-		require.True(t, local(ip.Prev()), "the pair's near end %s is not in this namespace", ip.Prev())
+		require.False(t, bound(ip), "the listener's %s is an address of this namespace", ip)
+		require.True(t, bound(ip.Prev()), "the pair's near end %s is not in this namespace", ip.Prev())
 
 		echoOnce(t, l)
 	}
-}
-
-// local reports whether ip is an address of this process's network namespace: one a
-// listener may bind to.
-func local(ip netip.Addr) bool {
-	l, err := net.Listen("tcp4", netip.AddrPortFrom(ip, 0).String())
-	if err != nil {
-		return false
-	}
-	_ = l.Close()
-	return true
 }
 
 // echoOnce accepts one connection on l, echoes what it reads, and checks that a client of
@@ -105,10 +94,10 @@ func TestCloseRemovesThePair(t *testing.T) {
 	far, ok := netip.AddrFromSlice(l.Addr().(*net.TCPAddr).IP)
 	require.True(t, ok)
 	near := far.Unmap().Prev()
-	require.True(t, local(near))
+	require.True(t, bound(near))
 	require.NoError(t, l.Close())
 	require.NoError(t, l.Close())
-	require.False(t, local(near), "the pair's near end %s still in this namespace", near)
+	require.False(t, bound(near), "the pair's near end %s still in this namespace", near)
 	require.ErrorIs(t, deleteRequest(l.link).send(), syscall.ENODEV, "link %s still there", l.link)
 	_, err = l.Accept()
 	require.ErrorIs(t, err, net.ErrClosed)

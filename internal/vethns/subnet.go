@@ -13,7 +13,7 @@ var benchmarking = netip.MustParsePrefix("198.18.0.0/15")
 // subnetBits is the size of the pair's network: a /30 holds its two ends.
 const subnetBits = 30
 
-// subnetDraws bounds Listen's tries when the network drawn is another pair's.
+// subnetDraws bounds Listen's draws when the network drawn is another pair's.
 const subnetDraws = 16
 
 // pickSubnet returns the /30 of benchmarking that draw's value names (modulo their number).
