@@ -39,3 +39,32 @@ func Manifest(data []byte) (*corev1.ConfigMap, bool, error) {
 	}
 	return &cm, true, nil
 }
+
+// FromConfigMap parses the one data entry of cm with parse; an error naming the ConfigMap
+// and the key, an unusable ConfigMap one wrapping invalid.
+func FromConfigMap[T any](cm *corev1.ConfigMap, parse func([]byte) (T, error), invalid error) (T, error) {
+	var zero T
+	key, file, err := Entry(cm)
+	if err != nil {
+		return zero, fmt.Errorf("%w: %w", invalid, err)
+	}
+	v, err := parse([]byte(file))
+	if err != nil {
+		return zero, fmt.Errorf("ConfigMap %s/%s, key %q: %w", cm.Namespace, cm.Name, key, err)
+	}
+	return v, nil
+}
+
+// Read parses data with parse, or, when data is a manifest of a ConfigMap, its one entry
+// (FromConfigMap); a ConfigMap that does not decode is an error wrapping invalid.
+func Read[T any](data []byte, parse func([]byte) (T, error), invalid error) (T, error) {
+	cm, isCM, err := Manifest(data)
+	switch {
+	case !isCM:
+		return parse(data)
+	case err != nil:
+		var zero T
+		return zero, fmt.Errorf("%w: %w", invalid, err)
+	}
+	return FromConfigMap(cm, parse, invalid)
+}

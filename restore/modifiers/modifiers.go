@@ -139,29 +139,14 @@ func Parse(data []byte) (*Modifiers, error) {
 // FromConfigMap reads the rules from Velero's ConfigMap form: a ConfigMap with exactly
 // one data entry, whose value is the rules file.
 func FromConfigMap(cm *corev1.ConfigMap) (*Modifiers, error) {
-	key, file, err := configmapfile.Entry(cm)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	m, err := Parse([]byte(file))
-	if err != nil {
-		return nil, fmt.Errorf("ConfigMap %s/%s, key %q: %w", cm.Namespace, cm.Name, key, err)
-	}
-	return m, nil
+	return configmapfile.FromConfigMap(cm, Parse, ErrInvalid)
 }
 
 // Read reads what a user hands a restore as its resource modifiers: a rules file (as
 // [Parse]), or a manifest (YAML or JSON) of the ConfigMap Velero reads them from
 // (apiVersion v1, kind ConfigMap; as [FromConfigMap]). Every error wraps ErrInvalid.
 func Read(data []byte) (*Modifiers, error) {
-	cm, isCM, err := configmapfile.Manifest(data)
-	switch {
-	case !isCM:
-		return Parse(data)
-	case err != nil:
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	return FromConfigMap(cm)
+	return configmapfile.Read(data, Parse, ErrInvalid)
 }
 
 // New checks spec as [Parse] does and compiles it.

@@ -53,29 +53,14 @@ func Parse(data []byte) (*Policies, error) {
 // FromConfigMap reads the policies from Velero's ConfigMap form: a ConfigMap with exactly
 // one data entry, whose value is the policies file.
 func FromConfigMap(cm *corev1.ConfigMap) (*Policies, error) {
-	key, file, err := configmapfile.Entry(cm)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	p, err := Parse([]byte(file))
-	if err != nil {
-		return nil, fmt.Errorf("ConfigMap %s/%s, key %q: %w", cm.Namespace, cm.Name, key, err)
-	}
-	return p, nil
+	return configmapfile.FromConfigMap(cm, Parse, ErrInvalid)
 }
 
 // Read reads what a user hands a restore as its resource policies: a policies file (as
 // [Parse]), or a manifest (YAML or JSON) of the ConfigMap Velero reads them from
 // (apiVersion v1, kind ConfigMap; as [FromConfigMap]). Every error wraps ErrInvalid.
 func Read(data []byte) (*Policies, error) {
-	cm, isCM, err := configmapfile.Manifest(data)
-	switch {
-	case !isCM:
-		return Parse(data)
-	case err != nil:
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	return FromConfigMap(cm)
+	return configmapfile.Read(data, Parse, ErrInvalid)
 }
 
 // New checks spec as [Parse] does.
