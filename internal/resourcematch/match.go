@@ -70,7 +70,7 @@ func (r *Resolver) globs(entries []string, listed, what string) ([]glob.Glob, er
 		}
 		key := e
 		if gr, ok := r.Resolve(e); ok {
-			key = Key(gr)
+			key = gr.String()
 		}
 		g, err := glob.Compile(key)
 		if err != nil {
@@ -83,10 +83,10 @@ func (r *Resolver) globs(entries []string, listed, what string) ([]glob.Glob, er
 
 // Includes reports whether the lists include resource gr.
 func (ie *IncludesExcludes) Includes(gr schema.GroupResource) bool {
-	return ie.IncludesName(Key(gr))
+	return ie.IncludesName(gr.String())
 }
 
-// IncludesName reports whether the lists include the name key: a resource's Key, or, for
+// IncludesName reports whether the lists include the name key: a resource's "<resource>.<group>", or, for
 // lists of namespaces (NewIncludesExcludes with a nil Resolver keeps them as written), a
 // namespace.
 func (ie *IncludesExcludes) IncludesName(key string) bool {

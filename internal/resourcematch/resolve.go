@@ -154,7 +154,3 @@ func (r *Resolver) expand(gvr schema.GroupVersionResource) schema.GroupVersionRe
 	}
 	return gvr
 }
-
-// Key is how a resource is named for matching: "<resource>.<group>", or "<resource>" for
-// the core group (schema.GroupResource's String).
-func Key(gr schema.GroupResource) string { return gr.String() }
