@@ -86,9 +86,9 @@ func (ie *IncludesExcludes) Includes(gr schema.GroupResource) bool {
 	return ie.IncludesName(gr.String())
 }
 
-// IncludesName reports whether the lists include the name key: a resource's "<resource>.<group>", or, for
-// lists of namespaces (NewIncludesExcludes with a nil Resolver keeps them as written), a
-// namespace.
+// IncludesName reports whether the lists include the name key: a resource's
+// "<resource>.<group>" ("<resource>" in the core group), or, for lists of namespaces
+// (NewNamespaces), a namespace.
 func (ie *IncludesExcludes) IncludesName(key string) bool {
 	if ie == nil {
 		return true
