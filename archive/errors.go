@@ -68,15 +68,30 @@ func insecure(format string, args ...any) error {
 	return &reason{ErrInsecurePath, fmt.Sprintf(format, args...)}
 }
 
-func overLimit(format string, args ...any) error {
-	return &reason{ErrLimitExceeded, fmt.Sprintf(format, args...)}
+// LimitError is the error of a crossed limit (see Limits), inside the Error that names the
+// entry: Field is the field of Limits that was crossed and that raises it ("MaxItems",
+// "MaxEntries", "MaxEntryBytes", "MaxTotalBytes" or "MaxPathLen"), Limit its value, Detail
+// what crossed it. It wraps ErrLimitExceeded. A program that sets Limits from flags finds it
+// with errors.As to name its own flag.
+type LimitError struct {
+	Field  string
+	Limit  int64
+	Detail string
 }
+
+// Error returns "limit exceeded: <detail> (Limits.<field> is <limit>; raise it with ...)".
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s: %s (Limits.%s is %d; raise it with archive.WithLimits(archive.Limits{%s: n}))",
+		strings.TrimPrefix(ErrLimitExceeded.Error(), "archive: "), e.Detail, e.Field, e.Limit, e.Field)
+}
+
+// Unwrap returns ErrLimitExceeded.
+func (e *LimitError) Unwrap() error { return ErrLimitExceeded }
 
 // limitHit is the error of a crossed limit: what was crossed, then the field of Limits, its
 // value, and how to raise it.
 func limitHit(field string, value int64, format string, args ...any) error {
-	return overLimit("%s (Limits.%s is %d; raise it with archive.WithLimits(archive.Limits{%s: n}))",
-		fmt.Sprintf(format, args...), field, value, field)
+	return &LimitError{Field: field, Limit: value, Detail: fmt.Sprintf(format, args...)}
 }
 
 func badFormat(format string, args ...any) error {

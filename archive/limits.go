@@ -57,12 +57,13 @@ func (l Limits) manifestEntryBytes() int64 {
 }
 
 // DefaultLimits are the limits used for every zero field of the Limits given to WithLimits,
-// and for all of them without WithLimits: a million objects, and the entries that go with
-// them (4 × MaxItems + 100,000). Treat it as a constant: it is read,
-// never written, by this package.
+// and for all of them without WithLimits: two million objects (a backup of a million
+// objects, with their namespaces and the cluster-scoped objects they need, fits with room
+// to spare), and the entries that go with them (4 × MaxItems + 100,000). Treat it as a
+// constant: it is read, never written, by this package.
 var DefaultLimits = Limits{
-	MaxItems:      1_000_000,
-	MaxEntries:    entriesPerItem*1_000_000 + entriesMargin,
+	MaxItems:      2_000_000,
+	MaxEntries:    entriesPerItem*2_000_000 + entriesMargin,
 	MaxEntryBytes: 64 << 20,
 	MaxTotalBytes: 16 << 30,
 	MaxPathLen:    4096,

@@ -108,6 +108,10 @@ func TestLimitsHit(t *testing.T) {
 					var ae *archive.Error
 					require.True(t, errors.As(err, &ae))
 					require.Equal(t, tc.crosss, ae.Entry)
+					var le *archive.LimitError
+					require.True(t, errors.As(err, &le))
+					require.Equal(t, tc.field, le.Field)
+					require.Equal(t, tc.need-1, le.Limit)
 					require.Contains(t, err.Error(), "Limits."+tc.field+" is ")
 					require.Contains(t, err.Error(), "raise it with archive.WithLimits(archive.Limits{"+tc.field+": n})")
 				})
@@ -120,7 +124,7 @@ func TestLimitsHit(t *testing.T) {
 // scaling together as Limits documents.
 func TestLimitsResolve(t *testing.T) {
 	d := archive.DefaultLimits
-	require.Equal(t, 1_000_000, d.MaxItems)
+	require.Equal(t, 2_000_000, d.MaxItems)
 	require.Equal(t, 4*d.MaxItems+100_000, d.MaxEntries)
 	for _, tc := range []struct {
 		name     string

@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	idx, err := archive.Scan(ctx, in, archive.WithManifest(), archive.WithLimits(limits))
 	if err != nil {
-		fmt.Fprintln(stderr, "inspect:", err)
+		fmt.Fprintln(stderr, "inspect:", limitflag.Explain(err))
 		return 1
 	}
 	if *dot {

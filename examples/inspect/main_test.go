@@ -58,6 +58,7 @@ func TestInspectLimits(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 1, run(context.Background(), []string{"--max-items", "1"}, &stdout, &stderr))
 	require.Contains(t, stderr.String(), "Limits.MaxItems is 1")
+	require.Contains(t, stderr.String(), "raise it with --max-items")
 	stderr.Reset()
 	require.Equal(t, 1, run(context.Background(), []string{"--max-path-len", "10"}, &stdout, &stderr))
 	require.Contains(t, stderr.String(), "Limits.MaxPathLen is 10")

@@ -168,7 +168,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if err := restoreBackup(ctx, f, stdout, stderr); err != nil {
-		fmt.Fprintln(stderr, "restore:", err)
+		fmt.Fprintln(stderr, "restore:", limitflag.Explain(err))
 		if errors.Is(err, restore.ErrNotReady) {
 			return exitNotReady
 		}

@@ -64,6 +64,7 @@ func TestRunFlags(t *testing.T) {
 		{name: "negative qps", args: []string{"--qps", "-5"}, code: 2, stderr: "--qps and --burst must not be negative"},
 		{name: "restore name not a label value", args: []string{"--restore-name", "has space"}, code: 2, stderr: `--restore-name: name "has space" is not a label value: a valid label must be`},
 		{name: "not a backup", args: []string{"--backup", notGzip}, code: 1, stderr: "bad format: not gzip"},
+		{name: "limit names its flag", args: []string{"--max-items", "2"}, code: 1, stderr: "Limits.MaxItems is 2; raise it with archive.WithLimits(archive.Limits{MaxItems: n})); raise it with --max-items"},
 		{name: "missing backup", args: []string{"--backup", filepath.Join(dir, "absent.tgz")}, code: 1, stderr: "no such file"},
 	}
 	for _, tt := range tests {

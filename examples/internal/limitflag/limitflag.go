@@ -4,7 +4,9 @@
 package limitflag
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 
 	"github.com/backupkit/backupkit/archive"
 )
@@ -17,4 +19,28 @@ func Add(fs *flag.FlagSet, l *archive.Limits) {
 	fs.Int64Var(&l.MaxEntryBytes, "max-entry-bytes", 0, "largest decompressed entry; 0: archive.DefaultLimits'")
 	fs.Int64Var(&l.MaxTotalBytes, "max-total-bytes", 0, "most decompressed bytes in all; 0: archive.DefaultLimits'")
 	fs.IntVar(&l.MaxPathLen, "max-path-len", 0, "longest entry name; 0: archive.DefaultLimits'")
+}
+
+// flags names the flag Add defines for each field of archive.Limits.
+var flags = map[string]string{
+	"MaxItems":      "--max-items",
+	"MaxEntries":    "--max-entries",
+	"MaxEntryBytes": "--max-entry-bytes",
+	"MaxTotalBytes": "--max-total-bytes",
+	"MaxPathLen":    "--max-path-len",
+}
+
+// Explain returns err with the flag that raises the limit it crossed, when it wraps an
+// *archive.LimitError (the Go option alone means nothing to a user of the program); any
+// other err, nil included, is returned as it is.
+func Explain(err error) error {
+	var le *archive.LimitError
+	if !errors.As(err, &le) {
+		return err
+	}
+	name, ok := flags[le.Field]
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("%w; raise it with %s", err, name)
 }

@@ -1,8 +1,11 @@
 package limitflag
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,4 +30,27 @@ func TestAdd(t *testing.T) {
 		require.NoError(t, fs.Parse(tc.args))
 		require.Equal(t, tc.want, l, tc.args)
 	}
+}
+
+// TestExplain: a crossed limit names the flag of its field, for every field Add defines;
+// other errors pass unchanged.
+func TestExplain(t *testing.T) {
+	var l archive.Limits
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	Add(fs, &l)
+	for field, name := range flags {
+		require.NotNil(t, fs.Lookup(strings.TrimPrefix(name, "--")), field)
+		inner := &archive.LimitError{Field: field, Limit: 3, Detail: "more"}
+		err := Explain(fmt.Errorf("reading x: %w", &archive.Error{Entry: "e", Err: inner}))
+		require.ErrorIs(t, err, archive.ErrLimitExceeded)
+		require.ErrorContains(t, err, "raise it with "+name)
+	}
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	require.Equal(t, n, len(flags), "a flag of Add that Explain does not name")
+	other := errors.New("other")
+	require.Equal(t, other, Explain(other))
+	require.NoError(t, Explain(nil))
+	unknown := &archive.LimitError{Field: "MaxSomething"}
+	require.Equal(t, error(unknown), Explain(unknown))
 }
