@@ -5,11 +5,9 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
+	"github.com/backupkit/backupkit/internal/hookspec"
 	"github.com/backupkit/backupkit/internal/resourcematch"
 )
 
@@ -87,22 +85,14 @@ var ErrHooks = errors.New("backup: invalid hook spec")
 // reported, each naming its place (resources[0].pre[1].exec.command), joined and
 // wrapping ErrHooks.
 func ParseHooks(data []byte) (*HookSpec, error) {
-	j, err := yaml.YAMLToJSONStrict(data)
+	s, err := hookspec.Decode[HookSpec](data)
 	if err != nil {
 		return nil, fmt.Errorf("backup: reading the hook spec: %w", err)
 	}
-	var s HookSpec
-	strict, err := kjson.UnmarshalStrict(j, &s, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
-	if err == nil {
-		err = errors.Join(strict...)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("backup: reading the hook spec: %w", err)
-	}
-	if _, err := compileHooks(&s, nil); err != nil {
+	if _, err := compileHooks(s, nil); err != nil {
 		return nil, err
 	}
-	return &s, nil
+	return s, nil
 }
 
 // podsResource is the group resource hooks are selected by.
@@ -110,15 +100,14 @@ var podsResource = schema.GroupResource{Resource: "pods"}
 
 // resourceHooks is one ResourceHookSpec with its selector compiled.
 type resourceHooks struct {
-	spec       *ResourceHookSpec
-	namespaces *resourcematch.IncludesExcludes
-	pods       bool            // the resource lists include pods
-	labels     labels.Selector // nil: every Pod
+	spec     *ResourceHookSpec
+	selected hookspec.Pods
+	pods     bool // the resource lists include pods
 }
 
 // applies reports whether the hooks apply to a Pod in namespace ns with labels l.
 func (r *resourceHooks) applies(ns string, l map[string]string) bool {
-	return r.pods && r.namespaces.IncludesName(ns) && (r.labels == nil || r.labels.Matches(labels.Set(l)))
+	return r.pods && r.selected.Match(ns, l)
 }
 
 // compileHooks checks s and compiles its selectors, resolving resource entries through
@@ -137,19 +126,13 @@ func compileHooks(s *HookSpec, res *resourcematch.Resolver) ([]resourceHooks, er
 			bad("%s.name: missing", at)
 		}
 		rh := resourceHooks{spec: rs}
-		var err error
-		if rh.namespaces, err = resourcematch.NewNamespaces(rs.IncludedNamespaces, rs.ExcludedNamespaces); err != nil {
-			bad("%s: %w", at, err)
-		}
+		var perrs []error
+		rh.selected, perrs = hookspec.NewPods(at, rs.IncludedNamespaces, rs.ExcludedNamespaces, rs.LabelSelector)
+		errs = append(errs, perrs...)
 		if ie, err := resourcematch.NewIncludesExcludes(res, rs.IncludedResources, rs.ExcludedResources); err != nil {
 			bad("%s: %w", at, err)
 		} else {
 			rh.pods = ie.Includes(podsResource)
-		}
-		if rs.LabelSelector != nil {
-			if rh.labels, err = metav1.LabelSelectorAsSelector(rs.LabelSelector); err != nil {
-				bad("%s.labelSelector: %w", at, err)
-			}
 		}
 		for _, phase := range []struct {
 			name  string

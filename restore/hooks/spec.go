@@ -6,11 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
-	"github.com/backupkit/backupkit/internal/resourcematch"
+	"github.com/backupkit/backupkit/internal/hookspec"
 )
 
 // Spec is a restore's hooks, with the shape and meaning of the hooks of Velero's Restore
@@ -98,34 +95,25 @@ var ErrInvalid = errors.New("hooks: invalid spec")
 // namespace glob that does not compile. Every such error is reported, each naming its
 // place (resources[0].postHooks[1].exec.command), joined and wrapping ErrInvalid.
 func Parse(data []byte) (*Spec, error) {
-	j, err := yaml.YAMLToJSONStrict(data)
+	s, err := hookspec.Decode[Spec](data)
 	if err != nil {
 		return nil, fmt.Errorf("hooks: reading the spec: %w", err)
 	}
-	var s Spec
-	strict, err := kjson.UnmarshalStrict(j, &s, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
-	if err == nil {
-		err = errors.Join(strict...)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("hooks: reading the spec: %w", err)
-	}
-	if _, err := compile(&s); err != nil {
+	if _, err := compile(s); err != nil {
 		return nil, err
 	}
-	return &s, nil
+	return s, nil
 }
 
 // resourceHooks is one ResourceHookSpec with its selector compiled.
 type resourceHooks struct {
-	spec       *ResourceHookSpec
-	namespaces *resourcematch.IncludesExcludes
-	labels     labels.Selector // nil: every Pod
+	spec     *ResourceHookSpec
+	selected hookspec.Pods
 }
 
 // applies reports whether the hooks apply to a Pod in namespace ns with labels l.
 func (r *resourceHooks) applies(ns string, l map[string]string) bool {
-	return r.namespaces.IncludesName(ns) && (r.labels == nil || r.labels.Matches(labels.Set(l)))
+	return r.selected.Match(ns, l)
 }
 
 // compile checks s and compiles its selectors, reporting every problem.
@@ -143,15 +131,9 @@ func compile(s *Spec) ([]resourceHooks, error) {
 			bad("%s.name: missing", at)
 		}
 		rh := resourceHooks{spec: rs}
-		var err error
-		if rh.namespaces, err = resourcematch.NewNamespaces(rs.IncludedNamespaces, rs.ExcludedNamespaces); err != nil {
-			bad("%s: %w", at, err)
-		}
-		if rs.LabelSelector != nil {
-			if rh.labels, err = metav1.LabelSelectorAsSelector(rs.LabelSelector); err != nil {
-				bad("%s.labelSelector: %w", at, err)
-			}
-		}
+		var perrs []error
+		rh.selected, perrs = hookspec.NewPods(at, rs.IncludedNamespaces, rs.ExcludedNamespaces, rs.LabelSelector)
+		errs = append(errs, perrs...)
 		for j, h := range rs.PostHooks {
 			hat := fmt.Sprintf("%s.postHooks[%d]", at, j)
 			if e := h.Exec; e != nil {
