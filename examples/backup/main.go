@@ -275,8 +275,7 @@ func runBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) (*backup
 	if err != nil {
 		return nil, err
 	}
-	writeSummary(summaryTo, plan, sum, shown, f.manifestOutput, cw.n, time.Since(start))
-	return sum, nil
+	return sum, writeSummary(summaryTo, plan, sum, shown, f.manifestOutput, cw.n, time.Since(start))
 }
 
 // createFile creates path; closeFile closes it and, given an error (the backup failed), or
