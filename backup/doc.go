@@ -7,7 +7,8 @@
 //
 // A [Cluster]: a discovery client and a dynamic client ([Connect] makes both from a
 // rest.Config). No flags, no printing, no logging: what the backup decides is in the
-// [Plan], what it does in the [Event]s ([WithProgress]) and the [Summary].
+// [Plan], what it does in the [Event]s ([WithProgress]) and the [Summary], which
+// [Summary.WriteText] renders for people to read on a writer the caller gives.
 //
 // # Planning
 //
@@ -41,9 +42,10 @@
 // custom resources' objects are in the backup, are named in [Summary.CRDsLeftOut].
 //
 // With [WithHooks], the exec hooks of Velero's backup hooks (a Pod's annotations, or a
-// [HookSpec] that [ParseHooks] reads from a Velero Backup's spec.hooks) run around each
-// Pod through an [Executor] ([NewExecClient]): pre hooks before it is written, post hooks
-// after, each outcome in an [EventHook] event and [Summary.Hooks].
+// [HookSpec] that [ParseHooks] reads from a Velero Backup's spec.hooks, [ReadHooksFile]
+// from a file) run around each Pod through an [Executor] ([NewExecClient]): pre hooks
+// before it is written, post hooks after, each outcome in an [EventHook] event and
+// [Summary.Hooks].
 //
 // Where the backup goes is the caller's: a file, stdout, or an upload to object storage
 // (backupstore.Store.NewBackupWriter), and so is the sibling manifest

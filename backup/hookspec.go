@@ -3,6 +3,7 @@ package backup
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -91,6 +92,21 @@ func ParseHooks(data []byte) (*HookSpec, error) {
 	}
 	if _, err := compileHooks(s, nil); err != nil {
 		return nil, err
+	}
+	return s, nil
+}
+
+// ReadHooksFile reads the file at path as [ParseHooks] reads data. An error reading the
+// file is os.ReadFile's, which names path; an error of ParseHooks is returned prefixed by
+// path ("<path>: backup: invalid hook spec: ...").
+func ReadHooksFile(path string) (*HookSpec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ParseHooks(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }

@@ -2,6 +2,9 @@ package backup_test
 
 import (
 	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -65,3 +68,39 @@ func FuzzParseHooks(f *testing.F) {
 }
 
 func yamlOf(s *backup.HookSpec) ([]byte, error) { return json.Marshal(s) }
+
+func TestReadHooksFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+		return p
+	}
+	const spec = "resources:\n- name: freeze\n  pre:\n  - exec: {command: [fsfreeze, --freeze, /data], onError: Fail}\n"
+	bad := write("bad.yaml", "resources:\n- name: a\n  pre:\n  - exec: {command: [x], onError: Stop}\n")
+	absent := filepath.Join(dir, "absent.yaml")
+	for _, tc := range []struct {
+		name, path string
+		is         error
+		want       string
+	}{
+		{name: "YAML", path: write("hooks.yaml", spec)},
+		{name: "invalid: named by its path", path: bad, is: backup.ErrHooks,
+			want: bad + `: backup: invalid hook spec: resources[0].pre[0].exec.onError: "Stop" is neither "Continue" nor "Fail"`},
+		{name: "absent: os.ReadFile's error", path: absent, is: fs.ErrNotExist, want: "open " + absent + ": no such file or directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := backup.ReadHooksFile(tc.path)
+			if tc.is != nil {
+				require.ErrorIs(t, err, tc.is)
+				require.EqualError(t, err, tc.want)
+				require.Nil(t, s)
+				return
+			}
+			require.NoError(t, err)
+			want, err := backup.ParseHooks([]byte(spec))
+			require.NoError(t, err)
+			require.Equal(t, want, s, "as ParseHooks reads the file's bytes")
+		})
+	}
+}

@@ -82,6 +82,9 @@ func TestRun(t *testing.T) {
 			idx, err := archive.Scan(t.Context(), &tarball, archive.WithManifest())
 			require.NoError(t, err)
 			require.Equal(t, n, idx.Manifest.Len())
+			objects, files := sum.Totals()
+			require.Equal(t, n, objects)
+			require.Len(t, idx.Items, files, "every item file of the tarball counted")
 		})
 	}
 }

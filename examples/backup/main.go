@@ -136,12 +136,9 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		f.filter.LabelSelector = sel
 	}
 	if hooks != "" {
-		data, err := os.ReadFile(hooks)
-		if err != nil {
+		var err error
+		if f.hooks, err = backup.ReadHooksFile(hooks); err != nil {
 			return nil, fmt.Errorf("--hooks: %w", err)
-		}
-		if f.hooks, err = backup.ParseHooks(data); err != nil {
-			return nil, fmt.Errorf("--hooks %s: %w", hooks, err)
 		}
 	}
 	if len(f.filter.IncludedNamespaces) == 0 || len(f.filter.IncludedResources) == 0 {
@@ -275,8 +272,7 @@ func runBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) (*backup
 	if err != nil {
 		return nil, err
 	}
-	writeSummary(summaryTo, plan, sum, shown, f.manifestOutput, cw.n, time.Since(start))
-	return sum, nil
+	return sum, writeSummary(summaryTo, plan, sum, shown, f.manifestOutput, cw.n, time.Since(start))
 }
 
 // createFile creates path; closeFile closes it and, given an error (the backup failed), or

@@ -27,7 +27,7 @@ func TestFlags(t *testing.T) {
 		{"page size", []string{"--kubeconfig", "k", "--output", "o", "--page-size", "0"}, 2, "--page-size must be at least 1, not 0"},
 		{"parallel", []string{"--kubeconfig", "k", "--output", "o", "--parallel", "0"}, 2, "--parallel must be at least 1, not 0"},
 		{"hooks file missing", []string{"--kubeconfig", "k", "--output", "o", "--hooks", "testdata/none.yaml"}, 2, "--hooks: open testdata/none.yaml: no such file"},
-		{"hooks invalid", []string{"--kubeconfig", "k", "--output", "o", "--hooks", "testdata/bad-hooks.yaml"}, 2, `--hooks testdata/bad-hooks.yaml: backup: invalid hook spec: resources[0].pre[0].exec.onError: "Stop" is neither`},
+		{"hooks invalid", []string{"--kubeconfig", "k", "--output", "o", "--hooks", "testdata/bad-hooks.yaml"}, 2, `--hooks: testdata/bad-hooks.yaml: backup: invalid hook spec: resources[0].pre[0].exec.onError: "Stop" is neither`},
 		{"retries", []string{"--kubeconfig", "k", "--output", "o", "--retries", "0"}, 2, "--retries must be at least 1, not 0"},
 		{"ttl", []string{"--kubeconfig", "k", "--output", "o", "--ttl", "0s"}, 2, "--ttl must be positive, not 0s"},
 		{"selector", []string{"--kubeconfig", "k", "--output", "o", "--selector", "a in (b"}, 2, "--selector: "},

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -69,26 +68,12 @@ func (ff *filterFlags) planOptions() ([]restore.PlanOption, error) {
 			f.OrLabelSelectors = append(f.OrLabelSelectors, s)
 		}
 	}
-	if f.ResourcePolicies, err = readPolicies(ff.resourcePolicies); err != nil {
-		return nil, err
-	}
-	return append(opts, restore.WithFilter(f)), nil
-}
-
-// readPolicies reads --resource-policies (policies.Read: a policies file, or a manifest
-// of the ConfigMap Velero reads them from). "" reads none.
-func readPolicies(path string) (*policies.Policies, error) {
-	if path == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(path)
-	if err == nil {
-		var p *policies.Policies
-		if p, err = policies.Read(data); err == nil {
-			return p, nil
+	if ff.resourcePolicies != "" {
+		if f.ResourcePolicies, err = policies.ReadFile(ff.resourcePolicies); err != nil {
+			return nil, fmt.Errorf("--resource-policies: %w", err)
 		}
 	}
-	return nil, fmt.Errorf("--resource-policies %s: %w", path, err)
+	return append(opts, restore.WithFilter(f)), nil
 }
 
 // splitList splits a comma-separated list, dropping blanks.

@@ -1,30 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
 	"k8s.io/client-go/rest"
 
 	"github.com/backupkit/backupkit/restore/actions"
 	"github.com/backupkit/backupkit/restore/hooks"
 )
-
-// readHooks reads --hooks (hooks.Parse: the hooks of a Velero Restore's spec). ""
-// reads none.
-func readHooks(path string) (*hooks.Spec, error) {
-	if path == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(path)
-	if err == nil {
-		var s *hooks.Spec
-		if s, err = hooks.Parse(data); err == nil {
-			return s, nil
-		}
-	}
-	return nil, fmt.Errorf("--hooks %s: %w", path, err)
-}
 
 // itemActions are the built-in item actions and, last, the restore hooks' action, as
 // Velero runs hooks: those the Pods' annotations declare always, and those of --hooks.

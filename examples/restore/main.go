@@ -129,11 +129,15 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	if ns, name, ok := strings.Cut(f.prioritiesConfigMap, "/"); f.prioritiesConfigMap != "" && (!ok || ns == "" || name == "") {
 		return nil, fmt.Errorf("--priorities-configmap must be <namespace>/<name>, not %q", f.prioritiesConfigMap)
 	}
-	if f.modifiers, err = readModifiers(f.resourceModifiers); err != nil {
-		return nil, err
+	if f.resourceModifiers != "" {
+		if f.modifiers, err = modifiers.ReadFile(f.resourceModifiers); err != nil {
+			return nil, fmt.Errorf("--resource-modifiers: %w", err)
+		}
 	}
-	if f.hooks, err = readHooks(f.hooksFile); err != nil {
-		return nil, err
+	if f.hooksFile != "" {
+		if f.hooks, err = hooks.ReadFile(f.hooksFile); err != nil {
+			return nil, fmt.Errorf("--hooks: %w", err)
+		}
 	}
 	return f, nil
 }

@@ -6,6 +6,7 @@ package configmapfile
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -67,4 +68,19 @@ func Read[T any](data []byte, parse func([]byte) (T, error), invalid error) (T, 
 		return zero, fmt.Errorf("%w: %w", invalid, err)
 	}
 	return FromConfigMap(cm, parse, invalid)
+}
+
+// ReadFile reads the file at path with Read. An error reading the file is os.ReadFile's,
+// which names path; an error of Read is returned prefixed by path ("<path>: <error>").
+func ReadFile[T any](path string, parse func([]byte) (T, error), invalid error) (T, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := Read(data, parse, invalid)
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
 }

@@ -3,9 +3,9 @@
 // and commands run in its containers once it runs.
 //
 // A Pod declares its own hooks by annotations (InitImageAnnotation and the others); the
-// restore declares hooks for the Pods it selects in a Spec, the hooks of a Velero
-// Restore's spec, which Parse reads from YAML or JSON. As in Velero, a Pod whose
-// annotations declare an init container gets none from the Spec, and one whose
+// restore declares hooks for the Pods it selects in a Spec, the hooks of a Velero Restore's
+// spec, which Parse reads from YAML or JSON (ReadFile from a file). As in Velero, a Pod
+// whose annotations declare an init container gets none from the Spec, and one whose
 // annotations declare an exec hook gets no exec hook from the Spec.
 //
 // # Running them

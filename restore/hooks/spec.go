@@ -3,6 +3,7 @@ package hooks
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -101,6 +102,21 @@ func Parse(data []byte) (*Spec, error) {
 	}
 	if _, err := compile(s); err != nil {
 		return nil, err
+	}
+	return s, nil
+}
+
+// ReadFile reads the file at path as [Parse] reads data. An error reading the file is
+// os.ReadFile's, which names path; an error of Parse is returned prefixed by path
+// ("<path>: hooks: invalid spec: ...").
+func ReadFile(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }

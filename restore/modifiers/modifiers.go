@@ -149,6 +149,13 @@ func Read(data []byte) (*Modifiers, error) {
 	return configmapfile.Read(data, Parse, ErrInvalid)
 }
 
+// ReadFile reads the file at path as [Read] reads data. An error reading the file is
+// os.ReadFile's, which names path; an error of Read is returned prefixed by path
+// ("<path>: restore/modifiers: invalid resource modifiers: ...").
+func ReadFile(path string) (*Modifiers, error) {
+	return configmapfile.ReadFile(path, Parse, ErrInvalid)
+}
+
 // New checks spec as [Parse] does and compiles it.
 func New(spec Spec) (*Modifiers, error) {
 	var errs []error

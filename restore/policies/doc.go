@@ -1,9 +1,9 @@
-// Package policies reads Velero's resource policies as a restore takes them (Velero
-// v1.18's Restore.spec.resourcePolicy): the policies file (version v1, YAML; [Parse],
-// [Read], or [FromConfigMap] for the ConfigMap Velero reads it from), checked when read as
-// Velero's ValidateForRestore checks it, and [Policies.Resolve], which resolves each
-// resource filter's kinds and returns what decides, item by item, whether a policy
-// selects it ([Resolved.Select]).
+// Package policies reads Velero's resource policies as a restore takes them (Velero v1.18's
+// Restore.spec.resourcePolicy): the policies file (version v1, YAML; [Parse], [Read] and
+// [ReadFile], which also take a manifest of the ConfigMap Velero reads it from, or
+// [FromConfigMap] for that ConfigMap), checked when read as Velero's ValidateForRestore
+// checks it, and [Policies.Resolve], which resolves each resource filter's kinds and
+// returns what decides, item by item, whether a policy selects it ([Resolved.Select]).
 //
 // # What a restore reads
 //

@@ -63,6 +63,13 @@ func Read(data []byte) (*Policies, error) {
 	return configmapfile.Read(data, Parse, ErrInvalid)
 }
 
+// ReadFile reads the file at path as [Read] reads data. An error reading the file is
+// os.ReadFile's, which names path; an error of Read is returned prefixed by path
+// ("<path>: restore/policies: invalid resource policies: ...").
+func ReadFile(path string) (*Policies, error) {
+	return configmapfile.ReadFile(path, Parse, ErrInvalid)
+}
+
 // New checks spec as [Parse] does.
 func New(spec Spec) (*Policies, error) {
 	if errs := check(spec); len(errs) > 0 {
