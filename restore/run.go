@@ -98,6 +98,7 @@ type runConfig struct {
 	registry                       *readiness.Registry // WithReadiness; nil: readiness's built-in rules
 	terminatingTimeout             time.Duration       // WithTerminatingTimeout
 
+	readAhead  int64             // tests: the stream's read-ahead (0: maxReadAhead)
 	heldCap    int64             // tests: the stream's cap on bytes held (0: maxHeld)
 	streamOver func(*itemStream) // tests: told the stream once its passes are over
 }
@@ -343,9 +344,8 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 	if err := r.ensureNamespaces(ctx); err != nil {
 		return nil, err
 	}
-	held := cmp.Or(cfg.heldCap, maxHeld)
 	r.items = streamItems(ctx, plan.source, plan.limits, len(r.states), int(r.inWaves), r.locate,
-		func(i int32) string { return r.item(i).readPath() }, maxReadAhead, held)
+		func(i int32) string { return r.item(i).readPath() }, cmp.Or(cfg.readAhead, maxReadAhead), cmp.Or(cfg.heldCap, maxHeld))
 	defer r.items.close()
 	_ = plan.manifest.WalkEach(ctx, cfg.parallel, r.restoreWalked, r.walked) // its error counts every item, not the planned ones
 	r.items.close()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/backupkit/backupkit/archive"
@@ -19,9 +20,9 @@ import (
 const maxReadAhead = 1 << 20
 
 // maxHeld bounds the bytes of items the second pass holds while it reads on for an item
-// the walk waits for: an item it passes then that nobody waits for is held while the bytes
-// held stay within maxHeld, and skipped past it, to be read by a later pass over the
-// backup. The walk takes items in the order the backup holds them where it has the choice
+// the walk waits for: an item it passes then that nobody waits for is held, and past
+// maxHeld the items held the longest (but those read for a take waiting) are dropped, to be
+// read by a later pass over the backup. The walk takes items in the order the backup holds them where it has the choice
 // (manifest.Walk starts ready items in the order they were added, and the plan's manifest
 // is in the tarball's order when it was read from the tarball), so what it wants out of
 // that order is what the resource order wants first: the namespaces, the custom resource
@@ -38,10 +39,11 @@ const maxHeld = 16 << 20
 // that cannot be read ends the pass: the tarball cannot be read past it.
 //
 // When the walk waits for an item the pass has not reached, the pass reads on to it, and
-// holds the items it passes on the way that nobody waits for while what it holds stays
-// within maxHeld; the others it skips. A pass that ends with items skipped is followed by
-// another over the backup (opened again), which reads them, until every item is read:
-// each pass reads at least the items waited for when it starts, so the passes end.
+// holds the items it passes on the way; past maxHeld it drops the items it has held the
+// longest (never one read for a take waiting for it). A pass that ends with items dropped
+// is followed by another over the backup (opened again), which reads them, until every
+// item is read: each pass reads the items waited for when it starts, which the takes then
+// hand over, so the passes end; one that does not meet such an item ends them (errChanged).
 //
 // The items numbered onDemand and above (those the restore creates only when an item
 // action names them: Plan.additional) are read only for a take waiting for them when the
@@ -69,10 +71,10 @@ type itemStream struct {
 	ended     error                   // set when the passes ended with items left unread: why
 	finished  bool                    // the passes are over
 
-	passes    int   // passes started over the backup, not counting rereads
-	highWater int64 // the most heldBytes has been
-	read      int   // items read, by every pass
-	skipped   int   // items the current pass skipped: read by another pass
+	passes    int     // passes started over the backup, not counting rereads
+	highWater int64   // the most heldBytes has been
+	dropped   int     // items dropped while the current pass ran: read by another pass
+	heldOrder []int32 // the items held, oldest first; with items since taken or dropped
 }
 
 // slotState is what the stream knows of one item.
@@ -83,6 +85,7 @@ const (
 	slotTaken                        // take has handed it over
 	slotPassed                       // an on-demand item the pass went past unread
 	slotSeen                         // met in the current pass
+	slotWanted                       // read for a take waiting for it: never dropped
 )
 
 // streamItems starts the passes over the backup open gives, read with limits, for n items
@@ -118,28 +121,30 @@ func (s *itemStream) run(ctx context.Context, open Source, limits archive.Limits
 	}()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	idle := 0 // passes in a row that read nothing
 	for s.left > 0 {
 		for i := range s.state {
 			s.state[i] &^= slotSeen
 		}
 		s.passes++
-		s.skipped = 0
-		read := s.read
+		s.dropped = 0
+		waited := make([]int32, 0, len(s.waits))
+		for i := range s.waits {
+			waited = append(waited, i)
+		}
 		s.mu.Unlock()
 		err := s.pass(ctx, open, limits)
 		s.mu.Lock()
 		if s.left == 0 {
 			return
 		}
-		if s.read == read {
-			idle++
-		} else {
-			idle = 0
+		// Items dropped are read by the next pass, unless this one did not meet an item a
+		// take waited for all along.
+		missed := false
+		for _, i := range waited {
+			_, still := s.waits[i]
+			missed = missed || still && s.state[i]&slotSeen == 0
 		}
-		// Items skipped are read by the next pass, unless two passes in a row read nothing:
-		// the second began with a take waiting for an item, and did not meet it.
-		if err == nil && s.skipped > 0 && idle < 2 {
+		if err == nil && s.dropped > 0 && !missed {
 			continue
 		}
 		if err == nil {
@@ -197,11 +202,6 @@ func (s *itemStream) visit(ctx context.Context) func(*archive.Item) error {
 		for s.heldBytes >= s.budget && len(s.waits) == 0 && ctx.Err() == nil {
 			s.cond.Wait()
 		}
-		if _, waited := s.waits[i]; !waited && len(s.waits) > 0 && s.heldBytes+it.Size > s.maxHeld {
-			s.skipped++ // reading on for another: a later pass reads it
-			s.mu.Unlock()
-			return nil
-		}
 		s.mu.Unlock()
 		if err := ctx.Err(); err != nil {
 			return err
@@ -216,10 +216,13 @@ func (s *itemStream) visit(ctx context.Context) func(*archive.Item) error {
 		s.held[i] = data
 		s.heldBytes += int64(len(data))
 		s.highWater = max(s.highWater, s.heldBytes)
-		s.read++
 		if ch, ok := s.waits[i]; ok {
+			s.state[i] |= slotWanted
 			close(ch)
 			delete(s.waits, i)
+		} else {
+			s.heldOrder = append(s.heldOrder, i)
+			s.drop()
 		}
 		if i < s.onDemand {
 			s.left--
@@ -228,6 +231,27 @@ func (s *itemStream) visit(ctx context.Context) func(*archive.Item) error {
 			return errAllRead // the pass reads on while an on-demand item is waited for
 		}
 		return nil
+	}
+}
+
+// drop drops the items held the longest, not read for a take waiting, until the bytes held
+// are within maxHeld (or no such item is left); a later pass reads them again.
+func (s *itemStream) drop() {
+	k := 0
+	for ; k < len(s.heldOrder) && s.heldBytes > s.maxHeld; k++ {
+		j := s.heldOrder[k]
+		if s.state[j]&(slotRead|slotTaken|slotWanted) != slotRead {
+			continue // taken, dropped already, or read for a take
+		}
+		s.heldBytes -= int64(len(s.held[j]))
+		delete(s.held, j)
+		s.state[j] &^= slotRead
+		s.left++ // only items below onDemand are read unwaited
+		s.dropped++
+	}
+	s.heldOrder = s.heldOrder[k:]
+	if len(s.heldOrder) > 2*len(s.held)+64 { // forget the items taken since
+		s.heldOrder = slices.DeleteFunc(s.heldOrder, func(j int32) bool { return s.state[j]&(slotRead|slotTaken) != slotRead })
 	}
 }
 
