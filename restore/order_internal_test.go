@@ -151,7 +151,7 @@ func orderRun(t testing.TB, items []orderItem, fromSibling bool, parallel int, r
 // in Velero's order in a few.
 func TestRunMemoryWhateverTheBackupOrder(t *testing.T) {
 	const (
-		nss, per  = 60, 8
+		nss, per  = 50, 4
 		parallel  = 4
 		readAhead = 8 << 10
 		held      = 16 << 10
@@ -196,8 +196,8 @@ func TestPropertyRunMemoryAnyOrder(t *testing.T) {
 	)
 	tt := t
 	rapid.Check(t, func(t *rapid.T) {
-		nss := rapid.IntRange(1, 8).Draw(t, "namespaces")
-		per := rapid.IntRange(0, 6).Draw(t, "per namespace")
+		nss := rapid.IntRange(1, 5).Draw(t, "namespaces")
+		per := rapid.IntRange(0, 4).Draw(t, "per namespace")
 		items := rapid.Permutation(veleroOrder(nss, per)).Draw(t, "order")
 		sum, s := orderRun(tt, items, rapid.Bool().Draw(t, "from sibling"), parallel, readAhead, held)
 		require.LessOrEqual(t, s.highWater, int64(max(readAhead, held)+(parallel+1)*largest))
