@@ -23,7 +23,9 @@ type restoreItem struct {
 func (r *restoreItem) GroupResource() schema.GroupResource { return r.resource }
 
 // A tool puts its own item type in the graph with AddItemer, and gets it back from
-// Item.Source when it walks the graph in restore order.
+// Item.Source when it walks the graph in restore order. Among the items ready at the same
+// time, the one added first starts first: once the Deployment is done, its ReplicaSet,
+// added before the ConfigMap, runs before it.
 func ExampleManifest_AddItemer() {
 	backup := []struct {
 		resource schema.GroupResource
@@ -66,7 +68,7 @@ func ExampleManifest_AddItemer() {
 	}
 	// Output:
 	// Namespace  shop      -> ""            from resources/namespaces/cluster/shop.json
-	// ConfigMap  settings  -> "shop-restored" from resources/configmaps/namespaces/shop/settings.json
 	// Deployment web       -> "shop-restored" from resources/deployments.apps/namespaces/shop/web.json
 	// ReplicaSet web-5d8f9 -> "shop-restored" from resources/replicasets.apps/namespaces/shop/web-5d8f9.json
+	// ConfigMap  settings  -> "shop-restored" from resources/configmaps/namespaces/shop/settings.json
 }

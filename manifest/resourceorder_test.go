@@ -57,7 +57,7 @@ func TestResourceOrder(t *testing.T) {
 				return []*manifest.Item{item("Pod", "pods", "", "", "p"), item("ConfigMap", "configmaps", "", "", "c")}
 			},
 			wantWaves: [][]string{{"c", "p"}},
-			wantRan:   []string{"c", "p"},
+			wantRan:   []string{"p", "c"}, // ready together: in the order they were added
 		},
 		"first, unlisted, last": {
 			items: func() []*manifest.Item {
@@ -75,7 +75,7 @@ func TestResourceOrder(t *testing.T) {
 				Last:  []schema.GroupResource{grClusters},
 			},
 			wantWaves: [][]string{{"s"}, {"c"}, {"d", "p", "svc"}, {"cl"}},
-			wantRan:   []string{"s", "c", "d", "p", "svc", "cl"},
+			wantRan:   []string{"s", "c", "p", "svc", "d", "cl"}, // p, svc and d ready together: in the order added
 			wantEdges: []manifest.OrderEdge{
 				{Before: grSecrets, After: grConfigMaps},
 				{Before: grConfigMaps, After: grDeploy}, {Before: grConfigMaps, After: grPods}, {Before: grConfigMaps, After: grServices},

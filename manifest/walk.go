@@ -71,8 +71,11 @@ func (e *WalkError) Error() string {
 // also not before every item of the resources its resource follows has been decided,
 // whatever the outcome (a failed or skipped item skips nothing through the order; items
 // on or behind a cycle are not waited for). Among items ready at the same time, those
-// earlier in Waves' order start first. fn receives ctx and the item; [Item.Source] gives what an
-// item added with [Manifest.AddItemer] was added from.
+// added to the manifest earlier start first: a manifest built in the order its items are
+// read from somewhere (a backup's tarball, as archive.Scan builds one) is walked in that
+// order wherever the dependencies and the resource order leave a choice. fn receives ctx
+// and the item; [Item.Source] gives what an item added with [Manifest.AddItemer] was
+// added from.
 //
 // The result holds one WalkResult per item: first the items of the waves, in Waves'
 // order, then the items on or behind a cycle, in [Item.String] order. Outcomes:
@@ -137,8 +140,8 @@ type walk struct {
 	pending []int32         // dependencies not yet decided
 	state   []walkState     // by node: undecided, or the outcome (a barrier: walkDone)
 	errs    map[int32]error // the error of each item decided Failed or Skipped
-	ready   readyQueue
-	stack   []int32 // decide's work list, kept between calls
+	ready   readyQueue      // item indices: the order they were added in
+	stack   []int32         // decide's work list, kept between calls
 
 	each                    func(idx int32, r WalkResult) // told every item's result as it is decided
 	out                     []WalkResult                  // Walk's results, in result order; nil for WalkEach
@@ -215,7 +218,7 @@ func (w *walk) run(ctx context.Context, parallelism int, fn func(context.Context
 	}
 	for _, idx := range w.order[:w.placed] {
 		if w.pending[idx] == 0 {
-			w.ready.push(w.pos[idx])
+			w.ready.push(idx)
 		}
 	}
 	for b := len(w.items); b < len(w.pending); b++ {
@@ -228,7 +231,7 @@ func (w *walk) run(ctx context.Context, parallelism int, fn func(context.Context
 	inFlight := 0
 	for {
 		for inFlight < parallelism && w.ready.len() > 0 && ctx.Err() == nil {
-			idx := w.order[w.ready.pop()]
+			idx := w.ready.pop()
 			inFlight++
 			go call(ctx, fn, w.items[idx], idx, done)
 		}
@@ -326,7 +329,7 @@ func (w *walk) release(idx int32) {
 				stack = append(stack, v)
 				continue
 			}
-			w.ready.push(w.pos[v])
+			w.ready.push(v)
 		}
 	}
 }
@@ -361,8 +364,8 @@ func (w *walk) err() error {
 	return errors.Join(errs...)
 }
 
-// readyQueue is a min-heap of positions in result order: the ready item earliest in
-// Waves' order starts first.
+// readyQueue is a min-heap of item indices: the ready item added to the manifest first
+// starts first.
 type readyQueue struct{ h []int32 }
 
 func (q *readyQueue) len() int { return len(q.h) }

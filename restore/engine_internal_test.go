@@ -108,7 +108,7 @@ func streamPaths(ctx context.Context, src Source, paths []string, budget int64) 
 		num[p] = int32(i)
 	}
 	locate := func(ref archive.ItemRef) (int32, bool) { i, ok := num[ref.Path]; return i, ok }
-	return streamItems(ctx, src, archive.Limits{}, len(paths), len(paths), locate, func(i int32) string { return paths[i] }, budget)
+	return streamItems(ctx, src, archive.Limits{}, len(paths), len(paths), locate, func(i int32) string { return paths[i] }, budget, maxHeld)
 }
 
 // The second pass hands each planned item's bytes over once, exactly as a Scan reads them.
@@ -216,7 +216,7 @@ func TestItemStreamOnDemand(t *testing.T) {
 	const regular = 10 // items 10..19 on demand
 	var opens atomic.Int32
 	src := func(ctx context.Context) (io.ReadCloser, error) { opens.Add(1); return FromBytes(b)(ctx) }
-	s := streamItems(t.Context(), src, archive.Limits{}, len(paths), regular, locate, func(i int32) string { return paths[i] }, maxReadAhead)
+	s := streamItems(t.Context(), src, archive.Limits{}, len(paths), regular, locate, func(i int32) string { return paths[i] }, maxReadAhead, maxHeld)
 	defer s.close()
 	for i := range regular {
 		got, err := s.take(t.Context(), int32(i))
@@ -239,7 +239,7 @@ func TestItemStreamOnDemand(t *testing.T) {
 	// Asked for before the pass reaches it (the pass waiting on its budget): read in the
 	// pass, not again.
 	opens.Store(0)
-	s2 := streamItems(t.Context(), src, archive.Limits{}, len(paths), regular, locate, func(i int32) string { return paths[i] }, 1)
+	s2 := streamItems(t.Context(), src, archive.Limits{}, len(paths), regular, locate, func(i int32) string { return paths[i] }, 1, maxHeld)
 	defer s2.close()
 	got, err := s2.take(t.Context(), 15)
 	require.NoError(t, err)

@@ -119,6 +119,12 @@ type Summary struct {
 	// lookups of owners outside the backup, the creates of namespaces the backup lacks,
 	// status updates, and readiness polls.
 	Requests int64 `json:"requests"`
+	// Passes counts the streaming reads of the backup's tarball Run made for the items'
+	// bytes: 1 when the walk took the items about in the order the backup holds them, more
+	// when it wanted items far from that order (the items the read passed then beyond what
+	// it holds are read by another pass); 0 when no item needed reading. The reads of an
+	// item only an item action named, after the pass went past it, are not counted.
+	Passes int `json:"passes"`
 }
 
 // ActionError is an item's failure in an [actions.ItemAction].

@@ -97,6 +97,10 @@ type runConfig struct {
 	veleroFrom                     *string             // WithVeleroLabels: the backup's name
 	registry                       *readiness.Registry // WithReadiness; nil: readiness's built-in rules
 	terminatingTimeout             time.Duration       // WithTerminatingTimeout
+
+	readAhead  int64             // tests: the stream's read-ahead (0: maxReadAhead)
+	heldCap    int64             // tests: the stream's cap on bytes held (0: maxHeld)
+	streamOver func(*itemStream) // tests: told the stream once its passes are over
 }
 
 // WithName sets the restore's name, labelled on every object it creates (RestoreNameLabel);
@@ -341,11 +345,15 @@ func Run(ctx context.Context, plan *Plan, c Cluster, opts ...RunOption) (*Summar
 		return nil, err
 	}
 	r.items = streamItems(ctx, plan.source, plan.limits, len(r.states), int(r.inWaves), r.locate,
-		func(i int32) string { return r.item(i).readPath() }, maxReadAhead)
+		func(i int32) string { return r.item(i).readPath() }, cmp.Or(cfg.readAhead, maxReadAhead), cmp.Or(cfg.heldCap, maxHeld))
 	defer r.items.close()
 	_ = plan.manifest.WalkEach(ctx, cfg.parallel, r.restoreWalked, r.walked) // its error counts every item, not the planned ones
 	r.items.close()
+	if cfg.streamOver != nil {
+		cfg.streamOver(r.items)
+	}
 	sum, walkErr := r.finish()
+	sum.Passes = r.items.passesMade()
 	if err := ctx.Err(); err != nil {
 		return sum, fmt.Errorf("restore: cancelled: %w", errors.Join(err, walkErr))
 	}
