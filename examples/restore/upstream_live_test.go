@@ -38,9 +38,10 @@ import (
 )
 
 // upstreamSource is a file of testdata/upstream (its README says where each came from)
-// and the namespace its namespaced objects go to. A Namespace object named from is
-// renamed namespace, and so are ClusterRoleBinding subjects in from: the test puts each
-// upstream application in a namespace of its own, the files stay as published.
+// and the namespace its namespaced objects go to. A Namespace object named from is renamed
+// namespace, and a ClusterRoleBinding's subjects in from are moved to namespace: so the two
+// nginx apps get a namespace each and the bundle leaves default, the files stay as
+// published.
 //
 // Of a file's CRDs only those named in crds are read, when crds is not empty: the
 // bundle's ten CRDs are 4 MB of YAML, the custom resources need three.
