@@ -22,7 +22,10 @@ import (
 	"github.com/backupkit/backupkit/restore"
 )
 
-var env = testcluster.Env{Options: testcluster.Options{Mode: testcluster.Full}}
+// env's kube-apiserver allows privileged containers, as kubeadm's and kind's do: Velero's
+// nginx example app (upstream_live_test.go) has one.
+var env = testcluster.Env{Options: testcluster.Options{Mode: testcluster.Full,
+	ExtraAPIServerArgs: []string{"--allow-privileged=true"}}}
 
 // TestMain starts a real kube-apiserver and etcd serving the sample target's custom
 // resources: RockBands at v2 and v2beta1, ExternalJobs at v3 only. Without the binaries the
