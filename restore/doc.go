@@ -7,8 +7,9 @@
 // # Inputs
 //
 // What a fork already has: the backup as a [Source] (a tarball on disk, in an fs.FS, in
-// memory, in object storage through backupstore; it is read at most twice, once to plan
-// and once to restore, never extracted; with its sibling manifest, [WithSiblingManifest] or
+// memory, in object storage through backupstore; it is read as a stream, never extracted:
+// once to plan and once to restore, and again for the items the restore's pass had to let
+// go when the backup was written in an order the walk could not follow (see [Run]); with its sibling manifest, [WithSiblingManifest] or
 // [WithSibling], the plan reads the manifest instead of decoding every item, and with a
 // sibling already verified, [WithSibling], reads the backup only for the bodies that name
 // dependencies, if it holds any), the target's API groups (versionselect.TargetGroups),

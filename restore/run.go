@@ -288,7 +288,8 @@ func WithDryRun(on bool) RunOption { return func(c *runConfig) { c.dryRun = on }
 // LeftToControllers) counts as done as soon as what it depends on is decided: it holds
 // back nothing that depends on it, unless something it depends on failed, which skips
 // what depends on it in turn. For each item it reads the object from the plan's backup (a
-// second streaming pass), converts it to the version planned, resets what the target owns
+// second streaming pass, holding a bounded number of bytes it reads past; what it lets go
+// is read by a further pass, counted in Summary.Passes), converts it to the version planned, resets what the target owns
 // (metadata the API server sets, status unless WithStatus, managed fields until after the
 // create), points its ownerReferences at the owners' UIDs in the target, runs the item
 // actions and then the resource modifiers (WithResourceModifiers), creates it (then

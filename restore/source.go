@@ -12,7 +12,9 @@ import (
 // Source opens a Velero-layout backup tarball (gzip-compressed tar) for one streaming
 // pass. NewPlan opens it once (with WithSibling, only when the backup holds kinds whose
 // bodies name dependencies: Pods, workloads, bindings, ...; else not at all), and Run once
-// more to create the items, so a Source must give the same bytes every time it is called.
+// more to create the items, or more than once when the backup's order made its pass let go
+// of items it read ahead (Summary.Passes counts them), so a Source must give the same bytes
+// every time it is called.
 // When the ReadCloser it returns has a method Name() string, as *os.File has, the errors
 // reading it name it.
 type Source func(ctx context.Context) (io.ReadCloser, error)
