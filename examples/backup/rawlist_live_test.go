@@ -35,6 +35,8 @@ func TestConnectListsRaw(t *testing.T) {
 
 	raw, err := backup.Connect(cfg)
 	require.NoError(t, err)
+	secret := "resources/secrets/namespaces/" + ns + "/db-password.json"
+	var secretJSON []string // its bytes as written, per backup
 	files := func(cl backup.Cluster) map[string]map[string]any {
 		plan, err := backup.NewPlan(t.Context(), cl, backup.WithFilter(backup.Filter{IncludedNamespaces: []string{ns}}))
 		require.NoError(t, err)
@@ -56,6 +58,9 @@ func TestConnectListsRaw(t *testing.T) {
 			}
 			data, err := io.ReadAll(tr)
 			require.NoError(t, err)
+			if hdr.Name == secret {
+				secretJSON = append(secretJSON, string(data))
+			}
 			var m map[string]any
 			require.NoError(t, json.Unmarshal(data, &m), hdr.Name)
 			out[hdr.Name] = m
@@ -77,6 +82,11 @@ func TestConnectListsRaw(t *testing.T) {
 		kinds[got["apiVersion"].(string)+"/"+got["kind"].(string)] = true
 	}
 	require.GreaterOrEqual(t, compared, 2*len(populated), "files compared")
+	// Written as the server sent it (metadata first) through Connect's client; encoded
+	// again, keys sorted, through the dynamic client.
+	require.Len(t, secretJSON, 2)
+	require.True(t, strings.HasPrefix(secretJSON[0], `{"apiVersion":"v1","kind":"Secret","metadata":{`), secretJSON[0])
+	require.True(t, strings.HasPrefix(secretJSON[1], `{"apiVersion":"v1","data":{`), secretJSON[1])
 	for _, k := range []string{"v1/ConfigMap", "v1/Secret", "v1/ServiceAccount", "apps/v1/Deployment", "shop.example.com/v1/Gadget", "shop.example.com/v2beta1/Gadget"} {
 		require.True(t, kinds[k], "no %s compared: %v", k, kinds)
 	}
