@@ -22,13 +22,20 @@ var _ Discovery = (*discovery.DiscoveryClient)(nil)
 type Cluster struct {
 	// Discovery says what the cluster serves (NewPlan reads it once).
 	Discovery Discovery
-	// Dynamic lists the objects (Run).
+	// Dynamic lists the objects (Run), unless the Cluster was made by Connect.
 	Dynamic dynamic.Interface
+
+	raw rest.Interface // Connect's: see there
 }
 
-// Connect makes the Cluster of the cluster cfg reaches: a discovery client and a dynamic
-// client. It sends no request; NewPlan reads discovery. It takes no context for that
-// reason. The caller sets cfg's rate limits (QPS, Burst) and warning handler.
+// Connect makes the Cluster of the cluster cfg reaches: a discovery client, a dynamic
+// client, and a REST client of the dynamic client's settings, asking for JSON, through
+// which Run lists: it reads each page's items itself, decodes each once, and writes the
+// JSON the server sent ("apiVersion" and "kind" put first when the list left them out, as
+// it does for the kinds the API server serves itself), where through Dynamic alone each
+// object is decoded twice and written as encoding/json encodes it. It sends no request;
+// NewPlan reads discovery. It takes no context for that reason. The caller sets cfg's
+// rate limits (QPS, Burst) and warning handler.
 func Connect(cfg *rest.Config) (Cluster, error) {
 	d, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
@@ -38,5 +45,11 @@ func Connect(cfg *rest.Config) (Cluster, error) {
 	if err != nil {
 		return Cluster{}, fmt.Errorf("backup: dynamic client: %w", err)
 	}
-	return Cluster{Discovery: d, Dynamic: dyn}, nil
+	rc := dynamic.ConfigFor(cfg)
+	rc.ContentType, rc.AcceptContentTypes = "application/json", "application/json"
+	raw, err := rest.UnversionedRESTClientFor(rc)
+	if err != nil {
+		return Cluster{}, fmt.Errorf("backup: REST client: %w", err)
+	}
+	return Cluster{Discovery: d, Dynamic: dyn, raw: raw}, nil
 }

@@ -6,7 +6,8 @@
 // # Inputs
 //
 // A [Cluster]: a discovery client and a dynamic client ([Connect] makes both from a
-// rest.Config). No flags, no printing, no logging: what the backup decides is in the
+// rest.Config, and a REST client through which Run reads each listed object's JSON as the
+// server sent it). No flags, no printing, no logging: what the backup decides is in the
 // [Plan], what it does in the [Event]s ([WithProgress]) and the [Summary], which
 // [Summary.WriteText] renders for people to read on a writer the caller gives.
 //

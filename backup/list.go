@@ -1,6 +1,7 @@
 package backup
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
 
 	"github.com/backupkit/backupkit/readiness"
@@ -28,19 +30,24 @@ type page struct {
 // listing lists resource r at version v in namespace ns in pages of pageSize, each page
 // retried with backoff when the connection breaks or the server is overloaded, calls fn for
 // every object, and pageDone once the objects of a page are handled (fn says whether it
-// wrote the object).
+// wrote the object). It lists through raw when it is not nil (rawPage: fn is given each
+// object's JSON to write, valid until fn returns), else through dyn (fn is given nil).
 type listing struct {
 	dyn      dynamic.Interface
+	raw      rest.Interface
 	r        Resource
 	v, ns    string
 	selector string
 	pageSize int64
-	retry    func(context.Context, func() (*unstructured.UnstructuredList, error)) (*unstructured.UnstructuredList, error)
-	fn       func(*unstructured.Unstructured) (wrote bool, err error)
+	retry    func(context.Context, func() error) error
+	fn       func(u *unstructured.Unstructured, data []byte) (wrote bool, err error)
 	pageDone func(n int, p page)
 }
 
 func (l *listing) run(ctx context.Context) error {
+	if l.raw != nil {
+		return l.runRaw(ctx)
+	}
 	gvr := schema.GroupVersionResource{Group: l.r.Group, Version: l.v, Resource: l.r.Resource}
 	var ri dynamic.ResourceInterface = l.dyn.Resource(gvr)
 	if l.ns != "" {
@@ -58,7 +65,8 @@ func (l *listing) run(ctx context.Context) error {
 		l.pageDone(done, *p)
 	}
 	pg := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		list, err := l.retry(ctx, func() (*unstructured.UnstructuredList, error) { return ri.List(ctx, opts) })
+		var list *unstructured.UnstructuredList
+		err := l.retry(ctx, func() (err error) { list, err = ri.List(ctx, opts); return err })
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +109,7 @@ func (l *listing) run(ctx context.Context) error {
 				cur = &page{n: 1, left: 1}
 			}
 		}
-		wrote, err := l.fn(u)
+		wrote, err := l.fn(u, nil)
 		if wrote {
 			cur.files++
 			if l.v == l.r.Preferred() {
@@ -121,6 +129,89 @@ func (l *listing) run(ctx context.Context) error {
 	for next() != nil {
 	}
 	return err
+}
+
+// runRaw is run through l.raw: one goroutine sends the requests, a page ahead of the
+// objects being written, and the items of each page are decoded one at a time as they are
+// written, so that the server answers the next page while this one is written.
+func (l *listing) runRaw(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type fetched struct {
+		p   *rawPage
+		err error
+	}
+	pages := make(chan fetched, 1)
+	go func() {
+		defer close(pages)
+		cont := ""
+		for {
+			var p *rawPage
+			err := l.retry(ctx, func() (err error) {
+				p, err = listRaw(ctx, l.raw, l.r.Group, l.v, l.r.Resource, l.ns, l.pageSize, cont, l.selector)
+				return err
+			})
+			select {
+			case pages <- fetched{p, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || p.Metadata.Continue == "" {
+				return
+			}
+			cont = p.Metadata.Continue
+		}
+	}()
+	var (
+		buf   bytes.Buffer // the object's JSON as written
+		done  int
+		first = true
+	)
+	finish := func(p page) {
+		done++
+		l.pageDone(done, p)
+	}
+	for f := range pages {
+		if f.err != nil {
+			return f.err
+		}
+		p := page{n: len(f.p.Items), left: len(f.p.Items)}
+		if first && l.v == l.r.Preferred() {
+			p.expected = int64(len(f.p.Items))
+			if r := f.p.Metadata.RemainingItemCount; r != nil {
+				p.expected += *r
+			}
+		}
+		first = false
+		for i := range f.p.Items {
+			u, err := f.p.object(i, &buf)
+			f.p.Items[i] = nil // written or not, let it go
+			var wrote bool
+			if err == nil {
+				wrote, err = l.fn(u, buf.Bytes())
+			}
+			if wrote {
+				p.files++
+				if l.v == l.r.Preferred() {
+					p.objects++
+				}
+			}
+			if err != nil {
+				// What was written of the page cut short, and the pages fetched after it,
+				// are reported too, as the dynamic client's pager does.
+				finish(p)
+				cancel()
+				for f := range pages {
+					if f.err == nil {
+						finish(page{n: len(f.p.Items)})
+					}
+				}
+				return err
+			}
+		}
+		finish(p)
+	}
+	return nil
 }
 
 // objectSet is a set of objects by namespace and name, kept as 128-bit hashes seeded at
@@ -158,19 +249,19 @@ func (s *objectSet) has(ns, name string) bool {
 
 // retry calls fn until it succeeds, fails with an error not worth retrying, or the backoff
 // runs out; it waits at least as long as a server's Retry-After.
-func (c *runConfig) retry(ctx context.Context, fn func() (*unstructured.UnstructuredList, error)) (*unstructured.UnstructuredList, error) {
+func (c *runConfig) retry(ctx context.Context, fn func() error) error {
 	bo := c.backoff
 	for {
-		l, err := fn()
+		err := fn()
 		if err == nil || !retryable(err) || bo.Steps <= 1 {
-			return l, err
+			return err
 		}
 		delay := bo.Step()
 		if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
 			delay = max(delay, time.Duration(s)*time.Second) // the server's Retry-After
 		}
 		if err := c.sleep(ctx, delay); err != nil {
-			return nil, err
+			return err
 		}
 	}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 )
@@ -75,12 +74,12 @@ func TestRetry(t *testing.T) {
 			b := &runConfig{backoff: wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Steps: tt.steps},
 				sleep: func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }}
 			calls := 0
-			_, err := b.retry(context.Background(), func() (*unstructured.UnstructuredList, error) {
+			err := b.retry(context.Background(), func() error {
 				calls++
 				if calls <= len(tt.errs) {
-					return nil, tt.errs[calls-1]
+					return tt.errs[calls-1]
 				}
-				return &unstructured.UnstructuredList{}, nil
+				return nil
 			})
 			require.Equal(t, tt.err, err != nil, "%v", err)
 			require.Equal(t, tt.calls, calls)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/backupkit/backupkit/internal/nonrestorable"
 	"github.com/backupkit/backupkit/internal/resourcematch"
@@ -96,7 +97,7 @@ func (r Resource) GroupResource() schema.GroupResource {
 
 // Plan is what a backup reads: the resources, each at every version served, and what it
 // leaves out. Run carries it out. A Plan is not changed by Run and may be run more than
-// once; it keeps the cluster's dynamic client it was made with.
+// once; it keeps the cluster's clients it was made with.
 type Plan struct {
 	// Resources are backed up, sorted by Name.
 	Resources []Resource
@@ -108,6 +109,7 @@ type Plan struct {
 	DiscoveryFailed []Unread
 
 	dyn      dynamic.Interface
+	raw      rest.Interface // Cluster.raw
 	filter   *compiledFilter
 	resolver *resourcematch.Resolver // the resource lists of the hooks (WithHooks)
 }
@@ -161,7 +163,7 @@ func NewPlan(ctx context.Context, cluster Cluster, opts ...Option) (*Plan, error
 	if err != nil {
 		return nil, err
 	}
-	p.DiscoveryFailed, p.dyn = failed, cluster.Dynamic
+	p.DiscoveryFailed, p.dyn, p.raw = failed, cluster.Dynamic, cluster.raw
 	return p, nil
 }
 

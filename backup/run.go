@@ -1,8 +1,8 @@
 package backup
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -292,10 +292,11 @@ func (b *backupper) resource(ctx context.Context, r Resource) error {
 	if len(r.Versions) > 1 {
 		seen = newObjectSet()
 	}
+	var buf bytes.Buffer // each object's JSON, one after the other: the listings of r are listed in turn
 	for i, v := range r.Versions {
 		for _, ns := range b.namespaces(r) {
-			l := &listing{dyn: b.plan.dyn, r: r, v: v, ns: ns, selector: b.f.listSelector(), pageSize: b.cfg.pageSize, retry: b.cfg.retry,
-				fn: func(u *unstructured.Unstructured) (bool, error) {
+			l := &listing{dyn: b.plan.dyn, raw: b.plan.raw, r: r, v: v, ns: ns, selector: b.f.listSelector(), pageSize: b.cfg.pageSize, retry: b.cfg.retry,
+				fn: func(u *unstructured.Unstructured, data []byte) (bool, error) {
 					ons, name := u.GetNamespace(), u.GetName()
 					if !b.keep(r, u) {
 						if i == 0 && r.Only == OnlyCRDsOfBackedUp && b.f.labelsMatch(u.GetLabels()) {
@@ -314,13 +315,13 @@ func (b *backupper) resource(ctx context.Context, r Resource) error {
 						return false, nil // created since the preferred version was listed
 					}
 					if !b.cfg.hooksOn || i != 0 || r.Name != "pods" {
-						return b.write(r, v, i, u)
+						return b.write(&buf, r, v, i, u, data)
 					}
 					pod := asPod(u)
 					if !b.runHooks(ctx, pod, HookPre) {
 						return false, nil
 					}
-					wrote, err := b.write(r, v, i, u)
+					wrote, err := b.write(&buf, r, v, i, u, data)
 					b.runHooks(context.WithoutCancel(ctx), pod, HookPost)
 					return wrote, err
 				},
@@ -349,15 +350,18 @@ func (b *backupper) resource(ctx context.Context, r Resource) error {
 	return nil
 }
 
-// write adds u, of resource r listed at version v (the i-th of r's), to the backup.
-func (b *backupper) write(r Resource, v string, i int, u *unstructured.Unstructured) (bool, error) {
+// write adds u, of resource r listed at version v (the i-th of r's), to the backup: data,
+// its JSON as listed, or when data is nil, u encoded into buf.
+func (b *backupper) write(buf *bytes.Buffer, r Resource, v string, i int, u *unstructured.Unstructured, data []byte) (bool, error) {
 	ons, name := u.GetNamespace(), u.GetName()
-	data, err := json.Marshal(u.Object)
-	if err != nil {
-		return false, writeError{fmt.Errorf("backup: %s %s %s/%s: %w", r.Name, v, ons, name, err)}
+	if data == nil {
+		if err := encodeObject(buf, u.Object); err != nil {
+			return false, writeError{fmt.Errorf("backup: %s %s %s/%s: %w", r.Name, v, ons, name, err)}
+		}
+		data = buf.Bytes()
 	}
 	b.mu.Lock()
-	err = b.w.Add(r.Name, v, ons, name, data)
+	err := b.w.Add(r.Name, v, ons, name, data)
 	if err == nil {
 		if i == 0 {
 			b.sum.Objects[r.Name]++
