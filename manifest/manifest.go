@@ -114,14 +114,18 @@ type identKey struct {
 
 // New returns an empty manifest, configured by opts.
 func New(opts ...Option) *Manifest {
-	var cfg newConfig
+	m := &Manifest{}
+	m.initLocked()
+	if len(opts) == 0 {
+		return m
+	}
+	cfg := &newConfig{} // escapes to the options: made only when there are some
 	for _, o := range opts {
 		if o != nil {
-			o(&cfg)
+			o(cfg)
 		}
 	}
-	m := &Manifest{projection: cfg.Projection, projected: !cfg.Projection.Whole()}
-	m.initLocked()
+	m.projection, m.projected = cfg.Projection, !cfg.Projection.Whole()
 	m.grow(cfg.Capacity)
 	return m
 }
