@@ -78,7 +78,7 @@
 //
 // Writer keeps, from each item's apiVersion, kind and metadata, what the manifest that Scan
 // with WithManifest would build holds (packed, not as a manifest.Manifest), and on Close
-// stores that manifest as its last entry, written item by item (manifest.Encoder), at
+// stores that manifest as its last entry, written item by item (the manifest is never held whole), at
 // ManifestFile ("metadata/manifest.json.gz": manifest.json, manifest format version 1,
 // gzip-compressed; its entry is bounded by the larger of Limits.MaxEntryBytes and
 // 256 bytes × Limits.MaxItems, so that its room grows with the objects).
@@ -93,7 +93,7 @@
 // backup; a stored manifest that fails is a Problem for Scan and an ErrFormat error for
 // Backup.Manifest. Scan with WithManifest decodes every item's metadata, builds the manifest,
 // and compares the stored one with it in full (identity, uid, versions, labels, annotations,
-// owners; with WithProjection, the labels and annotations it keeps), item by item as the
+// owners; of a projected manifest, the labels and annotations it keeps), item by item as the
 // stored manifest's entry streams by, after every item (Writer writes it last; one that
 // items follow is not compared, and Scan says so): one that disagrees is listed in
 // Index.Problems. The path check cannot see an item left out of the manifest or a uid that

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/archiveopt"
 )
 
 var updateSeeds = flag.Bool("update-seeds", false, "rewrite testdata/fuzz/FuzzScan seeds from Writer output")
@@ -76,7 +77,7 @@ func FuzzScan(f *testing.F) {
 		idx, scanErr := archive.Scan(context.Background(), bytes.NewReader(data), fuzzLimits, archive.WithManifest())
 		// Without the names kept, an archive the checks accept reads the same, and any
 		// other refusal than an insecure path is the same refusal.
-		unchecked, uncheckedErr := archive.Scan(context.Background(), bytes.NewReader(data), fuzzLimits, archive.WithManifest(), archive.WithoutDuplicateCheck())
+		unchecked, uncheckedErr := archive.Scan(context.Background(), bytes.NewReader(data), fuzzLimits, archive.WithManifest(), archiveopt.WithoutDuplicateCheck())
 		switch {
 		case scanErr == nil:
 			require.NoError(t, uncheckedErr, "accepted with the names kept")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/versionselect"
 )
 
 // ent is one raw tar entry for hand-built archives; a zero Typeflag means a regular file.
@@ -115,4 +116,37 @@ func items(t require.TestingT, b *archive.Backup, resource, versionDir string) [
 	refs, err := b.Items(resource, versionDir)
 	require.NoError(t, err)
 	return refs
+}
+
+// itemFiles is the set of item files an Index without an item list (a lean Scan's, a
+// sibling's) says the backup holds: each manifest item's file at the legacy path and, for
+// each version v it was captured in, under "<v>-preferredversion" when v is its resource's
+// preferred version in GroupVersions, else under "<v>" (see Sibling).
+func itemFiles(t require.TestingT, idx *archive.Index) map[string]bool {
+	files := map[string]bool{}
+	for _, it := range idx.Manifest.Items() {
+		key := it.GroupResource().String()
+		dirs := []string{""}
+		for _, v := range it.Versions() {
+			if v == idx.GroupVersions[key].PreferredVersion.Version {
+				v += versionselect.PreferredVersionDirSuffix
+			}
+			dirs = append(dirs, v)
+		}
+		for _, d := range dirs {
+			p, err := archive.ItemPath(key, d, it.Namespace, it.Name)
+			require.NoError(t, err)
+			files[p] = true
+		}
+	}
+	return files
+}
+
+// fileSet is the set of b's keys.
+func fileSet[V any](b map[string]V) map[string]bool {
+	out := make(map[string]bool, len(b))
+	for p := range b {
+		out[p] = true
+	}
+	return out
 }

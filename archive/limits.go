@@ -1,10 +1,11 @@
 package archive
 
 import (
-	"github.com/backupkit/backupkit/manifest"
-
 	"fmt"
 	"math"
+
+	"github.com/backupkit/backupkit/internal/archiveopt"
+	"github.com/backupkit/backupkit/internal/manifestopt"
 )
 
 // Limits bounds what Extract and Scan accept from an archive. A zero field means the value of
@@ -69,13 +70,20 @@ var DefaultLimits = Limits{
 	MaxPathLen:    4096,
 }
 
-// Option configures Extract and Scan. The zero configuration is DefaultLimits, no visitor, no
-// metadata and no manifest. A nil Option is ignored.
-type Option func(*options)
+// Option configures Extract, Scan and ReadSibling. The zero configuration is DefaultLimits,
+// no visitor, no metadata and no manifest. A nil Option is ignored. backupkit's own
+// packages make further Options, that save memory on the passes the restore makes over a
+// backup (restore.PlanProjection returns one); what those set is not this package's API.
+type Option func(*config)
 
+// config is what an Option sets: this package's own options in Archive, the others
+// beside them.
+type config = archiveopt.Settings
+
+// options is the configuration resolved from the Options given.
 type options struct {
 	visit      func(*Item) error
-	projection manifest.Projection
+	projection manifestopt.Projection
 	limits     Limits
 	metadata   bool
 	manifest   bool
@@ -84,23 +92,31 @@ type options struct {
 	noNames    bool
 }
 
+// own returns this package's own options in c, made on first use.
+func own(c *config) *options {
+	if c.Archive == nil {
+		c.Archive = &options{}
+	}
+	return c.Archive.(*options)
+}
+
 // WithVisitor makes Scan call visit for every item, in archive order, as it meets it (see
 // Scan). The last WithVisitor given wins; a nil visit is none. Extract ignores it.
 func WithVisitor(visit func(*Item) error) Option {
-	return func(o *options) { o.visit = visit }
+	return func(c *config) { own(c).visit = visit }
 }
 
 // WithLimits sets the limits for Extract and Scan. Zero fields take DefaultLimits' values.
 // Default: DefaultLimits.
 func WithLimits(l Limits) Option {
-	return func(o *options) { o.limits = l }
+	return func(c *config) { own(c).limits = l }
 }
 
 // WithMetadata makes Scan decode each item's metadata (apiVersion, kind, name, namespace, uid,
 // labels, annotations, ownerReferences) into ItemRef.Meta. It reads every item's bytes, so it
 // costs a JSON decode per item. Default: off. Extract ignores it.
 func WithMetadata() Option {
-	return func(o *options) { o.metadata = true }
+	return func(c *config) { own(c).metadata = true }
 }
 
 // WithManifest makes Scan build Index.Manifest in the same pass: one manifest.Item per item
@@ -113,18 +129,7 @@ func WithMetadata() Option {
 // its entry streams by; one that disagrees, or that items follow, is listed in
 // Index.Problems. Default: off.
 func WithManifest() Option {
-	return func(o *options) { o.metadata, o.manifest = true, true }
-}
-
-// WithProjection makes the manifests Scan and ReadSibling return keep, of every item, only
-// the labels and annotations p accepts (see manifest.Projection): a caller that needs a
-// few known keys leaves the rest of a large backup's metadata out of memory. The
-// manifests are then projected (manifest.Manifest.Projected) and manifest.Write refuses
-// them. Scan with WithManifest compares the stored manifest with the one built under the
-// same projection: a label or annotation the projection leaves out is not compared.
-// Default: the zero Projection, everything kept.
-func WithProjection(p manifest.Projection) Option {
-	return func(o *options) { o.projection = p }
+	return func(c *config) { o := own(c); o.metadata, o.manifest = true, true }
 }
 
 // WithStoredManifest makes Scan return, in Index.Manifest, the manifest the backup stores
@@ -138,38 +143,18 @@ func WithProjection(p manifest.Projection) Option {
 // Index.Problems; scan again with WithManifest to build one. With WithManifest, WithManifest
 // decides. Default: off.
 func WithStoredManifest() Option {
-	return func(o *options) { o.stored = true }
-}
-
-// WithoutItemList makes Scan leave Index.Items nil: it keeps nothing per item beyond what
-// the manifest (WithManifest, WithStoredManifest) holds, and no ItemRef.Meta. With
-// WithManifest it decodes the whole metadata of items at legacy paths only, and just the
-// uid of the copies under version directories (to record their versions in the manifest).
-// Index.HasItemFile answers, from the manifest and the group versions, what the item list
-// was needed for. WithStoredManifest still checks the stored manifest against every item
-// path. Default: off (Index.Items lists every item).
-func WithoutItemList() Option {
-	return func(o *options) { o.noItems = true }
-}
-
-// WithoutDuplicateCheck makes Scan keep no set of the names it meets, for a reader that
-// writes nothing to disk and takes at most one item per path itself (as the restore's
-// second pass over a backup does, refusing a planned item met twice): Scan then does not
-// refuse an entry repeating an earlier one's name (the visitor sees it again), a directory
-// that is also a file, or a file that is the parent of a later entry. Every other check
-// and every limit holds. The set costs 12 bytes and more per entry, kept to the end of the
-// pass. Extract ignores it: extraction always keeps the set. Default: off.
-func WithoutDuplicateCheck() Option {
-	return func(o *options) { o.noNames = true }
+	return func(c *config) { own(c).stored = true }
 }
 
 func resolve(opts []Option) (options, error) {
-	var o options
+	var c config
 	for _, opt := range opts {
 		if opt != nil {
-			opt(&o)
+			opt(&c)
 		}
 	}
+	o := *own(&c)
+	o.projection, o.noItems, o.noNames = c.Projection, c.NoItemList, c.NoDuplicateCheck
 	l, err := o.limits.resolve()
 	o.limits = l
 	return o, err

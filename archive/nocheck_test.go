@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/archiveopt"
 )
 
 func TestScanWithoutDuplicateCheck(t *testing.T) {
@@ -37,17 +38,17 @@ func TestScanWithoutDuplicateCheck(t *testing.T) {
 			require.EqualError(t, err, tc.wantErr)
 
 			var visits []string
-			_, err = archive.Scan(context.Background(), bytes.NewReader(tc.data), archive.WithoutDuplicateCheck(),
+			_, err = archive.Scan(context.Background(), bytes.NewReader(tc.data), archiveopt.WithoutDuplicateCheck(),
 				archive.WithVisitor(func(it *archive.Item) error { visits = append(visits, it.Path); return nil }))
 			require.NoError(t, err)
 			require.Equal(t, tc.wantVisits, visits)
 
-			err = archive.Extract(context.Background(), bytes.NewReader(tc.data), t.TempDir(), archive.WithoutDuplicateCheck())
+			err = archive.Extract(context.Background(), bytes.NewReader(tc.data), t.TempDir(), archiveopt.WithoutDuplicateCheck())
 			require.ErrorIs(t, err, archive.ErrInsecurePath, "Extract always checks")
 		})
 	}
 	t.Run("the other limits hold", func(t *testing.T) {
-		_, err := archive.Scan(context.Background(), bytes.NewReader(repeated), archive.WithoutDuplicateCheck(),
+		_, err := archive.Scan(context.Background(), bytes.NewReader(repeated), archiveopt.WithoutDuplicateCheck(),
 			archive.WithLimits(archive.Limits{MaxItems: 1}))
 		require.ErrorIs(t, err, archive.ErrLimitExceeded)
 	})

@@ -9,7 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/backupkit/backupkit/archive"
-	"github.com/backupkit/backupkit/manifest"
+	"github.com/backupkit/backupkit/internal/archiveopt"
+	"github.com/backupkit/backupkit/internal/manifestopt"
 )
 
 // TestScanProjection: a projected scan keeps only the labels and annotations asked for,
@@ -21,7 +22,7 @@ func TestScanProjection(t *testing.T) {
 		otherTier = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"ns","uid":"u-web","labels":{"app":"web","tier":"back"},"annotations":{"checksum":"abc"}}}`
 		otherApp  = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"ns","uid":"u-web","labels":{"app":"api","tier":"front"},"annotations":{"checksum":"abc"}}}`
 	)
-	p := manifest.Projection{Labels: manifest.Keys("app"), Annotations: manifest.Keys()}
+	p := manifestopt.Projection{Labels: manifestopt.Keys("app"), Annotations: manifestopt.Keys()}
 	for _, tc := range []struct {
 		name, stored string
 		problem      string
@@ -37,7 +38,7 @@ func TestScanProjection(t *testing.T) {
 				file("resources/configmaps/v1-preferredversion/namespaces/ns/web.json", labelled),
 				file(archive.ManifestFile, storedManifest(t, nil, [2]string{"configmaps", tc.stored})),
 			}
-			idx, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), archive.WithManifest(), archive.WithProjection(p))
+			idx, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), archive.WithManifest(), archiveopt.WithProjection(p))
 			require.NoError(t, err)
 			require.True(t, idx.Manifest.Projected())
 			items := idx.Manifest.Items()
@@ -54,7 +55,7 @@ func TestScanProjection(t *testing.T) {
 				require.Equal(t, []string{tc.problem}, reasons)
 			}
 
-			stored, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), archive.WithStoredManifest(), archive.WithProjection(p))
+			stored, err := archive.Scan(context.Background(), bytes.NewReader(tgz(t, ents...)), archive.WithStoredManifest(), archiveopt.WithProjection(p))
 			require.NoError(t, err)
 			require.True(t, stored.Manifest.Projected())
 			require.Nil(t, stored.Manifest.Items()[0].Annotations)
@@ -69,7 +70,7 @@ func TestSiblingProjection(t *testing.T) {
 	require.NoError(t, w.Add("configmaps", "v1", "ns", "web", []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"ns","uid":"u-web","labels":{"app":"web","tier":"front"},"annotations":{"checksum":"abc"}}}`)))
 	require.NoError(t, w.Close())
 	require.NoError(t, w.WriteSibling(&sib))
-	s, err := archive.ReadSibling(context.Background(), bytes.NewReader(sib.Bytes()), archive.WithProjection(manifest.Projection{Labels: manifest.Keys("tier")}))
+	s, err := archive.ReadSibling(context.Background(), bytes.NewReader(sib.Bytes()), archiveopt.WithProjection(manifestopt.Projection{Labels: manifestopt.Keys("tier")}))
 	require.NoError(t, err)
 	require.NoError(t, s.Verify(context.Background(), bytes.NewReader(tarball.Bytes())))
 	idx, err := s.Index()

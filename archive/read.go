@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 
@@ -19,8 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/internal/layout"
+	"github.com/backupkit/backupkit/internal/manifestopt"
 	"github.com/backupkit/backupkit/manifest"
-	"github.com/backupkit/backupkit/versionselect"
 )
 
 // Metadata is what Scan keeps of an item's object with WithMetadata: enough to build an
@@ -70,9 +69,9 @@ type Index struct {
 	// items' apiVersion, marked preferred; its items are read from their legacy paths
 	// (versionselect.WithGate chooses those for such a backup).
 	GroupVersions map[string]metav1.APIGroup
-	// Items lists every item in archive order; nil with WithoutItemList, and in an Index
-	// made from a sibling manifest (Sibling.Index). HasItemFile answers from the manifest
-	// instead.
+	// Items lists every item in archive order; nil in an Index made from a sibling
+	// manifest (Sibling.Index), where the manifest and GroupVersions say which item files
+	// the backup holds (see Sibling).
 	Items []ItemRef
 	// Problems lists what was skipped or odd, sorted by path: files that are not items, items
 	// whose metadata could not be read or that the manifest refused, resources without a
@@ -85,33 +84,6 @@ type Index struct {
 	// it is the stored manifest if it passes the path check, else nil (see
 	// WithStoredManifest).
 	Manifest *manifest.Manifest
-}
-
-// HasItemFile reports whether the backup holds the item file at path (as ItemPath builds
-// it) for an item of the manifest, from Manifest and GroupVersions alone: the legacy path
-// of every manifest item, and for each version v the item was captured in
-// (manifest.Item.Versions), its path under "<v>-preferredversion" when v is its resource's
-// preferred version in GroupVersions, else under "<v>". It is false for any other path,
-// and for every path when Manifest is nil; a file of an item the manifest left out (listed
-// in Problems) is not seen. Safe for concurrent use if nothing modifies the Index.
-func (idx *Index) HasItemFile(path string) bool {
-	ref, ok := parseItemPath(path)
-	if !ok || idx.Manifest == nil {
-		return false
-	}
-	it, ok := idx.Manifest.Lookup(ref.SchemaGroupResource(), ref.Namespace, ref.Name)
-	if !ok {
-		return false
-	}
-	if ref.VersionDir == "" {
-		return true
-	}
-	v := ref.Version()
-	if !slices.Contains(it.Versions(), v) {
-		return false
-	}
-	preferred := idx.GroupVersions[ref.GroupResource].PreferredVersion.Version == v
-	return preferred == strings.HasSuffix(ref.VersionDir, versionselect.PreferredVersionDirSuffix)
 }
 
 // Scan reads a gzip-compressed tar backup from r in one pass, without touching disk, and
@@ -180,7 +152,7 @@ func newScanner(o options) *scanner {
 		limit:  min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes),
 	}
 	if o.manifest {
-		s.idx.Manifest = manifest.New(manifest.WithProjection(o.projection))
+		s.idx.Manifest = manifest.New(manifestopt.WithProjection(o.projection))
 		s.link = newVersionLinker(s.in)
 	}
 	if o.stored && !o.manifest {
@@ -358,7 +330,7 @@ func (st *storedManifest) read(e *entry, o *options, built *manifest.Manifest, l
 			return nil
 		}
 	case o.stored:
-		st.m, err = manifest.Read(r, manifest.WithMaxBytes(limit), manifest.WithReadProjection(o.projection))
+		st.m, err = manifest.Read(r, manifest.WithMaxBytes(limit), manifestopt.WithReadProjection(o.projection))
 	default:
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/archive/archivetest"
+	"github.com/backupkit/backupkit/internal/archiveopt"
 )
 
 // scaleSizes are the item counts of BenchmarkScanMemory; BACKUPKIT_SCALE_ITEMS replaces
@@ -106,7 +107,7 @@ func BenchmarkScanMemory(b *testing.B) {
 			opts []archive.Option
 		}{
 			{"manifest", []archive.Option{archive.WithManifest()}},
-			{"manifest-noitems", []archive.Option{archive.WithManifest(), archive.WithoutItemList()}},
+			{"manifest-noitems", []archive.Option{archive.WithManifest(), archiveopt.WithoutItemList()}},
 		} {
 			for _, gc := range []int{100, 10} {
 				b.Run(fmt.Sprintf("items=%d/%s/gogc=%d", n, c.name, gc), func(b *testing.B) {

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/backupkit/backupkit/internal/layout"
+	"github.com/backupkit/backupkit/internal/manifestopt"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -35,8 +36,10 @@ import (
 // directory of versions: per resource directory, the versions it has item directories for
 // and the preferred one (Index.GroupVersions). The second is the backup's manifest.json
 // (manifest.Write), the one the tarball stores at ManifestFile. Which item files the backup
-// holds follows from the two (Index.HasItemFile). `zcat <name>-manifest.json.gz | jq`
-// reads both.
+// holds follows from the two: each manifest item's file at the legacy path, and for each
+// version v the item was captured in (manifest.Item.Versions), its file under
+// "<v>-preferredversion" when v is its resource's preferred version, else under "<v>".
+// `zcat <name>-manifest.json.gz | jq` reads both.
 const (
 	// SiblingAPIVersion and SiblingKind are the apiVersion and kind of the sibling's first
 	// document.
@@ -193,7 +196,7 @@ func ReadSibling(ctx context.Context, r io.Reader, opts ...Option) (*Sibling, er
 		return fail(err)
 	}
 	limit := min(o.limits.MaxTotalBytes, manifest.DefaultMaxBytes)
-	m, err := manifest.Read(br, manifest.WithMaxBytes(limit), manifest.WithReadProjection(o.projection))
+	m, err := manifest.Read(br, manifest.WithMaxBytes(limit), manifestopt.WithReadProjection(o.projection))
 	if err != nil {
 		if src.err != nil {
 			return fail(src.err)
@@ -343,7 +346,8 @@ func (s *Sibling) Verified() bool { return s.verified }
 
 // Index returns what the sibling says of the backup as an Index, for a planner to use in
 // place of Scan's: FormatVersion, GroupVersions (a copy) and Manifest (the sibling's own),
-// Items nil (HasItemFile answers from the manifest) and no Problems. Before Verify has
+// Items nil (the manifest and GroupVersions say which item files the backup holds, see
+// Sibling) and no Problems. Before Verify has
 // succeeded it is an error wrapping ErrSiblingMismatch: an unverified sibling is never
 // trusted.
 func (s *Sibling) Index() (*Index, error) {

@@ -118,7 +118,7 @@ type stream struct {
 	count int
 	items int // item files at legacy paths
 	total int64
-	files *nameSet // every file name: 12 bytes each; nil: names not kept (WithoutDuplicateCheck)
+	files *nameSet // every file name: 12 bytes each; nil: names not kept (archiveopt.Settings.NoDuplicateCheck)
 	dirs  map[string]struct{}
 	buf   []byte
 	cur   entry // the entry handed out, reused
@@ -137,8 +137,9 @@ func (s *stream) classify(err error) error {
 
 // walk reads r to its end, checks every entry and hands the accepted ones to fn. op names
 // the operation in errors. An error from fn is reported with the entry's name. Unless
-// keepNames is false (Scan's WithoutDuplicateCheck), it keeps every file name to refuse a
-// repeated entry, a directory that is also a file and a file that is a parent.
+// keepNames is false (Scan without a duplicate check, archiveopt.Settings.NoDuplicateCheck),
+// it keeps every file name to refuse a repeated entry, a directory that is also a file and
+// a file that is a parent.
 func walk(ctx context.Context, r io.Reader, lim Limits, op string, keepNames bool, fn func(*entry) error) error {
 	src := &source{ctx: ctx, r: r}
 	fail := func(entry string, err error) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/backupkit/backupkit/internal/manifestopt"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
 )
@@ -329,22 +330,23 @@ func (w *Writer) Close() error {
 }
 
 // writeManifest writes the manifest of the items recorded, in the manifest's order, each
-// unpacked into a manifest.Item of its own and let go once encoded.
+// unpacked into a manifest.Item of its own and let go once written.
 func (w *Writer) writeManifest(out io.Writer, opts ...manifest.WriteOption) error {
 	if w.order == nil {
 		w.order = w.items.order()
 	}
-	e := manifest.NewEncoder(out, opts...)
-	for _, i := range w.order {
-		it, err := w.items.item(int(i))
-		if err != nil {
-			return err
+	return manifest.Write(out, nil, append(opts, manifestopt.WithItems(func(encode func(*manifest.Item, ...string) error) error {
+		for _, i := range w.order {
+			it, err := w.items.item(int(i))
+			if err != nil {
+				return err
+			}
+			if err := encode(it, w.versions.of(int(i))...); err != nil {
+				return err
+			}
 		}
-		if err := e.Encode(it, w.versions.of(int(i))...); err != nil {
-			return err
-		}
-	}
-	return e.Close()
+		return nil
+	}))...)
 }
 
 // countWriter counts the bytes written to it.
@@ -382,8 +384,7 @@ func (w *Writer) ManifestItems() int {
 // buildManifest returns a manifest of the items recorded, in the order they were added, with
 // the versions they were recorded in.
 func (w *Writer) buildManifest() *manifest.Manifest {
-	m := manifest.New()
-	m.Grow(w.items.len())
+	m := manifest.New(manifestopt.WithCapacity(w.items.len()))
 	for i := range w.items.len() {
 		it, err := w.items.item(i)
 		if err != nil { // Close unpacked every item to write the manifest: cannot fail now

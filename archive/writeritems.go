@@ -171,7 +171,7 @@ func (w *writerItems) identity(i int) (schema.GroupResource, string, string, typ
 }
 
 // order returns the items' numbers in the manifest's order: byte-wise order of their
-// String, the uid breaking a tie (manifest.Encoder checks it).
+// String, the uid breaking a tie (manifest.Write checks it).
 func (w *writerItems) order() []int32 {
 	out := make([]int32, len(w.recs))
 	for i := range out {

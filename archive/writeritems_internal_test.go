@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
 
+	"github.com/backupkit/backupkit/internal/manifestopt"
 	"github.com/backupkit/backupkit/manifest"
 )
 
@@ -89,13 +90,14 @@ func TestPropertyWriterItems(t *testing.T) {
 
 		var a, b bytes.Buffer
 		require.NoError(t, manifest.Write(&a, m))
-		e := manifest.NewEncoder(&b)
-		for _, i := range w.order() {
-			it, err := w.item(int(i))
-			require.NoError(t, err)
-			require.NoError(t, e.Encode(it))
-		}
-		require.NoError(t, e.Close())
+		require.NoError(t, manifest.Write(&b, nil, manifestopt.WithItems(func(encode func(*manifest.Item, ...string) error) error {
+			for _, i := range w.order() {
+				it, err := w.item(int(i))
+				require.NoError(t, err)
+				require.NoError(t, encode(it))
+			}
+			return nil
+		})))
 		require.Equal(t, a.String(), b.String())
 	})
 }

@@ -11,13 +11,15 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/backupkit/backupkit/internal/manifestopt"
 )
 
-// Compare reads a manifest.json from r, as [Read] does (opts apply but for
-// [WithReadProjection]), and reports whether it holds the items of m: the same
-// identities, each with the same version, other versions, UID, kind, labels, annotations
-// and ownerReferences, in any order. The items read are compared as m keeps them: under
-// the [Projection] m was made or read with. It reads the document item by item and keeps
+// Compare reads a manifest.json from r, as [Read] does with opts, and reports whether it
+// holds the items of m: the same identities, each with the same version, other versions,
+// UID, kind, labels, annotations and ownerReferences, in any order. The items read are
+// compared as m keeps them: of a projected m ([Manifest.Projected]), only the labels and
+// annotations m keeps. It reads the document item by item and keeps
 // none of them, so comparing a large manifest costs a bit per item of m beside it.
 //
 // The result is nil when they agree, a *[MismatchError] (errors.Is: [ErrMismatch]) naming the first
@@ -25,7 +27,7 @@ import (
 // differ, with both as manifest.json writes them) when they do not, and Read's errors
 // when r does not hold a manifest.json.
 func Compare(r io.Reader, m *Manifest, opts ...ReadOption) error {
-	cfg := readConfig{maxBytes: DefaultMaxBytes}
+	cfg := readConfig{MaxBytes: DefaultMaxBytes}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -39,7 +41,7 @@ func Compare(r io.Reader, m *Manifest, opts ...ReadOption) error {
 	err := readDocument(r, cfg, func(d *jsontext.Decoder) error {
 		return eachItem(d, func(k int, j *itemJSON) error {
 			stored++
-			j.Labels, j.Annotations = apply(j.Labels, p.Labels), apply(j.Annotations, p.Annotations)
+			j.Labels, j.Annotations = manifestopt.Apply(j.Labels, p.Labels), manifestopt.Apply(j.Annotations, p.Annotations)
 			got := j.item()
 			idx, want, ok := m.jsonOf(schema.GroupResource{Group: j.Group, Resource: j.Resource}, j.Namespace, j.Name)
 			switch {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/backupkit/backupkit/internal/manifestopt"
 	"github.com/backupkit/backupkit/manifest"
 )
 
@@ -132,7 +133,7 @@ func FuzzCompare(f *testing.F) {
 			return
 		}
 		require.NoError(t, manifest.Compare(bytes.NewReader(data), m, manifest.WithMaxBytes(1<<20)))
-		p, err := manifest.Read(bytes.NewReader(data), manifest.WithMaxBytes(1<<20), manifest.WithReadProjection(manifest.Projection{Labels: manifest.Keys("app"), Annotations: manifest.Keys()}))
+		p, err := manifest.Read(bytes.NewReader(data), manifest.WithMaxBytes(1<<20), manifestopt.WithReadProjection(manifestopt.Projection{Labels: manifestopt.Keys("app"), Annotations: manifestopt.Keys()}))
 		require.NoError(t, err)
 		require.NoError(t, manifest.Compare(bytes.NewReader(data), p, manifest.WithMaxBytes(1<<20)))
 	})

@@ -104,18 +104,15 @@
 // (apiVersion [APIVersion], kind [Kind], [FormatVersion]), optionally gzip-compressed,
 // that round-trips exactly; [Read] refuses other versions with [ErrUnsupportedVersion].
 // Both stream, item by item. [Compare] tells whether a manifest.json holds a manifest's
-// items, reading it item by item and keeping none. An [Encoder] writes the same document
-// from items a writer keeps in a form of its own, given one at a time in the manifest's
-// order, without a Manifest. [Manifest.WriteDOT] renders the graph for Graphviz.
+// items, reading it item by item and keeping none. [Manifest.WriteDOT] renders the graph
+// for Graphviz.
 //
-// # Projections
+// # Projected manifests
 //
-// On a large backup, labels and annotations are most of a manifest's memory, and a tool
-// often needs a few known keys of them. A [Projection] ([WithProjection] for [New],
-// [WithReadProjection] for [Read]) keeps only the keys it accepts; such a manifest is
-// [Manifest.Projected], and [Write] refuses it unless [WithMetadataOf] supplies every
-// item's labels and annotations from where the caller keeps them (archive's Writer keeps
-// them packed, by [Manifest.Position]).
+// On a large backup, labels and annotations are most of a manifest's memory. backupkit's
+// own readers (the restore's plan) may keep only the few keys they decide by; such a
+// manifest is [Manifest.Projected], and [Write] refuses it with [ErrProjected], so that it
+// is never passed off as the backup's whole manifest.
 //
 // # Concurrency
 //

@@ -11,27 +11,24 @@ import (
 	"strings"
 )
 
-// An Encoder writes manifest.json an item at a time, for a writer that keeps its items in a
-// form of its own rather than in a [Manifest] (archive.Writer keeps them packed): a
-// Manifest of a million items holds every Item, where the writer's form can be smaller.
-// NewEncoder writes nothing; the first Encode, or Close, writes the document's head, and
-// Close its end. The bytes are those [Write] writes for a Manifest holding the same items
-// with the same versions.
+// An encoder writes manifest.json an item at a time, for [Write]: from a Manifest's items,
+// or from those a writer keeps in a form of its own (archive's Writer keeps them packed),
+// given one at a time in the manifest's order ([writeItems]). newEncoder writes nothing;
+// the first Encode, or Close, writes the document's head, and Close its end. The bytes are
+// those Write writes for a Manifest holding the same items with the same versions.
 //
 // Items must come in the manifest's order, byte-wise order of [Item.String] with the UID
 // breaking a tie. An item before the one encoded last, or of the same identity (group,
 // resource, namespace and name), is an error wrapping [ErrInvalidItem], as is an item with
-// a string that is not valid UTF-8; nothing of such an item is written, and the Encoder is
+// a string that is not valid UTF-8; nothing of such an item is written, and the encoder is
 // then failed: every later call returns the same error and writes nothing more. The
-// Encoder writes through a buffer of 64 KiB: what it flushed before stays written, so after
-// an error w holds a cut document, never a whole one; a caller that needs all or nothing
-// encodes into a buffer or counts first (see archive.Writer). Encode does not look for a
-// UID repeated between items that are not next to each other ([Read] refuses such a
+// encoder writes through a buffer of 64 KiB: what it flushed before stays written, so after
+// an error w holds a cut document, never a whole one. Encode does not look for a UID
+// repeated between items that are not next to each other ([Read] refuses such a
 // document): the caller keeps its items' UIDs unique.
 //
-// An Encoder is not safe for concurrent use.
-type Encoder struct {
-	cfg      writeConfig
+// An encoder is not safe for concurrent use.
+type encoder struct {
 	zw       *gzip.Writer
 	bw       *bufio.Writer
 	started  bool
@@ -41,17 +38,11 @@ type Encoder struct {
 	err      error  // sticky
 }
 
-// NewEncoder returns an Encoder writing to w. It takes [WithGzip], and [WithMetadataOf],
-// whose function then gives each item's labels and annotations in place of its fields.
-func NewEncoder(w io.Writer, opts ...WriteOption) *Encoder {
-	e := &Encoder{}
-	for _, o := range opts {
-		if o != nil {
-			o(&e.cfg)
-		}
-	}
+// newEncoder returns an encoder writing to w, compressed with gzip if gz.
+func newEncoder(w io.Writer, gz bool) *encoder {
+	e := &encoder{}
 	out := w
-	if e.cfg.gzip {
+	if gz {
 		e.zw = gzip.NewWriter(w)
 		out = e.zw
 	}
@@ -64,7 +55,7 @@ func NewEncoder(w io.Writer, opts ...WriteOption) *Encoder {
 // Encode writes it, recorded also in versions beyond it.Version (as [Manifest.AddVersion]
 // records them: "" and it.Version are left out, as are repeats, and the rest is written in
 // Kubernetes' version priority order). it is read, not kept.
-func (e *Encoder) Encode(it *Item, versions ...string) error {
+func (e *encoder) Encode(it *Item, versions ...string) error {
 	if e.err != nil {
 		return e.err
 	}
@@ -81,7 +72,7 @@ func (e *Encoder) Encode(it *Item, versions ...string) error {
 			return e.fail(invalidItem("out of order: after "+e.lastPath, it))
 		}
 	}
-	j, err := e.cfg.jsonOf(it, versions)
+	j, err := jsonOf(it, versions)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -101,9 +92,9 @@ func (e *Encoder) Encode(it *Item, versions ...string) error {
 }
 
 // Close writes the end of the document and flushes it, closing the gzip stream (not the
-// underlying io.Writer). A failed Encoder's Close returns its error and writes nothing more;
+// underlying io.Writer). A failed encoder's Close returns its error and writes nothing more;
 // calling Close again is an error.
-func (e *Encoder) Close() error {
+func (e *encoder) Close() error {
 	if e.err != nil {
 		return e.err
 	}
@@ -124,30 +115,26 @@ func (e *Encoder) Close() error {
 	return nil
 }
 
-var errEncoderClosed = errors.New("manifest: Encoder is closed")
+var errEncoderClosed = errors.New("manifest: encoder is closed")
 
 // head writes the document's head, once.
-func (e *Encoder) head() {
+func (e *encoder) head() {
 	if !e.started {
 		e.started = true
 		fmt.Fprintf(e.bw, `{"apiVersion":%q,"kind":%q,"formatVersion":%d,"items":[`, APIVersion, Kind, FormatVersion)
 	}
 }
 
-func (e *Encoder) fail(err error) error {
+func (e *encoder) fail(err error) error {
 	e.err = err
 	return err
 }
 
-// jsonOf is it as manifest.json holds it, with versions as AddVersion records them and, with
-// WithMetadataOf, metaOf's labels and annotations; an error wrapping ErrInvalidItem when a
-// string of it is not valid UTF-8, which encoding/json would write as U+FFFD (read back,
-// the item would differ, or collide with another).
-func (c *writeConfig) jsonOf(it *Item, versions []string) (itemJSON, error) {
+// jsonOf is it as manifest.json holds it, with versions as AddVersion records them; an
+// error wrapping ErrInvalidItem when a string of it is not valid UTF-8, which encoding/json
+// would write as U+FFFD (read back, the item would differ, or collide with another).
+func jsonOf(it *Item, versions []string) (itemJSON, error) {
 	j := itemJSONOf(it, otherVersions(it.Version, versions))
-	if c.metaOf != nil {
-		j.Labels, j.Annotations = c.metaOf(it)
-	}
 	if field, ok := validUTF8(&j); !ok {
 		return j, invalidItem(field+" is not valid UTF-8", it)
 	}
@@ -170,4 +157,14 @@ func otherVersions(version string, versions []string) []string {
 	}
 	sortVersions(out)
 	return out
+}
+
+// writeItems writes the document of the items cfg.Items hands out, an item at a time, in
+// the order it hands them: see [encoder] for what is refused and what is left written.
+func writeItems(w io.Writer, cfg writeConfig) error {
+	e := newEncoder(w, cfg.Gzip)
+	if err := cfg.Items(e.Encode); err != nil {
+		return err
+	}
+	return e.Close()
 }

@@ -10,19 +10,22 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
 
+	"github.com/backupkit/backupkit/internal/manifestopt"
 	"github.com/backupkit/backupkit/manifest"
 )
 
-// encodeItems encodes items in the order given, each with versions[i] when versions has it.
+// encodeItems writes items as a writer that keeps its own items does (archive's Writer:
+// manifestopt.WithItems), in the order given, each with versions[i] when versions has it.
 func encodeItems(items []*manifest.Item, versions map[types.UID][]string, opts ...manifest.WriteOption) ([]byte, error) {
 	var buf bytes.Buffer
-	e := manifest.NewEncoder(&buf, opts...)
-	for _, it := range items {
-		if err := e.Encode(it, versions[it.UID]...); err != nil {
-			return buf.Bytes(), err
+	err := manifest.Write(&buf, nil, append(opts, manifestopt.WithItems(func(encode func(*manifest.Item, ...string) error) error {
+		for _, it := range items {
+			if err := encode(it, versions[it.UID]...); err != nil {
+				return err
+			}
 		}
-	}
-	err := e.Close()
+		return nil
+	}))...)
 	return buf.Bytes(), err
 }
 
@@ -72,8 +75,8 @@ func TestPropertyEncoderWritesWhatWriteWrites(t *testing.T) {
 	})
 }
 
-// TestEncoderRefuses: a refused item fails the Encoder for good, and what reaches the
-// writer is never a whole document: the items before it (enough of them to be flushed) and
+// TestEncoderRefuses: Write of a writer's own items (manifestopt.WithItems): a refused item
+// fails the encoding for good, and what reaches the writer is never a whole document: the items before it (enough of them to be flushed) and
 // never the refused item or the document's end, so reading it back fails.
 func TestEncoderRefuses(t *testing.T) {
 	item := func(name, uid string) *manifest.Item {
@@ -98,20 +101,22 @@ func TestEncoderRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			e := manifest.NewEncoder(&buf)
-			for k := range 2000 { // about 200 KB: the Encoder's buffer is flushed on the way
-				require.NoError(t, e.Encode(item(fmt.Sprintf("a-%04d", k), fmt.Sprint("u-", k))))
-			}
-			var err error
-			for _, it := range tc.items {
-				if err = e.Encode(it); err != nil {
-					break
+			var refused error
+			err := manifest.Write(&buf, nil, manifestopt.WithItems(func(encode func(*manifest.Item, ...string) error) error {
+				for k := range 2000 { // about 200 KB: the encoder's buffer is flushed on the way
+					require.NoError(t, encode(item(fmt.Sprintf("a-%04d", k), fmt.Sprint("u-", k))))
 				}
-			}
+				for _, it := range tc.items {
+					if refused = encode(it); refused != nil {
+						break
+					}
+				}
+				require.Equal(t, refused, encode(item("z", "u-z")), "a failed encoding stays failed")
+				return refused
+			}))
 			require.ErrorIs(t, err, manifest.ErrInvalidItem)
 			require.ErrorContains(t, err, tc.want)
-			require.Equal(t, err, e.Encode(item("z", "u-z")), "a failed Encoder stays failed")
-			require.Equal(t, err, e.Close())
+			require.Equal(t, refused, err)
 			require.Greater(t, buf.Len(), 64<<10, "the items before were flushed")
 			require.NotContains(t, buf.String(), "u-refused")
 			require.NotContains(t, buf.String(), "]}")
@@ -121,24 +126,21 @@ func TestEncoderRefuses(t *testing.T) {
 	}
 }
 
-func TestEncoderVersionsAndClose(t *testing.T) {
-	var buf bytes.Buffer
-	e := manifest.NewEncoder(&buf)
+// TestEncoderVersions: the versions given beside an item are written as AddVersion records
+// them, and no item at all is an empty document.
+func TestEncoderVersions(t *testing.T) {
 	it := &manifest.Item{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespace: "ns", Name: "web", UID: "u-web"}
-	require.NoError(t, e.Encode(it, "v1beta1", "", "v1", "v2", "v1beta1", "foo"))
-	require.NoError(t, e.Close())
-	require.Error(t, e.Close(), "closed twice")
-	require.Error(t, e.Encode(it), "after Close")
-	m, err := manifest.Read(&buf)
+	doc, err := encodeItems([]*manifest.Item{it}, map[types.UID][]string{"u-web": {"v1beta1", "", "v1", "v2", "v1beta1", "foo"}})
+	require.NoError(t, err)
+	m, err := manifest.Read(bytes.NewReader(doc))
 	require.NoError(t, err)
 	got, ok := m.Get("u-web")
 	require.True(t, ok)
 	require.Equal(t, []string{"v2", "v1", "v1beta1", "foo"}, got.Versions(), "blank, repeats and the item's own version left out, in priority order")
 
-	var empty bytes.Buffer
-	e = manifest.NewEncoder(&empty)
-	require.NoError(t, e.Close())
-	m, err = manifest.Read(&empty)
+	empty, err := encodeItems(nil, nil)
+	require.NoError(t, err)
+	m, err = manifest.Read(bytes.NewReader(empty))
 	require.NoError(t, err)
 	require.Zero(t, m.Len())
 }

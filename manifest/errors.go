@@ -38,8 +38,8 @@ const (
 	// ErrFormat is wrapped by [Read] for input that is not a well-formed manifest.json.
 	ErrFormat = ManifestError("manifest: malformed manifest.json")
 
-	// ErrProjected is wrapped by [Write] for a manifest a [Projection] may have left
-	// labels or annotations out of ([Manifest.Projected]).
+	// ErrProjected is wrapped by [Write] for a manifest that may have left labels or
+	// annotations out of its items ([Manifest.Projected]).
 	ErrProjected = ManifestError("manifest: projected manifest: labels or annotations left out")
 
 	// ErrMismatch is wrapped by [Compare] when a manifest.json does not hold the items of

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/backupkit/backupkit/internal/manifestopt"
 	"github.com/backupkit/backupkit/internal/stringarena"
 )
 
@@ -44,8 +45,8 @@ type Manifest struct {
 	shared    sharedMaps        // labels and annotations, one map for equal ones
 	names     stringarena.Arena // each item's name and UID, copied one after the other into shared buffers
 
-	projection Projection // what Add keeps of labels and annotations
-	projected  bool       // a Projection may have left labels or annotations out
+	projection manifestopt.Projection // what Add keeps of labels and annotations
+	projected  bool                   // a projection may have left labels or annotations out
 
 	versionOf  []int32        // by item index, its versions beyond Item.Version in versions; may be shorter than items (0: none)
 	versions   versionTable   // see versions.go
@@ -114,12 +115,18 @@ type identKey struct {
 // New returns an empty manifest, configured by opts.
 func New(opts ...Option) *Manifest {
 	m := &Manifest{}
+	m.initLocked()
+	if len(opts) == 0 {
+		return m
+	}
+	cfg := &newConfig{} // escapes to the options: made only when there are some
 	for _, o := range opts {
 		if o != nil {
-			o(m)
+			o(cfg)
 		}
 	}
-	m.initLocked()
+	m.projection, m.projected = cfg.Projection, !cfg.Projection.Whole()
+	m.grow(cfg.Capacity)
 	return m
 }
 
@@ -135,15 +142,12 @@ func (m *Manifest) initLocked() {
 	m.nss = []string{""}
 }
 
-// Grow makes room for n more items, so that adding them does not rehash the indexes.
-// A negative n is ignored.
-func (m *Manifest) Grow(n int) {
+// grow makes room for n more items, so that adding them does not rehash the indexes.
+// A negative n is ignored. m must not be shared yet.
+func (m *Manifest) grow(n int) {
 	if n <= 0 {
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.initLocked()
 	m.items = slices.Grow(m.items, n)
 	m.byUID.reserve(len(m.items) + n)
 	m.byIdent.reserve(len(m.items) + n)
@@ -156,8 +160,8 @@ func (m *Manifest) Grow(n int) {
 // of the caller's alive (a path or a document it was cut from); their values do not
 // change. It may point the item's Labels and Annotations at an equal map of an item added
 // before, shared between them, so that objects labelled alike keep one map: an added
-// item's maps are the manifest's, read but never changed. In a manifest made with
-// [WithProjection], it replaces them by the entries the projection keeps.
+// item's maps are the manifest's, read but never changed. In a projected manifest
+// ([Manifest.Projected]), it replaces them by the entries the manifest keeps.
 // An item whose UID or identity (group, resource, namespace, name) is already in the
 // manifest is refused with [ErrItemAlreadyExists]; an item that belongs to
 // another manifest with [ErrItemInManifest]; nil with [ErrInvalidItem]. Safe for
@@ -229,8 +233,8 @@ func (m *Manifest) addLocked(it *Item) error {
 		m.byUID.insert(uidHash, idx)
 	}
 	m.byIdent.insert(identHash, idx)
-	it.Labels = m.shared.share(apply(it.Labels, m.projection.Labels))
-	it.Annotations = m.shared.share(apply(it.Annotations, m.projection.Annotations))
+	it.Labels = m.shared.share(manifestopt.Apply(it.Labels, m.projection.Labels))
+	it.Annotations = m.shared.share(manifestopt.Apply(it.Annotations, m.projection.Annotations))
 	if v, ok := it.Annotations[DependsOnAnnotation]; ok {
 		m.dependsOn.add(dependsOnEntry{idx: idx, value: v})
 	}

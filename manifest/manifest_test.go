@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/backupkit/backupkit/internal/manifestopt"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -284,19 +285,21 @@ func TestOwnersAndChildren(t *testing.T) {
 	require.Equal(t, []string{"resources/replicasets.apps/namespaces/web/front-1.json", "resources/replicasets.apps/namespaces/web/front-2.json"}, strs(dep.Dependents()))
 }
 
-func TestGrow(t *testing.T) {
-	m := manifest.New()
-	m.Grow(10)
-	m.Grow(-1)
+// TestCapacity: a manifest made with room for n items (archive's Writer knows how many it
+// holds) takes them and more; a capacity that is not positive is ignored.
+func TestCapacity(t *testing.T) {
 	build := func(n string) *manifest.Item {
 		return &manifest.Item{Resource: "pods", Kind: "Pod", Name: n, UID: types.UID(n)}
 	}
-	err := m.Add(build("a"))
-	require.NoError(t, err)
-	m.Grow(10)
-	err = m.Add(build("b"))
-	require.NoError(t, err)
-	require.Equal(t, 2, m.Len())
+	for _, n := range []int{-1, 0, 1, 10} {
+		m := manifest.New(manifestopt.WithCapacity(n))
+		for k := range 3 {
+			require.NoError(t, m.Add(build(fmt.Sprint("p", k))))
+		}
+		require.Equal(t, 3, m.Len())
+		_, ok := m.Get("p2")
+		require.True(t, ok)
+	}
 }
 
 func TestZeroManifest(t *testing.T) {
@@ -310,10 +313,6 @@ func TestZeroManifest(t *testing.T) {
 	require.Empty(t, m.Edges())
 	require.NoError(t, m.Add(item("Pod", "pods", "", "n", "p")))
 	require.Equal(t, 1, m.Len())
-	var z manifest.Manifest
-	z.Grow(4)
-	err = z.Add(item("Pod", "pods", "", "n", "q"))
-	require.NoError(t, err)
 }
 
 // Readers and writers at once: run under -race, every read sees a consistent manifest.

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"pgregory.net/rapid"
 
+	"github.com/backupkit/backupkit/internal/manifestopt"
 	"github.com/backupkit/backupkit/manifest"
 )
 
@@ -19,25 +20,25 @@ func labelled(name string, labels, annotations map[string]string) *manifest.Item
 }
 
 func TestProjection(t *testing.T) {
-	keepApp := manifest.Projection{Labels: manifest.Keys("app"), Annotations: manifest.Keys()}
+	keepApp := manifestopt.Projection{Labels: manifestopt.Keys("app"), Annotations: manifestopt.Keys()}
 	for _, tc := range []struct {
 		name                    string
-		p                       manifest.Projection
+		p                       manifestopt.Projection
 		labels, annotations     map[string]string
 		wantLabels, wantAnnotes map[string]string
 		projected               bool
 	}{
-		{"zero keeps all", manifest.Projection{}, map[string]string{"app": "a", "tier": "web"}, map[string]string{"note": "x"},
+		{"zero keeps all", manifestopt.Projection{}, map[string]string{"app": "a", "tier": "web"}, map[string]string{"note": "x"},
 			map[string]string{"app": "a", "tier": "web"}, map[string]string{"note": "x"}, false},
 		{"keys kept, others dropped", keepApp, map[string]string{"app": "a", "tier": "web"}, map[string]string{"note": "x"},
 			map[string]string{"app": "a"}, nil, true},
 		{"none kept is nil", keepApp, map[string]string{"tier": "web"}, nil, nil, nil, true},
 		{"all kept", keepApp, map[string]string{"app": "a"}, nil, map[string]string{"app": "a"}, nil, true},
-		{"labels only projected", manifest.Projection{Labels: manifest.Keys()}, map[string]string{"app": "a"}, map[string]string{"note": "x"},
+		{"labels only projected", manifestopt.Projection{Labels: manifestopt.Keys()}, map[string]string{"app": "a"}, map[string]string{"note": "x"},
 			nil, map[string]string{"note": "x"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := manifest.New(manifest.WithProjection(tc.p))
+			m := manifest.New(manifestopt.WithProjection(tc.p))
 			it := labelled("a", maps.Clone(tc.labels), maps.Clone(tc.annotations))
 			err := m.Add(it)
 			require.NoError(t, err)
@@ -59,11 +60,11 @@ func TestProjection(t *testing.T) {
 func TestProjectionKeepsDependsOn(t *testing.T) {
 	// The depends-on annotation makes edges only when the projection keeps it.
 	for _, keep := range []bool{true, false} {
-		p := manifest.Projection{Annotations: manifest.Keys()}
+		p := manifestopt.Projection{Annotations: manifestopt.Keys()}
 		if keep {
-			p.Annotations = manifest.Keys(manifest.DependsOnAnnotation)
+			p.Annotations = manifestopt.Keys(manifest.DependsOnAnnotation)
 		}
-		m := manifest.New(manifest.WithProjection(p))
+		m := manifest.New(manifestopt.WithProjection(p))
 		a, b := item("ConfigMap", "configmaps", "", "ns", "a"), item("ConfigMap", "configmaps", "", "ns", "b")
 		b.Annotations = map[string]string{manifest.DependsOnAnnotation: "/namespaces/ns/ConfigMap/a", "other": "x"}
 		for _, it := range []*manifest.Item{a, b} {
@@ -81,7 +82,7 @@ func TestProjectionKeepsDependsOn(t *testing.T) {
 }
 
 func TestProjectionDerived(t *testing.T) {
-	p := manifest.New(manifest.WithProjection(manifest.Projection{Labels: manifest.Keys("app")}))
+	p := manifest.New(manifestopt.WithProjection(manifestopt.Projection{Labels: manifestopt.Keys("app")}))
 	whole := manifest.New()
 	for _, m := range []*manifest.Manifest{p, whole} {
 		err := m.Add(labelled("a", map[string]string{"app": "x", "tier": "web"}, nil))
@@ -108,7 +109,7 @@ func TestReadProjection(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	require.NoError(t, manifest.Write(&buf, m))
-	got, err := manifest.Read(bytes.NewReader(buf.Bytes()), manifest.WithReadProjection(manifest.Projection{Labels: manifest.Keys("tier"), Annotations: manifest.Keys("keep")}))
+	got, err := manifest.Read(bytes.NewReader(buf.Bytes()), manifestopt.WithReadProjection(manifestopt.Projection{Labels: manifestopt.Keys("tier"), Annotations: manifestopt.Keys("keep")}))
 	require.NoError(t, err)
 	require.True(t, got.Projected())
 	items := got.Items()
@@ -129,8 +130,8 @@ func TestPropertyProjection(t *testing.T) {
 		var buf bytes.Buffer
 		require.NoError(t, manifest.Write(&buf, m))
 		keys := rapid.SliceOfDistinct(rapid.SampledFrom([]string{"tier", "app", manifest.DependsOnAnnotation, "x"}), rapid.ID[string]).Draw(t, "keys")
-		p := manifest.Projection{Labels: manifest.Keys(keys...), Annotations: manifest.Keys(keys...)}
-		got, err := manifest.Read(bytes.NewReader(buf.Bytes()), manifest.WithReadProjection(p))
+		p := manifestopt.Projection{Labels: manifestopt.Keys(keys...), Annotations: manifestopt.Keys(keys...)}
+		got, err := manifest.Read(bytes.NewReader(buf.Bytes()), manifestopt.WithReadProjection(p))
 		require.NoError(t, err)
 		wi, gi := m.Items(), got.Items()
 		require.Len(t, gi, len(wi))

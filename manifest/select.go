@@ -107,7 +107,7 @@ func (m *Manifest) closure(seeds []int32, deps bool) *Manifest {
 	m.mu.Unlock()
 	out := New()
 	out.projected = projected
-	out.Grow(len(picked))
+	out.grow(len(picked))
 	for _, c := range picked {
 		// Items of one manifest cannot collide with each other.
 		_ = out.addCopy(c)

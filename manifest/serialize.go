@@ -17,6 +17,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/backupkit/backupkit/internal/manifestopt"
 )
 
 // The manifest.json format, version 1:
@@ -66,48 +68,29 @@ type itemJSON struct {
 	OwnerReferences []metav1.OwnerReference `json:"ownerReferences,omitzero"`
 }
 
-// WriteOption configures [Write].
+// WriteOption configures [Write]. A nil WriteOption is ignored.
 type WriteOption func(*writeConfig)
 
-type writeConfig struct {
-	gzip   bool
-	metaOf func(*Item) (labels, annotations map[string]string)
-}
-
-// WithMetadataOf makes [Write] take each item's labels and annotations from metaOf
-// instead of the item's fields, and write a projected manifest ([Manifest.Projected]):
-// for a writer that keeps them apart from the manifest (packed, on disk) and made the
-// manifest with a [Projection] that leaves them out. metaOf is called for every item,
-// under no lock, and must answer for all of them.
-func WithMetadataOf(metaOf func(it *Item) (labels, annotations map[string]string)) WriteOption {
-	return func(c *writeConfig) { c.metaOf = metaOf }
-}
+// writeConfig is Write's settings, [WithGzip]'s and those backupkit's own writers give
+// (archive's Writer writes the items it keeps packed).
+type writeConfig = manifestopt.Write[*Item]
 
 // WithGzip compresses the output with gzip. Default: plain JSON.
-func WithGzip() WriteOption { return func(c *writeConfig) { c.gzip = true } }
+func WithGzip() WriteOption { return func(c *writeConfig) { c.Gzip = true } }
 
-// ReadOption configures [Read].
+// ReadOption configures [Read] and [Compare]. A nil ReadOption is ignored.
 type ReadOption func(*readConfig)
 
-type readConfig struct {
-	maxBytes   int64
-	projection Projection
-}
-
-// WithReadProjection makes [Read] keep, of every item, only the labels and annotations p
-// accepts, as a manifest made with [WithProjection] does; the manifest read is projected
-// unless p is the zero Projection. [Compare] ignores it: it compares under the
-// projection of the manifest it is given.
-func WithReadProjection(p Projection) ReadOption {
-	return func(c *readConfig) { c.projection = p }
-}
+// readConfig is Read's settings, [WithMaxBytes]'s and those backupkit's own readers give
+// (a reader that keeps a few labels and annotations of each item).
+type readConfig = manifestopt.Read
 
 // WithMaxBytes limits the bytes [Read] accepts, counted after decompression. Default
 // (and for n <= 0): [DefaultMaxBytes].
 func WithMaxBytes(n int64) ReadOption {
 	return func(c *readConfig) {
 		if n > 0 {
-			c.maxBytes = n
+			c.MaxBytes = n
 		}
 	}
 }
@@ -118,6 +101,8 @@ func WithMaxBytes(n int64) ReadOption {
 // for concurrent use with other methods of m; the items are read under m's lock, w is
 // written after. A projected manifest ([Manifest.Projected]) is refused with an error
 // wrapping [ErrProjected]: its items may lack labels or annotations of the objects.
+// (backupkit's archive Writer, which keeps its items packed rather than in a Manifest, has
+// Write take them one at a time from it instead of from m.)
 func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 	var cfg writeConfig
 	for _, o := range opts {
@@ -125,8 +110,11 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 			o(&cfg)
 		}
 	}
+	if cfg.Items != nil {
+		return writeItems(w, cfg)
+	}
 	m.mu.Lock()
-	if m.projected && cfg.metaOf == nil {
+	if m.projected {
 		m.mu.Unlock()
 		return fmt.Errorf("%w: not written", ErrProjected)
 	}
@@ -141,11 +129,11 @@ func Write(w io.Writer, m *Manifest, opts ...WriteOption) error {
 	}
 	m.mu.Unlock()
 	for k, it := range items { // checked before anything is written
-		if _, err := cfg.jsonOf(it, versions[k]); err != nil {
+		if _, err := jsonOf(it, versions[k]); err != nil {
 			return err
 		}
 	}
-	e := NewEncoder(w, opts...)
+	e := newEncoder(w, cfg.Gzip)
 	for k, it := range items {
 		if err := e.Encode(it, versions[k]...); err != nil {
 			return err
@@ -207,13 +195,13 @@ func validUTF8(j *itemJSON) (string, bool) {
 // "otherVersions" or one equal to "version") wraps [ErrFormat] and names the item by position; input larger than the
 // limit (see [WithMaxBytes]) wraps [ErrTooLarge].
 func Read(r io.Reader, opts ...ReadOption) (*Manifest, error) {
-	cfg := readConfig{maxBytes: DefaultMaxBytes}
+	cfg := readConfig{MaxBytes: DefaultMaxBytes}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
 		}
 	}
-	m := New(WithProjection(cfg.projection))
+	m := New(func(c *newConfig) { c.Projection = cfg.Projection })
 	if err := readDocument(r, cfg, func(d *jsontext.Decoder) error { return decodeItems(d, m) }); err != nil {
 		return nil, err
 	}
@@ -233,10 +221,10 @@ func readDocument(r io.Reader, cfg readConfig, items func(*jsontext.Decoder) err
 		defer zr.Close()
 		src = zr
 	}
-	lr := &limitedReader{r: src, left: cfg.maxBytes}
+	lr := &limitedReader{r: src, left: cfg.MaxBytes}
 	err := decode(lr, items)
 	if lr.over {
-		return fmt.Errorf("%w: more than %d bytes", ErrTooLarge, cfg.maxBytes)
+		return fmt.Errorf("%w: more than %d bytes", ErrTooLarge, cfg.MaxBytes)
 	}
 	return err
 }

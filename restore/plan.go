@@ -144,13 +144,13 @@ func readFacts(idx *archive.Index) backupFacts {
 
 // readStored sets facts.stored, which says whether the backup holds an item's file in the
 // directory chosen for its resource (byKey): from the item list when the backup was read
-// with one, else from the manifest and the group versions (archive.Index.HasItemFile),
-// item by item when asked, so that a plan of a large backup keeps no set of its items.
+// with one, else from the manifest and the group versions (heldIn), item by item when
+// asked, so that a plan of a large backup keeps no set of its items.
 func readStored(idx *archive.Index, byKey map[string]*ResourcePlan, facts *backupFacts) {
-	if idx.Items == nil { // read WithoutItemList, or from a sibling manifest
+	if idx.Items == nil { // read without an item list, or from a sibling manifest
 		facts.stored = func(it *manifest.Item, rp *ResourcePlan) bool {
-			p, err := archive.ItemPath(rp.Resource, rp.Dir, it.Namespace, it.Name)
-			return err == nil && idx.HasItemFile(p)
+			_, err := archive.ItemPath(rp.Resource, rp.Dir, it.Namespace, it.Name)
+			return err == nil && heldIn(it, rp.Dir, idx.GroupVersions[rp.Resource])
 		}
 		return
 	}
@@ -165,6 +165,19 @@ func readStored(idx *archive.Index, byKey map[string]*ResourcePlan, facts *backu
 		}
 	}
 	facts.stored = func(it *manifest.Item, _ *ResourcePlan) bool { return stored.Has(it) }
+}
+
+// heldIn reports whether a backup holds the file of its manifest item it under the
+// version directory dir of its resource, whose versions are g, as archive.Sibling states
+// it: the file at the legacy path (dir "") always, and for each version v the item was
+// captured in (manifest.Item.Versions) its file under "<v>-preferredversion" when v is g's
+// preferred version, else under "<v>".
+func heldIn(it *manifest.Item, dir string, g metav1.APIGroup) bool {
+	if dir == "" {
+		return true
+	}
+	v, preferredDir := strings.CutSuffix(dir, versionselect.PreferredVersionDirSuffix)
+	return slices.Contains(it.Versions(), v) && (g.PreferredVersion.Version == v) == preferredDir
 }
 
 // chooseVersions records versionselect's decision for every backed-up resource, why a

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/archiveopt"
+	"github.com/backupkit/backupkit/internal/manifestopt"
 	"github.com/backupkit/backupkit/internal/references"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/versionselect"
@@ -119,8 +121,8 @@ func WithSiblingManifest(sibling Source) PlanOption {
 // not yet verified is verified as WithSiblingManifest's is, in the plan's one read of the
 // tarball; one that does not match it is an error wrapping archive.ErrSiblingMismatch. It
 // takes precedence over WithSiblingManifest. Read the sibling with
-// archive.WithProjection(PlanProjection(opts...)), the plan's other options, to keep only
-// what the plan reads of its labels and annotations; a sibling read with a projection that
+// PlanProjection(opts...), the plan's other options, to keep only what the plan reads of
+// its labels and annotations; a sibling read with a projection that
 // leaves out any of those plans as if the objects lacked them. Default: none.
 func WithSibling(sib *archive.Sibling) PlanOption {
 	return func(c *planConfig) { c.given = sib }
@@ -131,26 +133,30 @@ func WithLimits(l archive.Limits) PlanOption {
 	return func(c *planConfig) { c.limits = l }
 }
 
-// PlanProjection is what a plan made with opts reads of the backup's labels and
-// annotations (see manifest.Projection): the labels by which the plan recognises objects
+// PlanProjection returns the option of archive's readers (archive.ReadSibling and Scan,
+// backupstore.Store.Backup) that keeps, of the backup's labels and annotations, only those
+// a plan made with opts reads; the manifest read is then projected
+// (manifest.Manifest.Projected). The plan reads the labels by which it recognises objects
 // the API server or a controller makes, an EndpointSlice's Service label, a Deployment's
 // and a ReplicaSet's revision annotation, the depends-on annotation, and every label when
-// a Filter selects by labels or has resource policies. NewPlan reads the backup with it (the items, or the sibling
-// manifest it reads itself), so that the manifest it keeps holds no other label or
-// annotation of any object; a sibling the caller read (WithSibling) is used as it was read.
-func PlanProjection(opts ...PlanOption) manifest.Projection {
+// a Filter selects by labels or has resource policies. NewPlan reads the backup with it
+// (the items, or the sibling manifest it reads itself), so that the manifest it keeps
+// holds no other label or annotation of any object; a sibling the caller read
+// (WithSibling) is used as it was read.
+func PlanProjection(opts ...PlanOption) archive.Option {
 	cfg := defaultPlanConfig()
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
 		}
 	}
-	return cfg.projection()
+	return archiveopt.WithProjection(cfg.projection())
 }
 
-// projection is PlanProjection of cfg.
-func (cfg *planConfig) projection() manifest.Projection {
-	p := manifest.Projection{Labels: planLabels, Annotations: planAnnotations}
+// projection is what a plan made with cfg reads of the backup's labels and annotations
+// (PlanProjection).
+func (cfg *planConfig) projection() manifestopt.Projection {
+	p := manifestopt.Projection{Labels: planLabels, Annotations: planAnnotations}
 	if cfg.filter != nil && (cfg.filter.LabelSelector != nil || len(cfg.filter.OrLabelSelectors) > 0 || cfg.filter.ResourcePolicies != nil) {
 		p.Labels = nil // every label
 	}
@@ -165,9 +171,9 @@ var (
 		for _, mb := range managedBy {
 			keys = append(keys, mb.label)
 		}
-		return manifest.Keys(keys...)
+		return manifestopt.Keys(keys...)
 	}()
-	planAnnotations = manifest.Keys(deploymentRevision, manifest.DependsOnAnnotation)
+	planAnnotations = manifestopt.Keys(deploymentRevision, manifest.DependsOnAnnotation)
 )
 
 // NewPlan reads the backup src once (with WithSibling, only for the bodies that name
@@ -201,7 +207,7 @@ func NewPlan(ctx context.Context, src Source, target []metav1.APIGroup, opts ...
 	default:
 		err = readOnce(ctx, src, func(r io.Reader) error {
 			var err error
-			idx, err = archive.Scan(ctx, r, archive.WithManifest(), archive.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit), archive.WithProjection(cfg.projection()))
+			idx, err = archive.Scan(ctx, r, archive.WithManifest(), archiveopt.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit), archiveopt.WithProjection(cfg.projection()))
 			return err
 		})
 	}
@@ -295,7 +301,7 @@ func indexFromSibling(ctx context.Context, src Source, cfg planConfig, body *bod
 	var sib *archive.Sibling
 	if err := readOnce(ctx, cfg.sibling, func(r io.Reader) error {
 		var err error
-		sib, err = archive.ReadSibling(ctx, r, archive.WithLimits(cfg.limits), archive.WithProjection(cfg.projection()))
+		sib, err = archive.ReadSibling(ctx, r, archive.WithLimits(cfg.limits), archiveopt.WithProjection(cfg.projection()))
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("sibling manifest: %w", err)
@@ -336,7 +342,7 @@ func scanVerifying(ctx context.Context, r io.Reader, sib *archive.Sibling, cfg p
 	src := &countingReader{ctx: ctx, r: io.LimitReader(r, limit)}
 	h := sha256.New()
 	tee := io.TeeReader(src, h)
-	_, scanErr := archive.Scan(ctx, tee, archive.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
+	_, scanErr := archive.Scan(ctx, tee, archiveopt.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
 	if scanErr != nil && (src.err != nil || ctx.Err() != nil) {
 		return scanErr
 	}
@@ -392,7 +398,7 @@ func indexFromVerified(ctx context.Context, src Source, cfg planConfig, sib *arc
 		return idx, err
 	}
 	return idx, readOnce(ctx, src, func(r io.Reader) error {
-		_, err := archive.Scan(ctx, r, archive.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
+		_, err := archive.Scan(ctx, r, archiveopt.WithoutItemList(), archive.WithLimits(cfg.limits), archive.WithVisitor(body.visit))
 		return err
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/archiveopt"
 	"github.com/backupkit/backupkit/manifest"
 )
 
@@ -50,7 +51,9 @@ func TestPlanProjection(t *testing.T) {
 			require.True(t, ok)
 			require.Equal(t, tc.wantLabels, web.Labels)
 			require.Equal(t, map[string]string{deploymentRevision: "3", manifest.DependsOnAnnotation: "/namespaces/ns/ConfigMap/other"}, web.Annotations)
-			p := PlanProjection(tc.opts...)
+			var set archiveopt.Settings
+			PlanProjection(tc.opts...)(&set)
+			p := set.Projection
 			require.True(t, p.Annotations(deploymentRevision))
 			require.False(t, p.Annotations("checksum/config"))
 			require.Equal(t, len(tc.wantLabels) == 2, p.Labels == nil)

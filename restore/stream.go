@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/backupkit/backupkit/archive"
+	"github.com/backupkit/backupkit/internal/archiveopt"
 )
 
 // maxReadAhead bounds the bytes of items the second pass holds that the walk has not
@@ -169,7 +170,7 @@ func (s *itemStream) pass(ctx context.Context, open Source, limits archive.Limit
 	defer r.Close()
 	// The plan's read checked the entries, or the tarball's SHA-256 against its sibling
 	// manifest; the visitor refuses a planned item met twice itself.
-	_, err = archive.Scan(ctx, r, archive.WithoutItemList(), archive.WithoutDuplicateCheck(), archive.WithLimits(limits), archive.WithVisitor(s.visit(ctx)))
+	_, err = archive.Scan(ctx, r, archiveopt.WithoutItemList(), archiveopt.WithoutDuplicateCheck(), archive.WithLimits(limits), archive.WithVisitor(s.visit(ctx)))
 	return named(r, err)
 }
 
@@ -312,7 +313,7 @@ func (s *itemStream) take(ctx context.Context, i int32) ([]byte, error) {
 func (s *itemStream) reread(ctx context.Context, i int32) ([]byte, error) {
 	var data []byte
 	err := readOnce(ctx, s.open, func(r io.Reader) error {
-		_, err := archive.Scan(ctx, r, archive.WithoutItemList(), archive.WithoutDuplicateCheck(), archive.WithLimits(s.limits),
+		_, err := archive.Scan(ctx, r, archiveopt.WithoutItemList(), archiveopt.WithoutDuplicateCheck(), archive.WithLimits(s.limits),
 			archive.WithVisitor(func(it *archive.Item) error {
 				if j, ok := s.locate(it.ItemRef); !ok || j != i {
 					return nil

@@ -21,7 +21,7 @@ func TestWriteObjects(t *testing.T) {
 	idx, err := archive.Scan(t.Context(), bytes.NewReader(buf.Bytes()), archive.WithManifest())
 	require.NoError(t, err)
 	require.Equal(t, 1, idx.Manifest.Len())
-	require.True(t, idx.HasItemFile("resources/configmaps/v1-preferredversion/namespaces/ns/a.json"))
+	require.Equal(t, "resources/configmaps/v1-preferredversion/namespaces/ns/a.json", idx.Items[len(idx.Items)-1].Path)
 
 	pod := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p", "namespace": "ns"}}}
 	_, err = archivetest.WriteObjects(&bytes.Buffer{}, resource, cm, pod)

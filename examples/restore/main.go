@@ -195,7 +195,7 @@ func restoreBackup(ctx context.Context, f *flags, stdout, stderr io.Writer) erro
 		defer store.Close()
 		var sib *archive.Sibling
 		keep := restore.PlanProjection(f.filterOpts...) // only the labels and annotations the plan reads
-		if src, sib, err = store.Backup(ctx, name, archive.WithLimits(f.limits), archive.WithProjection(keep)); err != nil {
+		if src, sib, err = store.Backup(ctx, name, archive.WithLimits(f.limits), keep); err != nil {
 			return err
 		}
 		if sib != nil {
