@@ -117,6 +117,9 @@ func writeTable(out io.Writer, wl string, info workload.RestoreInfo, results map
 	var failures []string
 	for _, tool := range restorejobs.BackupTools {
 		rs := results[tool]
+		if len(rs) == 0 {
+			continue // not run (-tools)
+		}
 		good := ok(rs)
 		for _, r := range rs {
 			if r.Failure != "" {
