@@ -13,9 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
+
+	"github.com/backupkit/backupkit/bench/internal/wire"
 )
 
 // PageSize and Workers are examples/backup's defaults (--page-size, --parallel), which the
@@ -27,18 +28,19 @@ const (
 
 // List lists the cluster at cfg with no more than listing needs: discovery, then
 // every served resource that supports list, at every version the cluster serves it at,
-// each in pages of pageSize with client-go's pager and dynamic client (the objects decoded
-// and dropped), workers listings at once, unthrottled. It lists every such resource,
+// each in pages of pageSize with client-go's pager and a client of mode (wire.DynamicJSON:
+// the dynamic client; the objects decoded and dropped), workers listings at once,
+// unthrottled. It lists every such resource,
 // including those examples/backup leaves out by default, so it does at least the listing
 // the backup does. It returns the objects listed per "<resource dir>/<version>".
-func List(ctx context.Context, cfg *rest.Config, workers int, pageSize int64) (map[string]int, error) {
+func List(ctx context.Context, cfg *rest.Config, workers int, pageSize int64, mode wire.Mode) (map[string]int, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = 10_000, 10_000
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	client, err := wire.New(cfg, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +48,11 @@ func List(ctx context.Context, cfg *rest.Config, workers int, pageSize int64) (m
 	if err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
-	var gvrs []schema.GroupVersionResource
+	type served struct {
+		gvr  schema.GroupVersionResource
+		kind string
+	}
+	var gvrs []served
 	for _, l := range lists {
 		gv, err := schema.ParseGroupVersion(l.GroupVersion)
 		if err != nil {
@@ -54,16 +60,16 @@ func List(ctx context.Context, cfg *rest.Config, workers int, pageSize int64) (m
 		}
 		for _, r := range l.APIResources {
 			if !strings.Contains(r.Name, "/") && slices.Contains(r.Verbs, "list") {
-				gvrs = append(gvrs, gv.WithResource(r.Name))
+				gvrs = append(gvrs, served{gv.WithResource(r.Name), r.Kind})
 			}
 		}
 	}
 	var mu sync.Mutex
 	listed := map[string]int{}
-	err = Parallel(ctx, workers, gvrs, func(gvr schema.GroupVersionResource) error {
-		n := 0
+	err = Parallel(ctx, workers, gvrs, func(s served) error {
+		gvr, n := s.gvr, 0
 		pg := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return dyn.Resource(gvr).List(ctx, opts)
+			return client.List(ctx, gvr, s.kind, opts)
 		})
 		pg.PageSize = pageSize
 		pg.PageBufferSize = 1

@@ -20,16 +20,19 @@ import (
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/backupstore"
 	"github.com/backupkit/backupkit/bench/internal/listceiling"
+	"github.com/backupkit/backupkit/bench/internal/wire"
 )
 
 // Backup tools, as RunBackup and cmd/backupbench name them.
 const (
 	ToolBackup      = "backup"       // the examples/backup binary at its defaults
-	ToolListCeiling = "list-ceiling" // cmd/listjob: listceiling.List at its defaults
+	ToolListCeiling = "list-ceiling" // cmd/listjob: listceiling.List at its defaults, wire.DynamicJSON
+	// ToolListCeilingProtobuf is cmd/listjob with -mode typed-protobuf (issue 45).
+	ToolListCeilingProtobuf = "list-ceiling-protobuf"
 )
 
 // BackupTools lists every backup tool.
-var BackupTools = []string{ToolBackup, ToolListCeiling}
+var BackupTools = []string{ToolBackup, ToolListCeiling, ToolListCeilingProtobuf}
 
 // BackupSpec is one measured backup.
 type BackupSpec struct {
@@ -86,7 +89,7 @@ func RunBackup(ctx context.Context, spec BackupSpec) (BackupResult, error) {
 	defer c.Stop()
 	defer os.Remove(kubeconfig)
 	cfg := c.RESTConfig()
-	if res.Workload, err = Ceiling(ctx, cfg, spec.Workload, DefaultWorkers); err != nil {
+	if res.Workload, err = Ceiling(ctx, cfg, spec.Workload, DefaultWorkers, wire.DynamicJSON); err != nil {
 		return res, fmt.Errorf("filling the cluster with %s: %w", spec.Workload, err)
 	}
 	cctx, cancel := childContext(ctx, spec.Timeout)
@@ -104,6 +107,8 @@ func RunBackup(ctx context.Context, spec BackupSpec) (BackupResult, error) {
 		cmd = exec.CommandContext(cctx, spec.BackupBin, "--kubeconfig", kubeconfig, "--output", to)
 	case ToolListCeiling:
 		cmd = exec.CommandContext(cctx, spec.ListBin, "-kubeconfig", kubeconfig)
+	case ToolListCeilingProtobuf:
+		cmd = exec.CommandContext(cctx, spec.ListBin, "-kubeconfig", kubeconfig, "-mode", string(wire.TypedProtobuf))
 	default:
 		return res, fmt.Errorf("restorejobs: unknown backup tool %q", spec.Tool)
 	}

@@ -13,15 +13,14 @@ import (
 	"os"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
 	"github.com/backupkit/backupkit/archive"
 	"github.com/backupkit/backupkit/bench/internal/listceiling"
+	"github.com/backupkit/backupkit/bench/internal/wire"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/restore/actions"
 )
@@ -105,19 +104,19 @@ var serviceAction = actions.Service()
 const DefaultWorkers = 32
 
 // Ceiling restores the backup at path with no more than the API server needs: workers
-// goroutines creating the objects with client-go's dynamic client, unthrottled (QPS and
-// burst 10,000), in three barriers: Namespaces; everything that has no ownerReferences
+// goroutines creating the objects with a client of mode (wire.DynamicJSON: client-go's
+// dynamic client), unthrottled (QPS and burst 10,000), in three barriers: Namespaces; everything that has no ownerReferences
 // (owners among them); then the owned objects, their ownerReferences remapped to the UIDs
 // the target gave their owners. One POST per object; nothing is read back. It returns the
 // number of objects created; the first failed create is its error.
-func Ceiling(ctx context.Context, cfg *rest.Config, path string, workers int) (int, error) {
+func Ceiling(ctx context.Context, cfg *rest.Config, path string, workers int, mode wire.Mode) (int, error) {
 	items, err := readBackup(ctx, path)
 	if err != nil {
 		return 0, err
 	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = 10_000, 10_000
-	client, err := dynamic.NewForConfig(cfg)
+	client, err := wire.New(cfg, mode)
 	if err != nil {
 		return 0, err
 	}
@@ -151,16 +150,12 @@ func Ceiling(ctx context.Context, cfg *rest.Config, path string, workers int) (i
 				return err
 			}
 		}
-		var ri dynamic.ResourceInterface = client.Resource(it.gvr)
-		if ns := it.obj.GetNamespace(); ns != "" {
-			ri = client.Resource(it.gvr).Namespace(ns)
-		}
-		got, err := ri.Create(ctx, it.obj, metav1.CreateOptions{})
+		uid, err := client.Create(ctx, it.gvr, it.obj)
 		if err != nil {
 			return fmt.Errorf("create %s: %w", it.key(), err)
 		}
 		mu.Lock()
-		newUIDs[old] = got.GetUID()
+		newUIDs[old] = uid
 		created++
 		mu.Unlock()
 		return nil

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/backupkit/backupkit/bench/internal/listceiling"
+	"github.com/backupkit/backupkit/bench/internal/wire"
 	"github.com/backupkit/backupkit/bench/internal/workload"
 	"github.com/backupkit/backupkit/internal/testcluster"
 )
@@ -62,7 +63,7 @@ func TestSmokeRestore(t *testing.T) {
 	require.NoError(t, err)
 	for _, wl := range workload.RestoreWorkloads {
 		backup, info := writeWorkload(t, dir, wl, smokeSize)
-		for _, tool := range []string{ToolBackupkit, ToolCeiling, ToolVelero100} {
+		for _, tool := range []string{ToolBackupkit, ToolCeiling, ToolCeilingTypedJSON, ToolCeilingTypedProtobuf, ToolVelero100} {
 			t.Run(wl+"/"+tool, func(t *testing.T) {
 				res, err := Run(t.Context(), Spec{Tool: tool, Backup: backup, RestoreBin: bins.Restore, JobBin: bins.Job,
 					ClusterBinDir: binDir, WorkDir: dir, Timeout: 5 * time.Minute})
@@ -75,7 +76,7 @@ func TestSmokeRestore(t *testing.T) {
 				v := res.Verified
 				require.NotNil(t, v)
 				require.Equal(t, info.Kinds, v.Found)
-				if tool == ToolCeiling {
+				if _, ceiling := ceilingModes[tool]; ceiling {
 					require.Equal(t, info.Objects, res.Restored)
 				}
 				if tool == ToolVelero100 {
@@ -123,7 +124,7 @@ func TestVerifyFindsDamage(t *testing.T) {
 		require.Equal(t, float64(scrapeRequestsSeen), seen)
 	})
 
-	n, err := Ceiling(t.Context(), cfg, backup, DefaultWorkers)
+	n, err := Ceiling(t.Context(), cfg, backup, DefaultWorkers, wire.DynamicJSON)
 	require.NoError(t, err)
 	require.Equal(t, info.Objects, n)
 	v, err := Verify(t.Context(), cfg, backup)

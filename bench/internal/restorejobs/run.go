@@ -20,20 +20,32 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/backupkit/backupkit/bench/internal/wire"
 	"github.com/backupkit/backupkit/bench/internal/workload"
 	"github.com/backupkit/backupkit/internal/testcluster"
 )
 
 // Tools, as Run and cmd/compare name them.
 const (
-	ToolBackupkit  = "backupkit"      // the examples/restore binary at its defaults
-	ToolCeiling    = "ceiling"        // Ceiling, DefaultWorkers workers
-	ToolVelero100  = "velero-qps100"  // Velero at its default client QPS 100 / burst 100
-	ToolVelero1000 = "velero-qps1000" // Velero at QPS 1000 / burst 1000
+	ToolBackupkit = "backupkit" // the examples/restore binary at its defaults
+	ToolCeiling   = "ceiling"   // Ceiling, DefaultWorkers workers, wire.DynamicJSON
+	// ToolCeilingTypedJSON and ToolCeilingTypedProtobuf are the ceiling with
+	// wire.TypedJSON and wire.TypedProtobuf (issue 45).
+	ToolCeilingTypedJSON     = "ceiling-typed-json"
+	ToolCeilingTypedProtobuf = "ceiling-typed-protobuf"
+	ToolVelero100            = "velero-qps100"  // Velero at its default client QPS 100 / burst 100
+	ToolVelero1000           = "velero-qps1000" // Velero at QPS 1000 / burst 1000
 )
 
 // Tools lists every tool.
-var Tools = []string{ToolBackupkit, ToolCeiling, ToolVelero100, ToolVelero1000}
+var Tools = []string{ToolBackupkit, ToolCeiling, ToolCeilingTypedJSON, ToolCeilingTypedProtobuf, ToolVelero100, ToolVelero1000}
+
+// ceilingModes are the ceiling tools' wire modes.
+var ceilingModes = map[string]wire.Mode{
+	ToolCeiling:              wire.DynamicJSON,
+	ToolCeilingTypedJSON:     wire.TypedJSON,
+	ToolCeilingTypedProtobuf: wire.TypedProtobuf,
+}
 
 // Spec is one measured restore.
 type Spec struct {
@@ -131,7 +143,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		}
 		defer report.Close()
 		stdout = report
-	case ToolCeiling, ToolVelero100, ToolVelero1000:
+	case ToolCeiling, ToolCeilingTypedJSON, ToolCeilingTypedProtobuf, ToolVelero100, ToolVelero1000:
 		args := []string{"-kubeconfig", kubeconfig, "-backup", spec.Backup, "-tool", spec.Tool}
 		cmd = exec.CommandContext(cctx, spec.JobBin, args...)
 		stdout = &stdoutBuf
@@ -196,7 +208,7 @@ type jobOutput struct {
 	MaxRSSKB int64 `json:"maxRSSKB"`
 }
 
-// RunJob is cmd/restorejob's work: restore with tool (ToolCeiling or a Velero tool) into
+// RunJob is cmd/restorejob's work: restore with tool (a ceiling or a Velero tool) into
 // the cluster of kubeconfig; it returns what the child prints.
 func RunJob(ctx context.Context, tool, kubeconfig, backup string) (any, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
@@ -205,8 +217,8 @@ func RunJob(ctx context.Context, tool, kubeconfig, backup string) (any, error) {
 	}
 	var n int
 	switch tool {
-	case ToolCeiling:
-		n, err = Ceiling(ctx, cfg, backup, DefaultWorkers)
+	case ToolCeiling, ToolCeilingTypedJSON, ToolCeilingTypedProtobuf:
+		n, err = Ceiling(ctx, cfg, backup, DefaultWorkers, ceilingModes[tool])
 	case ToolVelero100:
 		n, err = Velero(cfg, backup, VeleroDefaultQPS, VeleroDefaultBurst)
 	case ToolVelero1000:
