@@ -112,6 +112,7 @@ var architectureRules = []importRule{
 	layer("restore/policies", "internal/configmapfile"),
 	layer("internal/configmapfile"),
 	layer("restore/actions", "internal/kinds"),
+	layer("restore/protowire"),
 	layer("internal/hookspec", "internal/resourcematch"),
 	layer("restore/hooks", "restore/actions", "internal/hookspec", "internal/podexec"),
 	layer("restore", "archive", "manifest", "versionselect", "readiness", "convert/removedapis",
