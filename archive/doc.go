@@ -78,10 +78,12 @@
 //
 // Writer keeps, from each item's apiVersion, kind and metadata, what the manifest that Scan
 // with WithManifest would build holds (packed, not as a manifest.Manifest), and on Close
-// stores that manifest as its last entry, written item by item (the manifest is never held whole), at
-// ManifestFile ("metadata/manifest.json.gz": manifest.json, manifest format version 1,
-// gzip-compressed; its entry is bounded by the larger of Limits.MaxEntryBytes and
-// 256 bytes × Limits.MaxItems, so that its room grows with the objects).
+// stores that manifest as its last entry, written item by item (the manifest is never built
+// whole; its compressed bytes are kept to be written into the entry when they fit in 4 MiB,
+// else it is encoded a second time), at ManifestFile ("metadata/manifest.json.gz":
+// manifest.json, manifest format version 1, gzip-compressed; its entry is bounded by the
+// larger of Limits.MaxEntryBytes and 256 bytes × Limits.MaxItems, so that its room grows
+// with the objects).
 // Writer.Manifest builds it when asked for. The backup is still format 1.1.0
 // (metadata/version says so): the manifest is one more file under metadata/, and Velero's
 // reader (v1.18.3 pkg/archive) only lists resources/ and reads metadata/version, so Velero

@@ -74,7 +74,8 @@ type Writer struct {
 	problems  []Problem
 	err       error // sticky: the first error writing to w
 	closed    bool
-	done      bool // Close succeeded
+	done      bool  // Close succeeded
+	held      int64 // the largest compressed manifest Close keeps: manifestHeld; a test seam
 }
 
 // writerResource is what Writer keeps of one resource.
@@ -104,7 +105,7 @@ func (h *hashWriter) Write(p []byte) (int, error) {
 func NewWriter(w io.Writer) *Writer {
 	in := interner{}
 	return &Writer{w: &hashWriter{w: w, h: sha256.New()}, resources: map[string]*writerResource{},
-		in: in, link: newVersionLinker(in), items: newWriterItems()}
+		in: in, link: newVersionLinker(in), items: newWriterItems(), held: manifestHeld}
 }
 
 // SetPreferred sets the preferred version of a resource ("deployments.apps", "pods"). It must
@@ -306,19 +307,25 @@ func (w *Writer) Close() error {
 		return err
 	}
 	w.link.finishEach(w.items.len(), w.items.identity, w.versions.add)
-	// The manifest is written twice, the same bytes each time: once to learn its size for
-	// the entry's header, then into the entry. The compressed document is never held.
-	var size countWriter
-	if err := w.writeManifest(&size, manifest.WithGzip()); err != nil {
+	// The entry's header needs the compressed manifest's size: the manifest is encoded once
+	// and kept when it fits in manifestHeld bytes, else encoded a second time into the
+	// entry, the same bytes, so that a larger one is never held.
+	held := heldWriter{max: w.held}
+	if err := w.writeManifest(&held, manifest.WithGzip()); err != nil {
 		return w.fail(fmt.Errorf("archive: write %q: %w", ManifestFile, err))
 	}
-	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: ManifestFile, Size: int64(size), Mode: 0o644, ModTime: entryTime}
+	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: ManifestFile, Size: held.n, Mode: 0o644, ModTime: entryTime}
 	if err := w.tw.WriteHeader(hdr); err != nil {
 		return w.fail(fmt.Errorf("archive: write %q: %w", ManifestFile, err))
 	}
-	if err := w.writeManifest(w.tw, manifest.WithGzip()); err != nil {
+	if held.kept() {
+		if _, err := w.tw.Write(held.buf); err != nil {
+			return w.fail(fmt.Errorf("archive: write %q: %w", ManifestFile, err))
+		}
+	} else if err := w.writeManifest(w.tw, manifest.WithGzip()); err != nil {
 		return w.fail(fmt.Errorf("archive: write %q: %w", ManifestFile, err))
 	}
+	held.buf = nil
 	if err := w.tw.Close(); err != nil {
 		return w.fail(fmt.Errorf("archive: write: %w", err))
 	}
@@ -349,13 +356,32 @@ func (w *Writer) writeManifest(out io.Writer, opts ...manifest.WriteOption) erro
 	}))...)
 }
 
-// countWriter counts the bytes written to it.
-type countWriter int64
+// manifestHeld is the size of the largest compressed manifest Close keeps to write into
+// its entry instead of encoding it twice: a fixed bound on what Close holds.
+const manifestHeld = 4 << 20
 
-func (c *countWriter) Write(p []byte) (int, error) {
-	*c += countWriter(len(p))
+// heldWriter counts the bytes written to it and keeps them while they number at most max.
+type heldWriter struct {
+	max      int64
+	n        int64
+	buf      []byte
+	overflow bool // more than max bytes were written: buf is dropped
+}
+
+func (h *heldWriter) Write(p []byte) (int, error) {
+	h.n += int64(len(p))
+	switch {
+	case h.overflow:
+	case h.n > h.max:
+		h.overflow, h.buf = true, nil
+	default:
+		h.buf = append(h.buf, p...)
+	}
 	return len(p), nil
 }
+
+// kept reports whether buf holds everything written.
+func (h *heldWriter) kept() bool { return !h.overflow }
 
 // Manifest returns the manifest of what was written, the one stored at ManifestFile: nil
 // before Close has succeeded. It is the Writer's own: the caller may keep it, and should not
