@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,11 +37,60 @@ type config struct {
 	bench              string // the bench module's root
 	out                string // the Markdown section
 	timeout            time.Duration
+	// order is the -order of the live restores' backups (a key of orders); empty: the
+	// first, workload.ConfigMapsWorkload.
+	order string
+	// tools are the live restores' tools, of liveTools; nil: every one.
+	tools []string
+}
+
+// orders are the values of -order, the order the live restores' backups are written in
+// (issue 45), and the workload of each; the first is the default.
+var orders = []struct{ name, workload, text string }{
+	{"one-namespace", workload.ConfigMapsWorkload, "one Namespace, then its ConfigMaps"},
+	{"by-namespace", workload.ConfigMapsByNamespaceWorkload, "100 Namespaces, then the ConfigMaps namespace by namespace"},
+	{"round-robin", workload.ConfigMapsRoundRobinWorkload, "100 Namespaces, then the ConfigMaps round-robin across them"},
+	{"velero", workload.ConfigMapsVeleroWorkload, "the ConfigMaps namespace by namespace, then the 100 Namespaces (Velero v1.18.3's order)"},
+}
+
+// liveWorkload is the workload of the live restores and what its order is, by c.order.
+func (c config) liveWorkload() (name, text string, err error) {
+	for _, o := range orders {
+		if c.order == "" || c.order == o.name {
+			return o.workload, o.text, nil
+		}
+	}
+	names := make([]string, len(orders))
+	for i, o := range orders {
+		names[i] = o.name
+	}
+	return "", "", fmt.Errorf("-order %q: not one of %s", c.order, strings.Join(names, ", "))
+}
+
+// liveToolsRun are the tools of the live restores, in liveTools' order.
+func (c config) liveToolsRun() []string {
+	if c.tools == nil {
+		return liveTools
+	}
+	var out []string
+	for _, t := range liveTools {
+		if slices.Contains(c.tools, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // commandLine renders the flags that shape what was measured.
 func (c config) commandLine() string {
-	return fmt.Sprintf("-live '%s' -plan '%s' -backup '%s'", sizesText(c.live), sizesText(c.plan), sizesText(c.backup))
+	s := fmt.Sprintf("-live '%s' -plan '%s' -backup '%s'", sizesText(c.live), sizesText(c.plan), sizesText(c.backup))
+	if c.order != "" && c.order != orders[0].name {
+		s += " -order " + c.order
+	}
+	if c.tools != nil {
+		s += " -tools " + strings.Join(c.tools, ",")
+	}
+	return s
 }
 
 func sizesText(ns []int) string {
@@ -70,7 +121,18 @@ func main() {
 	flag.StringVar(&c.dir, "dir", "/var/tmp/backupkit-bench", "directory of the generated backups, kept between runs")
 	flag.StringVar(&c.out, "out", "SCALE.md", "the Markdown section written")
 	flag.DurationVar(&c.timeout, "timeout", 2*time.Hour, "bound on each measured child process")
+	flag.StringVar(&c.order, "order", orders[0].name, "order of the live restores' backups: one-namespace, by-namespace, round-robin (100 namespaces each), velero")
+	tools := flag.String("tools", strings.Join(liveTools, ","), "tools of the live restores, comma-separated, of "+strings.Join(liveTools, ", "))
 	flag.Parse()
+	if *tools != strings.Join(liveTools, ",") {
+		c.tools = strings.Split(*tools, ",")
+		for _, t := range c.tools {
+			if !slices.Contains(liveTools, t) {
+				fmt.Fprintf(os.Stderr, "scalebench: -tools: %q is not one of %s\n", t, strings.Join(liveTools, ", "))
+				os.Exit(2)
+			}
+		}
+	}
 	c.bench = "."
 	var err error
 	for _, s := range []struct {
@@ -109,10 +171,15 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	rep := newReport(c)
-	backupPath := func(n int) string {
-		return filepath.Join(c.dir, fmt.Sprintf("scale-%s-%d-seed%d.tar.gz", workload.ConfigMapsWorkload, n, seed))
+	liveName, _, err := c.liveWorkload()
+	if err != nil {
+		return err
 	}
+	rep := newReport(c)
+	pathOf := func(name string, n int) string {
+		return filepath.Join(c.dir, fmt.Sprintf("scale-%s-%d-seed%d.tar.gz", name, n, seed))
+	}
+	backupPath := func(n int) string { return pathOf(workload.ConfigMapsWorkload, n) }
 	progress := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "scalebench: "+format+"\n", args...)
 	}
@@ -127,17 +194,17 @@ func run(ctx context.Context, c config) error {
 		}
 	}
 	for _, n := range c.live {
-		path := backupPath(n)
+		path := pathOf(liveName, n)
 		stash := ""
 		if rep.siblings {
 			stash = path + ".sibling"
 		}
-		info, err := workload.EnsureRestore(path, workload.ConfigMapsWorkload, n, seed, stash)
+		info, err := workload.EnsureRestore(path, liveName, n, seed, stash)
 		if err != nil {
 			return err
 		}
-		lr := liveResult{n: n, objects: info.Objects, runs: map[string]restorejobs.Result{}}
-		for _, tool := range liveTools {
+		lr := liveResult{n: n, objects: info.Objects, runs: map[string]restorejobs.Result{}, passes: map[string]int{}}
+		for _, tool := range c.liveToolsRun() {
 			if tool == toolBackupkitSibling && !rep.siblings {
 				continue
 			}
@@ -145,8 +212,15 @@ func run(ctx context.Context, c config) error {
 			if err != nil {
 				return fmt.Errorf("restore %d ConfigMaps with %s: %w", n, tool, err)
 			}
-			progress("restore %d objects with %s: %s, peak RSS %d KiB, failure %q", r.Objects, tool, time.Duration(r.Wall), r.MaxRSSKB, r.Failure)
+			passes := -1
+			if tool != restorejobs.ToolCeiling {
+				if passes, err = reportPasses(filepath.Join(work, "restore-report.txt")); err != nil {
+					progress("restore %d objects with %s: %v", r.Objects, tool, err)
+				}
+			}
+			progress("restore %d objects with %s: %s, peak RSS %d KiB, %d passes, failure %q", r.Objects, tool, time.Duration(r.Wall), r.MaxRSSKB, passes, r.Failure)
 			lr.runs[tool] = r
+			lr.passes[tool] = passes
 		}
 		rep.live = append(rep.live, lr)
 		if err := rep.flush(); err != nil {
@@ -211,7 +285,28 @@ func runLive(ctx context.Context, tool, path, stash string, bins restorejobs.Bin
 		run = restorejobs.ToolBackupkit
 	}
 	return restorejobs.Run(ctx, restorejobs.Spec{Tool: run, Backup: path, RestoreBin: bins.Restore, JobBin: bins.Job,
-		ClusterBinDir: binDir, WorkDir: work, Timeout: timeout})
+		RestoreArgs: restoreArgs, ClusterBinDir: binDir, WorkDir: work, Timeout: timeout})
+}
+
+// restoreArgs are examples/restore's arguments besides --kubeconfig and --backup: its
+// defaults, with the report in JSON, whose summary counts the passes over the tarball.
+var restoreArgs = []string{"-o", "json"}
+
+// passesRE finds the summary's count of passes (restore.Summary.Passes) in a JSON report.
+var passesRE = regexp.MustCompile(`\n\s*"passes": (\d+)`)
+
+// reportPasses reads the passes over the tarball from the JSON report at path, the last
+// count it holds; -1 and an error when it holds none.
+func reportPasses(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return -1, err
+	}
+	m := passesRE.FindAllSubmatch(b, -1)
+	if len(m) == 0 {
+		return -1, fmt.Errorf("report %s: no summary with passes", path)
+	}
+	return strconv.Atoi(string(m[len(m)-1][1]))
 }
 
 // measurePlan plans the backup of n ConfigMaps at path without the manifest beside it and,

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/backupkit/backupkit/bench/internal/restorejobs"
+	"github.com/backupkit/backupkit/bench/internal/workload"
 	"github.com/backupkit/backupkit/internal/testcluster"
 )
 
@@ -83,4 +84,45 @@ func TestReportFailures(t *testing.T) {
 	require.Contains(t, out, "| plan, 2000001 items, without the manifest beside | ≤ 1 KB peak RSS per item | the plan failed after 30.00 s, at a peak RSS of 1024 MB | **missed** |")
 	require.Contains(t, out, "| backup, 100001 items | examples/backup ≤ 1 KB peak RSS per item | 0.51 KB (51 MB) | met |")
 	require.NotContains(t, out, "Incomplete")
+}
+
+// -order picks the live restores' workload, names it in the command and the report, and
+// refuses an order it does not know; the passes examples/restore reports are in the table.
+func TestOrderAndPasses(t *testing.T) {
+	for _, tc := range []struct{ order, workload, command string }{
+		{"", workload.ConfigMapsWorkload, "-live '100000' -plan '' -backup ''"},
+		{"one-namespace", workload.ConfigMapsWorkload, "-live '100000' -plan '' -backup ''"},
+		{"by-namespace", workload.ConfigMapsByNamespaceWorkload, "-live '100000' -plan '' -backup '' -order by-namespace"},
+		{"round-robin", workload.ConfigMapsRoundRobinWorkload, "-live '100000' -plan '' -backup '' -order round-robin"},
+		{"velero", workload.ConfigMapsVeleroWorkload, "-live '100000' -plan '' -backup '' -order velero"},
+	} {
+		c := config{live: []int{100_000}, order: tc.order}
+		name, _, err := c.liveWorkload()
+		require.NoError(t, err, tc.order)
+		require.Equal(t, tc.workload, name)
+		require.Equal(t, tc.command, c.commandLine())
+	}
+	_, _, err := config{order: "random"}.liveWorkload()
+	require.EqualError(t, err, `-order "random": not one of one-namespace, by-namespace, round-robin, velero`)
+
+	c := config{live: []int{100_000}, order: "round-robin", tools: []string{restorejobs.ToolBackupkit}}
+	require.Equal(t, []string{restorejobs.ToolBackupkit}, c.liveToolsRun())
+	require.Equal(t, "-live '100000' -plan '' -backup '' -order round-robin -tools backupkit", c.commandLine())
+	r := &report{cfg: c, done: true}
+	r.live = []liveResult{{n: 100_000, objects: 100_100, passes: map[string]int{restorejobs.ToolBackupkit: 2},
+		runs: map[string]restorejobs.Result{restorejobs.ToolBackupkit: {Tool: restorejobs.ToolBackupkit, Objects: 100_100, Wall: 50e9, MaxRSSKB: 150_000, Load: "1.00 1.00 1.00"}}}}
+	var b bytes.Buffer
+	r.write(&b)
+	out := b.String()
+	require.Contains(t, out, "The live restores' backups hold instead 100 Namespaces and the ConfigMaps spread evenly over them, written 100 Namespaces, then the ConfigMaps round-robin across them (`-order round-robin`, `workload.ConfigMapsRoundRobinWorkload`); their items are n + 100.\n")
+	require.Contains(t, out, "| 100100 | examples/restore (defaults) | yes | 50.00 s | 2002 | – | 154 MB | 1.53 KB | 0.0 s | 0.0 s | 0.00 | 1.00 1.00 1.00 | 2 |\n")
+
+	report := filepath.Join(t.TempDir(), "report.json")
+	require.NoError(t, os.WriteFile(report, []byte("{\n  \"items\": [\n  ],\n  \"total\": 3,\n  \"passes\": 2\n}\n"), 0o600))
+	passes, err := reportPasses(report)
+	require.NoError(t, err)
+	require.Equal(t, 2, passes)
+	require.NoError(t, os.WriteFile(report, []byte("Restored 3 of 3 items\n"), 0o600))
+	_, err = reportPasses(report)
+	require.ErrorContains(t, err, "no summary with passes")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/backupkit/backupkit/bench/internal/measure"
@@ -15,6 +16,7 @@ import (
 type liveResult struct {
 	n, objects int // ConfigMaps; objects in the backup (the Namespace too)
 	runs       map[string]restorejobs.Result
+	passes     map[string]int // examples/restore's passes over the tarball, per tool; -1: not reported
 }
 
 // planResult is one backup planned without the manifest beside it and, where
@@ -70,15 +72,26 @@ func (r *report) write(b *bytes.Buffer) {
 		r.cfg.commandLine(), r.started.Format(time.RFC3339), r.load, r.machine, r.commit)
 	fmt.Fprintf(b, "Every backup holds one Namespace and n ConfigMaps of %d bytes of JSON each (`workload.ConfigMapsWorkload`, seed %d; each stored twice, at its version directory and its legacy path, as Velero does), generated once and kept in `%s`. "+
 		"Items are the backup's objects (n + 1). Peak RSS is the child's VmHWM, read every 20 ms; per item, it is divided by the items (1 KB = 1,000 bytes), with Go's default GC settings (no GOGC, no GOMEMLIMIT). "+
-		"Live restores run examples/restore (`restore --kubeconfig K --backup B`, its defaults) and the ceiling (32 workers, dynamic client) each into a fresh kube-apiserver and etcd, measured and verified as in the restore section: "+
+		"Live restores run examples/restore (`restore --kubeconfig K --backup B -o json`, its defaults, the report in JSON for its count of passes over the tarball) and the ceiling (32 workers, dynamic client) each into a fresh kube-apiserver and etcd, measured and verified as in the restore section: "+
 		"every object there, nothing else in the namespace, ConfigMap data byte-equal; a run that does not verify is listed as failed. "+
 		"Plans run `restore --backup B --target T --dry-run` with no cluster (T: a discovery of the core group at v1), checked to count every item as restorable with no problem of the backup. "+
 		"Backups run examples/backup (`backup --kubeconfig K --output F`, its defaults) on a fresh cluster the ceiling filled with the backup's objects (not measured), checked to hold every object.\n",
 		workload.ConfigMapBytes, seed, r.cfg.dir)
+	if name, text, err := r.cfg.liveWorkload(); err == nil && name != workload.ConfigMapsWorkload {
+		fmt.Fprintf(b, "The live restores' backups hold instead %d Namespaces and the ConfigMaps spread evenly over them, written %s (`-order %s`, `workload.%s`); their items are n + %d.\n",
+			workload.ConfigMapsNamespaces, text, r.cfg.order, workloadConst[name], workload.ConfigMapsNamespaces)
+	}
 	r.writeLive(b)
 	r.writePlan(b)
 	r.writeBackup(b)
 	r.writeGoals(b)
+}
+
+// workloadConst names the constant of each live workload, for the report.
+var workloadConst = map[string]string{
+	workload.ConfigMapsByNamespaceWorkload: "ConfigMapsByNamespaceWorkload",
+	workload.ConfigMapsRoundRobinWorkload:  "ConfigMapsRoundRobinWorkload",
+	workload.ConfigMapsVeleroWorkload:      "ConfigMapsVeleroWorkload",
 }
 
 // perItem is peak RSS (KiB) per item, in bytes.
@@ -103,8 +116,8 @@ func (r *report) writeLive(b *bytes.Buffer) {
 	if len(r.live) == 0 {
 		return
 	}
-	b.WriteString("\n### Live restore\n\n| items | tool | verified | wall | objects/s | ÷ ceiling | peak RSS | per item | client CPU | API-server CPU | requests/object | load at start |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n### Live restore\n\n| items | tool | verified | wall | objects/s | ÷ ceiling | peak RSS | per item | client CPU | API-server CPU | requests/object | load at start | passes |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var failures []string
 	for _, lr := range r.live {
 		ceiling := r.ceilingOps(lr)
@@ -115,19 +128,27 @@ func (r *report) writeLive(b *bytes.Buffer) {
 			}
 			if res.Failure != "" {
 				failures = append(failures, fmt.Sprintf("- %d items, %s: %s", lr.objects, tool, res.Failure))
-				fmt.Fprintf(b, "| %d | %s | **failed** | %s | | | %s | %s | | | | %s |\n", lr.objects, toolText[tool], secs(res.Wall), mb(res.MaxRSSKB), kb(perItem(res.MaxRSSKB, lr.objects)), res.Load)
+				fmt.Fprintf(b, "| %d | %s | **failed** | %s | | | %s | %s | | | | %s | %s |\n", lr.objects, toolText[tool], secs(res.Wall), mb(res.MaxRSSKB), kb(perItem(res.MaxRSSKB, lr.objects)), res.Load, passesText(lr, tool))
 				continue
 			}
 			ratio := "–"
 			if ceiling > 0 {
 				ratio = fmt.Sprintf("%.2f×", res.ObjectsPerSecond()/ceiling)
 			}
-			fmt.Fprintf(b, "| %d | %s | yes | %s | %.0f | %s | %s | %s | %.1f s | %.1f s | %.2f | %s |\n", lr.objects, toolText[tool], secs(res.Wall),
+			fmt.Fprintf(b, "| %d | %s | yes | %s | %.0f | %s | %s | %s | %.1f s | %.1f s | %.2f | %s | %s |\n", lr.objects, toolText[tool], secs(res.Wall),
 				res.ObjectsPerSecond(), ratio, mb(res.MaxRSSKB), kb(perItem(res.MaxRSSKB, lr.objects)),
-				float64(res.Client)/1e9, float64(res.Server)/1e9, res.RequestsPerItem(), res.Load)
+				float64(res.Client)/1e9, float64(res.Server)/1e9, res.RequestsPerItem(), res.Load, passesText(lr, tool))
 		}
 	}
 	writeFailures(b, failures)
+}
+
+// passesText is the passes over the tarball of lr's run with tool, "–" when not reported.
+func passesText(lr liveResult, tool string) string {
+	if p, ok := lr.passes[tool]; ok && p >= 0 {
+		return strconv.Itoa(p)
+	}
+	return "–"
 }
 
 // ceilingOps is the ceiling's objects/s on lr, 0 when it did not verify.

@@ -21,7 +21,26 @@ const (
 	// ConfigMapsWorkload is one namespace of n ConfigMaps (plus that Namespace), each
 	// stored as ConfigMapBytes of JSON: the scale benchmark's workload (issue 28).
 	ConfigMapsWorkload = "configmaps"
+	// ConfigMapsByNamespaceWorkload is n ConfigMaps as ConfigMapsWorkload's, spread evenly
+	// over ConfigMapsNamespaces namespaces (issue 45): the Namespaces first, then the
+	// ConfigMaps namespace by namespace.
+	ConfigMapsByNamespaceWorkload = "configmaps-by-namespace"
+	// ConfigMapsRoundRobinWorkload holds what ConfigMapsByNamespaceWorkload holds, written
+	// the Namespaces first, then the ConfigMaps round-robin across the namespaces: the
+	// first ConfigMap of every namespace, then the second of every namespace, and so on.
+	ConfigMapsRoundRobinWorkload = "configmaps-round-robin"
+	// ConfigMapsVeleroWorkload holds what ConfigMapsByNamespaceWorkload holds, written in
+	// the order Velero v1.18.3 writes it: the ConfigMaps first, as a LIST across every
+	// namespace returns them (by namespace, then name), then the Namespaces. Velero takes
+	// the core group's resources pods, persistentvolumeclaims, persistentvolumes first and
+	// the rest in discovery's (alphabetical) order, so configmaps before namespaces
+	// (pkg/backup/item_collector.go, sortCoreGroup and getResourceItems).
+	ConfigMapsVeleroWorkload = "configmaps-velero"
 )
+
+// ConfigMapsNamespaces is the number of namespaces of ConfigMapsByNamespaceWorkload,
+// ConfigMapsRoundRobinWorkload and ConfigMapsVeleroWorkload.
+const ConfigMapsNamespaces = 100
 
 // RestoreWorkloads lists the restore workloads of the restore benchmark (issue 21);
 // ConfigMapsWorkload, the scale benchmark's, is not among them.
@@ -72,6 +91,8 @@ func writeRestore(w io.Writer, name string, n int, seed uint64) (RestoreInfo, *a
 		err = rb.mixed(n)
 	case ConfigMapsWorkload:
 		err = rb.configMaps(n)
+	case ConfigMapsByNamespaceWorkload, ConfigMapsRoundRobinWorkload, ConfigMapsVeleroWorkload:
+		err = rb.configMapsOrdered(n, name)
 	default:
 		err = fmt.Errorf("workload: unknown restore workload %q", name)
 	}
@@ -110,21 +131,77 @@ func (rb *restoreBackup) configMaps(n int) error {
 		return err
 	}
 	for i := range n {
-		md := rb.meta(ConfigMapsNamespace, fmt.Sprintf("cm-%07d", i), "kubectl")
-		obj := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": md, "data": map[string]any{"payload": ""}}
-		b, err := json.Marshal(obj)
-		if err != nil {
-			return err
-		}
-		pad := ConfigMapBytes - len(b)
-		if pad < 0 {
-			return fmt.Errorf("workload: ConfigMap %s: %d bytes before its payload, over %d", md["name"], len(b), ConfigMapBytes)
-		}
-		if _, err := rb.add("configmaps", "ConfigMap", "v1", md, map[string]any{"data": map[string]any{"payload": rb.g.hex(pad)}}); err != nil {
+		if err := rb.configMapOf(ConfigMapsNamespace, fmt.Sprintf("cm-%07d", i)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// configMapsOrdered writes the ConfigMapsNamespaces namespaces "scale-00" on and n
+// ConfigMaps as configMaps does, ConfigMap i in namespace i*ConfigMapsNamespaces/n (so
+// each namespace holds consecutive names), in the order of workload name (one of
+// ConfigMapsByNamespaceWorkload, ConfigMapsRoundRobinWorkload, ConfigMapsVeleroWorkload).
+func (rb *restoreBackup) configMapsOrdered(n int, name string) error {
+	nsOf := func(i int) string { return fmt.Sprintf("scale-%02d", i*ConfigMapsNamespaces/n) }
+	namespaces := func() error {
+		for i := range ConfigMapsNamespaces {
+			if _, err := rb.namespace(fmt.Sprintf("scale-%02d", i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if name != ConfigMapsVeleroWorkload {
+		if err := namespaces(); err != nil {
+			return err
+		}
+	}
+	order := make([]int, 0, n)
+	if name == ConfigMapsRoundRobinWorkload {
+		// starts[k] is the first ConfigMap of namespace k; take the j-th of each in turn.
+		starts := make([]int, ConfigMapsNamespaces+1)
+		for k := range starts {
+			starts[k] = (k*n + ConfigMapsNamespaces - 1) / ConfigMapsNamespaces
+		}
+		for j := 0; len(order) < n; j++ {
+			for k := range ConfigMapsNamespaces {
+				if i := starts[k] + j; i < starts[k+1] {
+					order = append(order, i)
+				}
+			}
+		}
+	} else {
+		for i := range n {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
+		if err := rb.configMapOf(nsOf(i), fmt.Sprintf("cm-%07d", i)); err != nil {
+			return err
+		}
+	}
+	if name == ConfigMapsVeleroWorkload {
+		return namespaces()
+	}
+	return nil
+}
+
+// configMapOf adds one ConfigMap of ConfigMapBytes: one key whose value (hex digits) pads
+// the object to that size.
+func (rb *restoreBackup) configMapOf(ns, name string) error {
+	md := rb.meta(ns, name, "kubectl")
+	obj := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": md, "data": map[string]any{"payload": ""}}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	pad := ConfigMapBytes - len(b)
+	if pad < 0 {
+		return fmt.Errorf("workload: ConfigMap %s/%s: %d bytes before its payload, over %d", ns, name, len(b), ConfigMapBytes)
+	}
+	_, err = rb.add("configmaps", "ConfigMap", "v1", md, map[string]any{"data": map[string]any{"payload": rb.g.hex(pad)}})
+	return err
 }
 
 // mixed writes n objects: min(5, max(2, n/2000)) Namespaces, then the rest in turn over the

@@ -1,11 +1,17 @@
 package workload_test
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -117,4 +123,71 @@ func TestEnsureRestore(t *testing.T) {
 	_, err = workload.EnsureRestore(path, workload.ConfigMapsWorkload, 20, 1, copyPath)
 	require.ErrorIs(t, err, fs.ErrExist, "another run's file is not written over")
 	require.NoFileExists(t, path)
+}
+
+// The scale workloads of issue 45 hold the same items (100 Namespaces, n ConfigMaps spread
+// over them in runs of consecutive names) and differ in the order the backup holds them.
+func TestConfigMapsOrders(t *testing.T) {
+	const n = 250
+	nsOf := func(i int) string { return fmt.Sprintf("scale-%02d", i*workload.ConfigMapsNamespaces/n) }
+	var namespaces, byNamespace, roundRobin []string
+	for k := range workload.ConfigMapsNamespaces {
+		namespaces = append(namespaces, fmt.Sprintf("namespaces//scale-%02d", k))
+	}
+	for i := range n {
+		byNamespace = append(byNamespace, fmt.Sprintf("configmaps/%s/cm-%07d", nsOf(i), i))
+	}
+	// 250 over 100 namespaces: the even ones hold 3 ConfigMaps, the odd ones 2.
+	for j := range 3 {
+		for k := range workload.ConfigMapsNamespaces {
+			first, next := (k*n+99)/100, ((k+1)*n+99)/100
+			if first+j < next {
+				roundRobin = append(roundRobin, byNamespace[first+j])
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{workload.ConfigMapsByNamespaceWorkload, append(slices.Clone(namespaces), byNamespace...)},
+		{workload.ConfigMapsRoundRobinWorkload, append(slices.Clone(namespaces), roundRobin...)},
+		{workload.ConfigMapsVeleroWorkload, append(slices.Clone(byNamespace), namespaces...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			info, err := workload.WriteRestore(&buf, tc.name, n, 1)
+			require.NoError(t, err)
+			require.Equal(t, map[string]int{"Namespace": 100, "ConfigMap": n}, info.Kinds)
+			require.Equal(t, tc.want, itemOrder(t, buf.Bytes()))
+		})
+	}
+	require.Len(t, roundRobin, n)
+	require.Equal(t, "configmaps/scale-01/cm-0000003", roundRobin[1], "the second item is the first of the second namespace")
+}
+
+// itemOrder lists the items of a backup in the order its tarball holds them, as
+// "resource/namespace/name", leaving out the copies under the preferred version's folder.
+func itemOrder(t *testing.T, backup []byte) []string {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(backup))
+	require.NoError(t, err)
+	tr := tar.NewReader(zr)
+	var out []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		require.NoError(t, err)
+		parts := strings.Split(strings.TrimSuffix(h.Name, ".json"), "/")
+		if parts[0] != "resources" || strings.HasSuffix(parts[2], "-preferredversion") {
+			continue
+		}
+		if parts[2] == "cluster" {
+			out = append(out, parts[1]+"//"+parts[3])
+		} else {
+			out = append(out, parts[1]+"/"+parts[3]+"/"+parts[4])
+		}
+	}
 }
