@@ -14,20 +14,20 @@ import (
 // Add defines --max-items, --max-entries, --max-entry-bytes, --max-total-bytes and
 // --max-path-len on fs, read into l; a flag left at 0 keeps archive.DefaultLimits' value.
 func Add(fs *flag.FlagSet, l *archive.Limits) {
-	fs.IntVar(&l.MaxItems, "max-items", 0, "most objects the backup may hold; 0: archive.DefaultLimits' (raising it raises the tar entries and the stored manifest's size allowed with it)")
-	fs.IntVar(&l.MaxEntries, "max-entries", 0, "most tar entries the backup may hold; 0: what --max-items allows")
-	fs.Int64Var(&l.MaxEntryBytes, "max-entry-bytes", 0, "largest decompressed entry; 0: archive.DefaultLimits'")
-	fs.Int64Var(&l.MaxTotalBytes, "max-total-bytes", 0, "most decompressed bytes in all; 0: archive.DefaultLimits'")
-	fs.IntVar(&l.MaxPathLen, "max-path-len", 0, "longest entry name; 0: archive.DefaultLimits'")
+	fs.IntVar(&l.MaxItems, flags["MaxItems"], 0, "most objects the backup may hold; 0: archive.DefaultLimits' (raising it raises the tar entries and the stored manifest's size allowed with it)")
+	fs.IntVar(&l.MaxEntries, flags["MaxEntries"], 0, "most tar entries the backup may hold; 0: what --max-items allows")
+	fs.Int64Var(&l.MaxEntryBytes, flags["MaxEntryBytes"], 0, "largest decompressed entry; 0: archive.DefaultLimits'")
+	fs.Int64Var(&l.MaxTotalBytes, flags["MaxTotalBytes"], 0, "most decompressed bytes in all; 0: archive.DefaultLimits'")
+	fs.IntVar(&l.MaxPathLen, flags["MaxPathLen"], 0, "longest entry name; 0: archive.DefaultLimits'")
 }
 
-// flags names the flag Add defines for each field of archive.Limits.
+// flags names the flag Add defines for each field of archive.Limits (without its dashes).
 var flags = map[string]string{
-	"MaxItems":      "--max-items",
-	"MaxEntries":    "--max-entries",
-	"MaxEntryBytes": "--max-entry-bytes",
-	"MaxTotalBytes": "--max-total-bytes",
-	"MaxPathLen":    "--max-path-len",
+	"MaxItems":      "max-items",
+	"MaxEntries":    "max-entries",
+	"MaxEntryBytes": "max-entry-bytes",
+	"MaxTotalBytes": "max-total-bytes",
+	"MaxPathLen":    "max-path-len",
 }
 
 // Explain returns err with the flag that raises the limit it crossed, when it wraps an
@@ -42,5 +42,5 @@ func Explain(err error) error {
 	if !ok {
 		return err
 	}
-	return fmt.Errorf("%w; raise it with %s", err, name)
+	return fmt.Errorf("%w; raise it with --%s", err, name)
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -39,11 +38,11 @@ func TestExplain(t *testing.T) {
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	Add(fs, &l)
 	for field, name := range flags {
-		require.NotNil(t, fs.Lookup(strings.TrimPrefix(name, "--")), field)
+		require.NotNil(t, fs.Lookup(name), field)
 		inner := &archive.LimitError{Field: field, Limit: 3, Detail: "more"}
 		err := Explain(fmt.Errorf("reading x: %w", &archive.Error{Entry: "e", Err: inner}))
 		require.ErrorIs(t, err, archive.ErrLimitExceeded)
-		require.ErrorContains(t, err, "raise it with "+name)
+		require.ErrorContains(t, err, "raise it with --"+name)
 	}
 	n := 0
 	fs.VisitAll(func(*flag.Flag) { n++ })
