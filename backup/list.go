@@ -40,7 +40,7 @@ type listing struct {
 	selector string
 	pageSize int64
 	retry    func(context.Context, func() error) error
-	fn       func(u *unstructured.Unstructured, data []byte) (wrote bool, err error)
+	fn       func(it *item, data []byte) (wrote bool, err error)
 	pageDone func(n int, p page)
 }
 
@@ -109,7 +109,7 @@ func (l *listing) run(ctx context.Context) error {
 				cur = &page{n: 1, left: 1}
 			}
 		}
-		wrote, err := l.fn(u, nil)
+		wrote, err := l.fn(itemOf(u), nil)
 		if wrote {
 			cur.files++
 			if l.v == l.r.Preferred() {
@@ -184,11 +184,11 @@ func (l *listing) runRaw(ctx context.Context) error {
 		}
 		first = false
 		for i := range f.p.Items {
-			u, err := f.p.object(i, &buf)
+			it, err := f.p.item(i, &buf)
 			f.p.Items[i] = nil // written or not, let it go
 			var wrote bool
 			if err == nil {
-				wrote, err = l.fn(u, buf.Bytes())
+				wrote, err = l.fn(it, buf.Bytes())
 			}
 			if wrote {
 				p.files++

@@ -11,8 +11,6 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/rest"
 )
 
@@ -89,38 +87,40 @@ func decodeRawPage(body []byte) (*rawPage, error) {
 	return &p, nil
 }
 
-// object decodes the i-th item of p as the dynamic client does (numbers that are whole as
-// int64, the list's apiVersion and kind, without its "List", set when the item has neither)
-// and writes into buf the bytes Run stores for it: the item's JSON as the server sent it,
-// with "apiVersion" and "kind" first when they were set.
-func (p *rawPage) object(i int, buf *bytes.Buffer) (*unstructured.Unstructured, error) {
+// item reads the i-th item of p (readItem), taking the list's apiVersion and kind, without
+// its "List", when the item has neither (as the dynamic client does), and writes into buf
+// the bytes Run stores for it: the item's JSON as the server sent it, with "apiVersion" and
+// "kind" first when they were set. An item that is not a JSON object is an error.
+func (p *rawPage) item(i int, buf *bytes.Buffer) (*item, error) {
 	raw := p.Items[i]
-	m := map[string]any{}
-	if err := utiljson.Unmarshal(raw, &m); err != nil {
+	body := bytes.TrimLeft(raw, " \t\r\n")
+	if len(body) == 0 || body[0] != '{' {
+		return nil, fmt.Errorf("item %d of the list is not a JSON object", i)
+	}
+	it, err := readItem(raw)
+	if err != nil {
 		return nil, err
 	}
-	u := &unstructured.Unstructured{Object: m}
 	buf.Reset()
-	if u.GetKind() != "" || u.GetAPIVersion() != "" {
+	if it.head.Kind != "" || it.head.APIVersion != "" {
 		buf.Write(raw)
-		return u, nil
+		return it, nil
 	}
 	kind := p.Kind
 	if n := len(kind) - len("List"); n >= 0 && kind[n:] == "List" {
 		kind = kind[:n]
 	}
-	u.SetKind(kind)
-	u.SetAPIVersion(p.APIVersion)
+	it.head.Kind, it.head.APIVersion = kind, p.APIVersion
 	b := buf.AvailableBuffer()
 	b = append(b, `{"apiVersion":`...)
 	b, _ = jsontext.AppendQuote(b, p.APIVersion) // only invalid UTF-8 fails, and is written as U+FFFD
 	b = append(b, `,"kind":`...)
 	b, _ = jsontext.AppendQuote(b, kind)
-	rest := bytes.TrimLeft(raw, " \t\r\n")[1:] // an object: utiljson.Unmarshal read a map
+	rest := body[1:]
 	if r := bytes.TrimLeft(rest, " \t\r\n"); len(r) > 0 && r[0] != '}' {
 		b = append(b, ',')
 	}
 	b = append(b, rest...)
 	buf.Write(b)
-	return u, nil
+	return it, nil
 }

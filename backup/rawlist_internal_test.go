@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// rawPage.object gives the object the dynamic client would (apiVersion and kind from the
+// rawPage.item gives the object the dynamic client would (apiVersion and kind from the
 // list when the item has neither) and the bytes written: the item as sent, with apiVersion
 // and kind put first when they were set.
 func TestRawPageObject(t *testing.T) {
@@ -43,9 +43,12 @@ func TestRawPageObject(t *testing.T) {
 			p, err := decodeRawPage([]byte(`{"apiVersion":"v1","kind":` + quote(tc.list) + `,"metadata":{},"items":[` + tc.item + `]}`))
 			require.NoError(t, err)
 			buf := bytes.NewBufferString("left from the object before")
-			u, err := p.object(0, buf)
+			it, err := p.item(0, buf)
 			require.NoError(t, err)
 			require.Equal(t, tc.want, buf.String())
+			require.Equal(t, tc.kind, it.head.Kind)
+			u, err := it.object()
+			require.NoError(t, err)
 			require.Equal(t, tc.kind, u.GetKind())
 			// What is written decodes to the object Run decided on.
 			var back unstructured.Unstructured
@@ -165,12 +168,12 @@ func TestRunRaw(t *testing.T) {
 			var names []string
 			l := &listing{raw: rawClient(t, srv.URL), r: Resource{Name: "configmaps", Resource: "configmaps", Namespaced: true, Versions: []string{"v1"}},
 				v: "v1", ns: "ns", selector: "app=x", pageSize: 2, retry: cfg.retry,
-				fn: func(u *unstructured.Unstructured, data []byte) (bool, error) {
-					if u.GetName() == tc.stopAt {
+				fn: func(it *item, data []byte) (bool, error) {
+					if it.name() == tc.stopAt {
 						return false, errors.New("stop")
 					}
-					names = append(names, u.GetName())
-					require.Equal(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+u.GetName()+`","namespace":"ns","labels":{"app":"x"}}}`, string(data))
+					names = append(names, it.name())
+					require.Equal(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+it.name()+`","namespace":"ns","labels":{"app":"x"}}}`, string(data))
 					return true, nil
 				},
 				pageDone: func(n int, p page) {

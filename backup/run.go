@@ -135,6 +135,7 @@ func Run(ctx context.Context, plan *Plan, w *archive.Writer, opts ...RunOption) 
 			ResourceList: map[string][]string{}},
 	}
 	for _, r := range plan.Resources {
+		b.defers = b.defers || r.Only == OnlyUsed
 		if err := w.SetPreferred(r.Name, r.Preferred()); err != nil {
 			return nil, fmt.Errorf("backup: %w", err)
 		}
@@ -170,6 +171,9 @@ type backupper struct {
 	usage *usage
 	crds  map[string]bool // the CRDs to back up (stage 1): of the custom resources backed up
 	hooks []resourceHooks // WithHooks's spec, compiled
+	// defers: some resource is deferred (OnlyUsed), so what the objects backed up use is
+	// noted, which decodes each of them whole.
+	defers bool
 
 	mu   sync.Mutex
 	w    *archive.Writer
@@ -251,21 +255,26 @@ func (b *backupper) namespaces(r Resource) []string {
 	return out
 }
 
-// keep reports whether the object u of resource r is backed up.
-func (b *backupper) keep(r Resource, u *unstructured.Unstructured) bool {
+// keep reports whether the object it of resource r is backed up; an error is that of
+// decoding it whole, for a deferred resource (OnlyUsed).
+func (b *backupper) keep(r Resource, it *item) (bool, error) {
 	switch {
-	case !b.f.labelsMatch(u.GetLabels()):
-		return false
+	case !b.f.labelsMatch(it.labels()):
+		return false, nil
 	case r.Namespaced:
-		return b.f.namespace(u.GetNamespace())
+		return b.f.namespace(it.namespace()), nil
 	case r.Name == "namespaces":
-		return b.f.namespace(u.GetName())
+		return b.f.namespace(it.name()), nil
 	case r.Only == OnlyCRDsOfBackedUp:
-		return b.crds[u.GetName()]
+		return b.crds[it.name()], nil
 	case r.Only != "":
-		return b.usage.selects(r, u)
+		u, err := it.object()
+		if err != nil {
+			return false, err
+		}
+		return b.usage.selects(r, u), nil
 	}
-	return true
+	return true, nil
 }
 
 // listEntry is an object's entry in Summary.ResourceList: "<namespace>/<name>", or
@@ -296,17 +305,23 @@ func (b *backupper) resource(ctx context.Context, r Resource) error {
 	for i, v := range r.Versions {
 		for _, ns := range b.namespaces(r) {
 			l := &listing{dyn: b.plan.dyn, raw: b.plan.raw, r: r, v: v, ns: ns, selector: b.f.listSelector(), pageSize: b.cfg.pageSize, retry: b.cfg.retry,
-				fn: func(u *unstructured.Unstructured, data []byte) (bool, error) {
-					ons, name := u.GetNamespace(), u.GetName()
-					if !b.keep(r, u) {
-						if i == 0 && r.Only == OnlyCRDsOfBackedUp && b.f.labelsMatch(u.GetLabels()) {
+				fn: func(it *item, data []byte) (bool, error) {
+					ons, name := it.namespace(), it.name()
+					if keep, err := b.keep(r, it); err != nil || !keep {
+						if err == nil && i == 0 && r.Only == OnlyCRDsOfBackedUp && b.f.labelsMatch(it.labels()) {
 							b.mu.Lock()
 							b.sum.CRDsLeftOut = append(b.sum.CRDsLeftOut, name)
 							b.mu.Unlock()
 						}
-						return false, nil
+						return false, err
 					}
-					b.usage.note(u)
+					if b.defers {
+						u, err := it.object()
+						if err != nil {
+							return false, err
+						}
+						b.usage.note(u)
+					}
 					switch {
 					case seen == nil:
 					case i == 0:
@@ -315,13 +330,17 @@ func (b *backupper) resource(ctx context.Context, r Resource) error {
 						return false, nil // created since the preferred version was listed
 					}
 					if !b.cfg.hooksOn || i != 0 || r.Name != "pods" {
-						return b.write(&buf, r, v, i, u, data)
+						return b.write(&buf, r, v, i, it, data)
+					}
+					u, err := it.object()
+					if err != nil {
+						return false, err
 					}
 					pod := asPod(u)
 					if !b.runHooks(ctx, pod, HookPre) {
 						return false, nil
 					}
-					wrote, err := b.write(&buf, r, v, i, u, data)
+					wrote, err := b.write(&buf, r, v, i, it, data)
 					b.runHooks(context.WithoutCancel(ctx), pod, HookPost)
 					return wrote, err
 				},
@@ -350,12 +369,12 @@ func (b *backupper) resource(ctx context.Context, r Resource) error {
 	return nil
 }
 
-// write adds u, of resource r listed at version v (the i-th of r's), to the backup: data,
-// its JSON as listed, or when data is nil, u encoded into buf.
-func (b *backupper) write(buf *bytes.Buffer, r Resource, v string, i int, u *unstructured.Unstructured, data []byte) (bool, error) {
-	ons, name := u.GetNamespace(), u.GetName()
+// write adds it, of resource r listed at version v (the i-th of r's), to the backup: data,
+// its JSON as listed, or when data is nil, its object encoded into buf.
+func (b *backupper) write(buf *bytes.Buffer, r Resource, v string, i int, it *item, data []byte) (bool, error) {
+	ons, name := it.namespace(), it.name()
 	if data == nil {
-		if err := encodeObject(buf, u.Object); err != nil {
+		if err := encodeObject(buf, it.u.Object); err != nil {
 			return false, writeError{fmt.Errorf("backup: %s %s %s/%s: %w", r.Name, v, ons, name, err)}
 		}
 		data = buf.Bytes()
@@ -365,7 +384,7 @@ func (b *backupper) write(buf *bytes.Buffer, r Resource, v string, i int, u *uns
 	if err == nil {
 		if i == 0 {
 			b.sum.Objects[r.Name]++
-			gvk := u.GetAPIVersion() + "/" + u.GetKind()
+			gvk := it.head.APIVersion + "/" + it.head.Kind
 			b.sum.ResourceList[gvk] = append(b.sum.ResourceList[gvk], listEntry(ons, name))
 		}
 		if b.sum.Files[r.Name] == nil {
