@@ -51,6 +51,7 @@ var orders = []struct{ name, workload, text string }{
 	{"by-namespace", workload.ConfigMapsByNamespaceWorkload, "100 Namespaces, then the ConfigMaps namespace by namespace"},
 	{"round-robin", workload.ConfigMapsRoundRobinWorkload, "100 Namespaces, then the ConfigMaps round-robin across them"},
 	{"velero", workload.ConfigMapsVeleroWorkload, "the ConfigMaps namespace by namespace, then the 100 Namespaces (Velero v1.18.3's order)"},
+	{"mixed", workload.ScaleMixedWorkload, "100 Namespaces, then namespace by namespace ConfigMaps, Secrets, ServiceAccounts and Deployments each owning a ReplicaSet"},
 }
 
 // liveWorkload is the workload of the live restores and what its order is, by c.order.
@@ -121,7 +122,7 @@ func main() {
 	flag.StringVar(&c.dir, "dir", "/var/tmp/backupkit-bench", "directory of the generated backups, kept between runs")
 	flag.StringVar(&c.out, "out", "SCALE.md", "the Markdown section written")
 	flag.DurationVar(&c.timeout, "timeout", 2*time.Hour, "bound on each measured child process")
-	flag.StringVar(&c.order, "order", orders[0].name, "order of the live restores' backups: one-namespace, by-namespace, round-robin (100 namespaces each), velero")
+	flag.StringVar(&c.order, "order", orders[0].name, "order of the live restores' and the backups' workload: one-namespace, by-namespace, round-robin, velero (ConfigMaps over 100 namespaces), mixed (built-in kinds with owners over 100 namespaces)")
 	tools := flag.String("tools", strings.Join(liveTools, ","), "tools of the live restores, comma-separated, of "+strings.Join(liveTools, ", "))
 	flag.Parse()
 	if *tools != strings.Join(liveTools, ",") {
@@ -180,6 +181,12 @@ func run(ctx context.Context, c config) error {
 		return filepath.Join(c.dir, fmt.Sprintf("scale-%s-%d-seed%d.tar.gz", name, n, seed))
 	}
 	backupPath := func(n int) string { return pathOf(workload.ConfigMapsWorkload, n) }
+	backedUp := func(n int) (string, string) {
+		if c.order == "" || c.order == orders[0].name {
+			return backupPath(n), workload.ConfigMapsWorkload
+		}
+		return pathOf(liveName, n), liveName // the live restores' workload
+	}
 	progress := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "scalebench: "+format+"\n", args...)
 	}
@@ -243,8 +250,8 @@ func run(ctx context.Context, c config) error {
 	}
 
 	for _, n := range c.backup {
-		path := backupPath(n)
-		if _, err := workload.EnsureRestore(path, workload.ConfigMapsWorkload, n, seed, ""); err != nil {
+		path, name := backedUp(n)
+		if _, err := workload.EnsureRestore(path, name, n, seed, ""); err != nil {
 			return err
 		}
 		r, err := restorejobs.RunBackup(ctx, restorejobs.BackupSpec{Tool: restorejobs.ToolBackup, Workload: path,

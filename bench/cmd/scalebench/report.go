@@ -77,7 +77,10 @@ func (r *report) write(b *bytes.Buffer) {
 		"Plans run `restore --backup B --target T --dry-run` with no cluster (T: a discovery of the core group at v1), checked to count every item as restorable with no problem of the backup. "+
 		"Backups run examples/backup (`backup --kubeconfig K --output F`, its defaults) on a fresh cluster the ceiling filled with the backup's objects (not measured), checked to hold every object.\n",
 		workload.ConfigMapBytes, seed, r.cfg.dir)
-	if name, text, err := r.cfg.liveWorkload(); err == nil && name != workload.ConfigMapsWorkload {
+	if name, text, err := r.cfg.liveWorkload(); err == nil && name == workload.ScaleMixedWorkload {
+		fmt.Fprintf(b, "The live restores' and the backups' backups hold instead n objects, their %d Namespaces included: %s (`-order %s`, `workload.ScaleMixedWorkload`); the ConfigMaps are those above, the Secrets hold 2 to 4 keys of 32 to 512 random bytes.\n",
+			workload.ConfigMapsNamespaces, text, r.cfg.order)
+	} else if err == nil && name != workload.ConfigMapsWorkload {
 		fmt.Fprintf(b, "The live restores' backups hold instead %d Namespaces and the ConfigMaps spread evenly over them, written %s (`-order %s`, `workload.%s`); their items are n + %d.\n",
 			workload.ConfigMapsNamespaces, text, r.cfg.order, workloadConst[name], workload.ConfigMapsNamespaces)
 	}

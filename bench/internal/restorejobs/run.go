@@ -190,6 +190,9 @@ func startCluster(ctx context.Context, binDir, workDir string) (*testcluster.Clu
 	c, err := testcluster.Start(ctx, testcluster.Options{
 		BinDir:             binDir,
 		ExtraAPIServerArgs: []string{"--service-cluster-ip-range=" + workload.ServiceCIDR},
+		// etcd's default quota, 2 GiB, holds about a million small objects with their
+		// revisions: the scale benchmark's million needs more (etcd's suggested maximum).
+		ExtraEtcdArgs: []string{"--quota-backend-bytes=" + strconv.Itoa(8<<30)},
 	})
 	if err != nil {
 		return nil, "", err

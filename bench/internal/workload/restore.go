@@ -36,6 +36,12 @@ const (
 	// the rest in discovery's (alphabetical) order, so configmaps before namespaces
 	// (pkg/backup/item_collector.go, sortCoreGroup and getResourceItems).
 	ConfigMapsVeleroWorkload = "configmaps-velero"
+	// ScaleMixedWorkload is n objects spread evenly over ConfigMapsNamespaces namespaces
+	// (issue 45's million): the Namespaces first, then namespace by namespace a mix of
+	// built-in kinds in turn, 6 ConfigMaps as ConfigMapsWorkload's, 2 Secrets, 1
+	// ServiceAccount, and 1 Deployment owning 1 ReplicaSet in every 11 objects. No
+	// Services, whose cluster IPs a million objects would run out of.
+	ScaleMixedWorkload = "scale-mixed"
 )
 
 // ConfigMapsNamespaces is the number of namespaces of ConfigMapsByNamespaceWorkload,
@@ -93,6 +99,8 @@ func writeRestore(w io.Writer, name string, n int, seed uint64) (RestoreInfo, *a
 		err = rb.configMaps(n)
 	case ConfigMapsByNamespaceWorkload, ConfigMapsRoundRobinWorkload, ConfigMapsVeleroWorkload:
 		err = rb.configMapsOrdered(n, name)
+	case ScaleMixedWorkload:
+		err = rb.scaleMixed(n)
 	default:
 		err = fmt.Errorf("workload: unknown restore workload %q", name)
 	}
@@ -183,6 +191,44 @@ func (rb *restoreBackup) configMapsOrdered(n int, name string) error {
 	}
 	if name == ConfigMapsVeleroWorkload {
 		return namespaces()
+	}
+	return nil
+}
+
+// scaleMixed writes ScaleMixedWorkload: n objects, Namespaces included.
+func (rb *restoreBackup) scaleMixed(n int) error {
+	for i := range min(n, ConfigMapsNamespaces) {
+		if _, err := rb.namespace(fmt.Sprintf("scale-%02d", i)); err != nil {
+			return err
+		}
+	}
+	// A cycle of 10 slots, 11 objects: the Deployment brings its ReplicaSet.
+	cycle := []string{"cm", "cm", "secret", "cm", "deploy", "cm", "sa", "cm", "secret", "cm"}
+	left := n - min(n, ConfigMapsNamespaces)
+	total := left
+	for i := 0; left > 0; i++ {
+		ns := fmt.Sprintf("scale-%02d", (total-left)*ConfigMapsNamespaces/max(total, 1))
+		kind := cycle[i%len(cycle)]
+		name := fmt.Sprintf("%s-%07d", kind, i)
+		var err error
+		switch {
+		case kind == "deploy" && left >= 2:
+			if err := rb.deployment(ns, name); err != nil {
+				return err
+			}
+			left -= 2
+			continue
+		case kind == "cm" || kind == "deploy":
+			err = rb.configMapOf(ns, name)
+		case kind == "secret":
+			err = rb.secret(ns, name)
+		case kind == "sa":
+			err = rb.object("serviceaccounts", "ServiceAccount", "v1", ns, name, nil)
+		}
+		if err != nil {
+			return err
+		}
+		left--
 	}
 	return nil
 }

@@ -29,6 +29,7 @@ func TestWriteRestore(t *testing.T) {
 		{workload.SecretsWorkload, 30, map[string]int{"Namespace": 1, "Secret": 30}},
 		{workload.MixedWorkload, 30, map[string]int{"Namespace": 2, "ConfigMap": 8, "Secret": 7, "ServiceAccount": 3, "Service": 2, "Deployment": 4, "ReplicaSet": 4}},
 		{workload.ConfigMapsWorkload, 30, map[string]int{"Namespace": 1, "ConfigMap": 30}},
+		{workload.ScaleMixedWorkload, 1100, map[string]int{"Namespace": 100, "ConfigMap": 545, "Secret": 182, "ServiceAccount": 91, "Deployment": 91, "ReplicaSet": 91}},
 		{workload.MixedWorkload, 10_000, map[string]int{"Namespace": 5, "ConfigMap": 2499, "Secret": 2499, "ServiceAccount": 1000, "Service": 999, "Deployment": 1499, "ReplicaSet": 1499}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,7 +51,7 @@ func TestWriteRestore(t *testing.T) {
 			require.Empty(t, idx.Manifest.Validate(), "every ownerReference names an owner in the backup")
 			waves, err := idx.Manifest.Waves()
 			require.NoError(t, err)
-			require.Len(t, waves, map[string]int{workload.SecretsWorkload: 2, workload.MixedWorkload: 3, workload.ConfigMapsWorkload: 2}[tc.name], "namespaces, then owners, then owned")
+			require.Len(t, waves, map[string]int{workload.SecretsWorkload: 2, workload.MixedWorkload: 3, workload.ConfigMapsWorkload: 2, workload.ScaleMixedWorkload: 3}[tc.name], "namespaces, then owners, then owned")
 
 			var again bytes.Buffer
 			_, err = workload.WriteRestore(&again, tc.name, tc.n, 1)
