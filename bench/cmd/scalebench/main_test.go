@@ -103,7 +103,7 @@ func TestOrderAndPasses(t *testing.T) {
 		require.Equal(t, tc.command, c.commandLine())
 	}
 	_, _, err := config{order: "random"}.liveWorkload()
-	require.EqualError(t, err, `-order "random": not one of one-namespace, by-namespace, round-robin, velero`)
+	require.EqualError(t, err, `-order "random": not one of one-namespace, by-namespace, round-robin, velero, mixed`)
 
 	c := config{live: []int{100_000}, order: "round-robin", tools: []string{restorejobs.ToolBackupkit}}
 	require.Equal(t, []string{restorejobs.ToolBackupkit}, c.liveToolsRun())
