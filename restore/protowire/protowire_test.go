@@ -27,15 +27,17 @@ import (
 // the Secret is named "taken", in the first content type the request accepts; any other
 // request gets an empty Secret in JSON.
 type fake struct {
-	t    *testing.T
-	mu   sync.Mutex
-	reqs []string
+	t       *testing.T
+	mu      sync.Mutex
+	reqs    []string
+	accepts []string // the Accept header of each request
 }
 
 func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ct := r.Header.Get("Content-Type")
 	f.mu.Lock()
 	f.reqs = append(f.reqs, strings.TrimSuffix(r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery, "?")+" "+ct)
+	f.accepts = append(f.accepts, r.Header.Get("Accept"))
 	f.mu.Unlock()
 	out := runtime.Object(&corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}})
 	status := http.StatusOK
@@ -124,6 +126,7 @@ func TestCreate(t *testing.T) {
 			require.Equal(t, before, tc.obj, "Create changed its argument")
 			require.Equal(t, []string{tc.want}, f.reqs)
 			if strings.HasSuffix(tc.want, runtime.ContentTypeProtobuf) { // what the protobuf path returns
+				require.Equal(t, []string{runtime.ContentTypeJSON}, f.accepts, "the answer asked for in JSON")
 				require.Equal(t, "new", string(got.GetUID()))
 				require.Equal(t, "v1", got.GetAPIVersion())
 				require.Equal(t, "Secret", got.GetKind())
