@@ -42,6 +42,7 @@ import (
 	"github.com/backupkit/backupkit/restore/actions"
 	"github.com/backupkit/backupkit/restore/hooks"
 	"github.com/backupkit/backupkit/restore/modifiers"
+	"github.com/backupkit/backupkit/restore/protowire"
 	"github.com/backupkit/backupkit/versionselect"
 )
 
@@ -56,6 +57,7 @@ type flags struct {
 	existingPolicy, restoreName, resourcePriorities, statusResources                 string
 	statusExcluded                                                                   string
 	dryRun, wait, enableAPIGroupVersions, builtinConversions, keepFin, managedFields bool
+	protobuf                                                                         bool
 	waitTimeout, terminatingTimeout                                                  time.Duration
 	parallel, burst                                                                  int
 	qps                                                                              float64
@@ -94,6 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.statusResources, "status-include-resources", "", "comma-separated resources (<resource>[.<group>]; * for every resource) whose status is restored too")
 	fs.StringVar(&f.statusExcluded, "status-exclude-resources", "", "comma-separated resources whose status is not restored; given alone, the status of every other resource is")
 	fs.BoolVar(&f.managedFields, "restore-managed-fields", true, "restore the objects' managed fields as backed up, as Velero does (a patch after each create; =false leaves them to the API server)")
+	fs.BoolVar(&f.protobuf, "protobuf", false, "create Kubernetes' own kinds as protobuf (restore/protowire), the rest as JSON")
 	fs.BoolVar(&f.keepFin, "keep-finalizers", true, "keep the objects' finalizers as backed up, as Velero does (=false drops them)")
 	limitflag.Add(fs, &f.limits)
 	fs.StringVar(&f.resourceModifiers, "resource-modifiers", "", "file of Velero's resource modifier rules (YAML or JSON), or a manifest of the ConfigMap holding them, applied to each item before it is created")
@@ -276,6 +279,11 @@ func connect(ctx context.Context, cfg *rest.Config, f *flags) (restore.Cluster, 
 	cluster, target, served, err := restore.Connect(ctx, cfg)
 	if err != nil {
 		return cluster, nil, nil, err
+	}
+	if f.protobuf {
+		if cluster.Dynamic, err = protowire.NewForConfig(cfg); err != nil {
+			return cluster, nil, nil, err
+		}
 	}
 	opts := []restore.PlanOption{served}
 	if f.priorities == "" && f.prioritiesConfigMap != "" {

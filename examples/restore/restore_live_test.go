@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -106,8 +107,15 @@ var (
 )
 
 // Under a server that refuses or loses one create in ten, every object is restored exactly
-// once, and the report says created for each, with the UID it has in the cluster.
+// once, and the report says created for each, with the UID it has in the cluster; with
+// --protobuf too, where Kubernetes' own kinds are created as protobuf.
 func TestLiveRestoreUnderFaults(t *testing.T) {
+	for _, protobuf := range []bool{false, true} {
+		t.Run(fmt.Sprintf("protobuf=%t", protobuf), func(t *testing.T) { restoreUnderFaults(t, protobuf) })
+	}
+}
+
+func restoreUnderFaults(t *testing.T, protobuf bool) {
 	c := env.Cluster(t)
 	ns := c.Namespace(t)
 	var objs []*unstructured.Unstructured
@@ -124,16 +132,35 @@ func TestLiveRestoreUnderFaults(t *testing.T) {
 	}
 	backup := writeBackup(t, objs)
 
+	var (
+		mu           sync.Mutex
+		contentTypes = map[string]int{} // of the creates, by media type
+	)
 	creates := func(r *http.Request) bool {
-		return r.Method == http.MethodPost && !strings.HasSuffix(r.URL.Path, "/namespaces")
+		if r.Method != http.MethodPost || strings.HasSuffix(r.URL.Path, "/namespaces") {
+			return false
+		}
+		mu.Lock()
+		contentTypes[r.Header.Get("Content-Type")]++
+		mu.Unlock()
+		return true
 	}
 	p, err := faultproxy.Start(c.RESTConfig(), faultproxy.When(creates, faultproxy.Random(7, 0.10,
 		faultproxy.Status429, faultproxy.Status503, faultproxy.ForwardThenStatus503, faultproxy.ForwardThenReset)))
 	require.NoError(t, err)
 	defer p.Close()
 
-	code, rep, stderr := restoreJSON(t, "--kubeconfig", writeKubeconfig(t, p.RESTConfig()), "--backup", backup, "--restore-name", "faults", "--parallel", "16")
+	code, rep, stderr := restoreJSON(t, "--kubeconfig", writeKubeconfig(t, p.RESTConfig()), "--backup", backup, "--restore-name", "faults", "--parallel", "16",
+		fmt.Sprintf("--protobuf=%t", protobuf))
 	require.Equal(t, 0, code, stderr)
+	mu.Lock()
+	if protobuf {
+		require.GreaterOrEqual(t, contentTypes["application/vnd.kubernetes.protobuf"], len(objs), "every create sent as protobuf: %v", contentTypes)
+		require.Zero(t, contentTypes["application/json"], "%v", contentTypes)
+	} else {
+		require.Equal(t, map[string]int{"application/json": contentTypes["application/json"]}, contentTypes)
+	}
+	mu.Unlock()
 	counts := p.Counts()
 	injected := counts[faultproxy.Status429] + counts[faultproxy.Status503] + counts[faultproxy.ForwardThenStatus503] + counts[faultproxy.ForwardThenReset]
 	lost := counts[faultproxy.ForwardThenStatus503] + counts[faultproxy.ForwardThenReset]
