@@ -42,6 +42,8 @@ type config struct {
 	order string
 	// tools are the live restores' tools, of liveTools; nil: every one.
 	tools []string
+	// apiArgs are added to each cluster's kube-apiserver flags (-apiserver-args).
+	apiArgs []string
 }
 
 // orders are the values of -order, the order the live restores' backups are written in
@@ -91,6 +93,9 @@ func (c config) commandLine() string {
 	if c.tools != nil {
 		s += " -tools " + strings.Join(c.tools, ",")
 	}
+	if c.apiArgs != nil {
+		s += " -apiserver-args '" + strings.Join(c.apiArgs, " ") + "'"
+	}
 	return s
 }
 
@@ -124,7 +129,9 @@ func main() {
 	flag.DurationVar(&c.timeout, "timeout", 2*time.Hour, "bound on each measured child process")
 	flag.StringVar(&c.order, "order", orders[0].name, "order of the live restores' and the backups' workload: one-namespace, by-namespace, round-robin, velero (ConfigMaps over 100 namespaces), mixed (built-in kinds with owners over 100 namespaces)")
 	tools := flag.String("tools", strings.Join(liveTools, ","), "tools of the live restores, comma-separated, of "+strings.Join(liveTools, ", "))
+	apiArgs := flag.String("apiserver-args", "", "flags added to each cluster's kube-apiserver, space-separated (e.g. --watch-cache=false, which a million objects need on a machine of 23 GB)")
 	flag.Parse()
+	c.apiArgs = strings.Fields(*apiArgs)
 	if *tools != strings.Join(liveTools, ",") {
 		c.tools = strings.Split(*tools, ",")
 		for _, t := range c.tools {
@@ -215,7 +222,7 @@ func run(ctx context.Context, c config) error {
 			if tool == toolBackupkitSibling && !rep.siblings {
 				continue
 			}
-			r, err := runLive(ctx, tool, path, stash, bins, binDir, work, c.timeout)
+			r, err := runLive(ctx, tool, path, stash, bins, binDir, work, c.timeout, c.apiArgs)
 			if err != nil {
 				return fmt.Errorf("restore %d ConfigMaps with %s: %w", n, tool, err)
 			}
@@ -255,7 +262,7 @@ func run(ctx context.Context, c config) error {
 			return err
 		}
 		r, err := restorejobs.RunBackup(ctx, restorejobs.BackupSpec{Tool: restorejobs.ToolBackup, Workload: path,
-			BackupBin: bins.Backup, ListBin: bins.List, ClusterBinDir: binDir, WorkDir: work, Timeout: c.timeout})
+			BackupBin: bins.Backup, ListBin: bins.List, ClusterBinDir: binDir, WorkDir: work, Timeout: c.timeout, APIServerArgs: c.apiArgs})
 		if err != nil {
 			return fmt.Errorf("back up %d ConfigMaps: %w", n, err)
 		}
@@ -278,7 +285,7 @@ const toolBackupkitSibling = "backupkit-sibling"
 
 // runLive restores the backup at path live with tool; for toolBackupkitSibling, the
 // sibling kept at stash is put beside the backup for that run alone.
-func runLive(ctx context.Context, tool, path, stash string, bins restorejobs.Binaries, binDir, work string, timeout time.Duration) (restorejobs.Result, error) {
+func runLive(ctx context.Context, tool, path, stash string, bins restorejobs.Binaries, binDir, work string, timeout time.Duration, apiArgs []string) (restorejobs.Result, error) {
 	sibling := restorejobs.SiblingManifest(path)
 	if err := os.Remove(sibling); err != nil && !os.IsNotExist(err) {
 		return restorejobs.Result{}, err
@@ -292,7 +299,7 @@ func runLive(ctx context.Context, tool, path, stash string, bins restorejobs.Bin
 		run = restorejobs.ToolBackupkit
 	}
 	return restorejobs.Run(ctx, restorejobs.Spec{Tool: run, Backup: path, RestoreBin: bins.Restore, JobBin: bins.Job,
-		RestoreArgs: restoreArgs, ClusterBinDir: binDir, WorkDir: work, Timeout: timeout})
+		RestoreArgs: restoreArgs, ClusterBinDir: binDir, WorkDir: work, Timeout: timeout, APIServerArgs: apiArgs})
 }
 
 // restoreArgs are examples/restore's arguments besides --kubeconfig and --backup: its

@@ -52,6 +52,8 @@ type BackupSpec struct {
 	OutputURL string
 	// Timeout bounds the backup (the child process); zero: one hour.
 	Timeout time.Duration
+	// APIServerArgs are added to kube-apiserver's flags.
+	APIServerArgs []string
 }
 
 // BackupResult is one measured backup. A run that fails or misses a workload object has
@@ -82,7 +84,7 @@ func (r BackupResult) ItemsPerSecond() float64 { return float64(r.Items) / (floa
 // with Failure set.
 func RunBackup(ctx context.Context, spec BackupSpec) (BackupResult, error) {
 	res := BackupResult{Tool: spec.Tool}
-	c, kubeconfig, err := startCluster(ctx, spec.ClusterBinDir, spec.WorkDir)
+	c, kubeconfig, err := startCluster(ctx, spec.ClusterBinDir, spec.WorkDir, spec.APIServerArgs)
 	if err != nil {
 		return res, err
 	}

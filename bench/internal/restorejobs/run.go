@@ -65,6 +65,8 @@ type Spec struct {
 	WorkDir string
 	// Timeout bounds the restore (the child process); zero: one hour.
 	Timeout time.Duration
+	// APIServerArgs are added to kube-apiserver's flags.
+	APIServerArgs []string
 }
 
 // Result is one measured restore. A run that fails or does not verify has Failure set;
@@ -117,7 +119,7 @@ func (r Result) RequestsPerItem() float64 { return r.Requests.Total() / float64(
 // Failure set.
 func Run(ctx context.Context, spec Spec) (Result, error) {
 	res := Result{Tool: spec.Tool, Restored: -1, Load: LoadAverage()}
-	c, kubeconfig, err := startCluster(ctx, spec.ClusterBinDir, spec.WorkDir)
+	c, kubeconfig, err := startCluster(ctx, spec.ClusterBinDir, spec.WorkDir, spec.APIServerArgs)
 	if err != nil {
 		return res, err
 	}
@@ -185,11 +187,12 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 }
 
 // startCluster starts a fresh kube-apiserver and etcd from binDir for a benchmark run and
-// writes its kubeconfig into workDir; the caller stops the cluster and removes the file.
-func startCluster(ctx context.Context, binDir, workDir string) (*testcluster.Cluster, string, error) {
+// writes its kubeconfig into workDir, with apiArgs added to kube-apiserver's flags; the
+// caller stops the cluster and removes the file.
+func startCluster(ctx context.Context, binDir, workDir string, apiArgs []string) (*testcluster.Cluster, string, error) {
 	c, err := testcluster.Start(ctx, testcluster.Options{
 		BinDir:             binDir,
-		ExtraAPIServerArgs: []string{"--service-cluster-ip-range=" + workload.ServiceCIDR},
+		ExtraAPIServerArgs: append([]string{"--service-cluster-ip-range=" + workload.ServiceCIDR}, apiArgs...),
 		// etcd's default quota, 2 GiB, holds about a million small objects with their
 		// revisions: the scale benchmark's million needs more (etcd's suggested maximum).
 		ExtraEtcdArgs: []string{"--quota-backend-bytes=" + strconv.Itoa(8<<30)},
