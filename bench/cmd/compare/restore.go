@@ -126,6 +126,7 @@ func objectsPerSecond(runs []restorejobs.Result) float64 {
 
 var restoreToolText = map[string]string{
 	restorejobs.ToolBackupkit:            "backupkit examples/restore (defaults)",
+	restorejobs.ToolBackupkitProtobuf:    "backupkit examples/restore --protobuf",
 	restorejobs.ToolCeiling:              "ceiling: 32 workers, dynamic client",
 	restorejobs.ToolCeilingTypedJSON:     "ceiling: 32 workers, typed, JSON",
 	restorejobs.ToolCeilingTypedProtobuf: "ceiling: 32 workers, typed, protobuf",

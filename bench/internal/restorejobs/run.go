@@ -28,6 +28,9 @@ import (
 // Tools, as Run and cmd/compare name them.
 const (
 	ToolBackupkit = "backupkit" // the examples/restore binary at its defaults
+	// ToolBackupkitProtobuf is examples/restore with --protobuf (restore/protowire: the
+	// creates of Kubernetes' own kinds as protobuf; issue 45).
+	ToolBackupkitProtobuf = "backupkit-protobuf"
 	ToolCeiling   = "ceiling"   // Ceiling, DefaultWorkers workers, wire.DynamicJSON
 	// ToolCeilingTypedJSON and ToolCeilingTypedProtobuf are the ceiling with
 	// wire.TypedJSON and wire.TypedProtobuf (issue 45).
@@ -38,7 +41,7 @@ const (
 )
 
 // Tools lists every tool.
-var Tools = []string{ToolBackupkit, ToolCeiling, ToolCeilingTypedJSON, ToolCeilingTypedProtobuf, ToolVelero100, ToolVelero1000}
+var Tools = []string{ToolBackupkit, ToolBackupkitProtobuf, ToolCeiling, ToolCeilingTypedJSON, ToolCeilingTypedProtobuf, ToolVelero100, ToolVelero1000}
 
 // ceilingModes are the ceiling tools' wire modes.
 var ceilingModes = map[string]wire.Mode{
@@ -133,12 +136,16 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	var stdout io.Writer
 	var stdoutBuf bytes.Buffer
 	switch spec.Tool {
-	case ToolBackupkit:
+	case ToolBackupkit, ToolBackupkitProtobuf:
 		from := spec.Backup
 		if spec.BackupURL != "" {
 			from = spec.BackupURL
 		}
-		cmd = exec.CommandContext(cctx, spec.RestoreBin, append([]string{"--kubeconfig", kubeconfig, "--backup", from}, spec.RestoreArgs...)...)
+		args := []string{"--kubeconfig", kubeconfig, "--backup", from}
+		if spec.Tool == ToolBackupkitProtobuf {
+			args = append(args, "--protobuf")
+		}
+		cmd = exec.CommandContext(cctx, spec.RestoreBin, append(args, spec.RestoreArgs...)...)
 		report, err := os.Create(filepath.Join(spec.WorkDir, "restore-report.txt"))
 		if err != nil {
 			return res, err
@@ -164,7 +171,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 
 	if runErr != nil {
 		res.Failure = fmt.Sprintf("%s: %v: %s", spec.Tool, runErr, strings.TrimSpace(stderr.String()))
-	} else if spec.Tool != ToolBackupkit {
+	} else if spec.Tool != ToolBackupkit && spec.Tool != ToolBackupkitProtobuf {
 		var out jobOutput
 		if err := json.Unmarshal(stdoutBuf.Bytes(), &out); err != nil {
 			res.Failure = fmt.Sprintf("%s: output %q: %v", spec.Tool, stdoutBuf.String(), err)
