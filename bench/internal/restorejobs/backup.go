@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
@@ -192,8 +193,15 @@ func itemKey(dirVersion, namespace, name string) string {
 // counts) the count per resource and version must reach the workload's. "" when nothing is
 // missing.
 func missingWorkload(ctx context.Context, workloadPath string, listed map[string]int, have map[string]bool, cfg *rest.Config) (string, error) {
-	items, err := readBackup(ctx, workloadPath)
-	if err != nil {
+	type item struct {
+		gr  schema.GroupResource
+		key objKey
+	}
+	var items []item // the workload's objects, by name alone
+	if _, err := eachBackedUp(ctx, workloadPath, func(gr schema.GroupResource, u *unstructured.Unstructured) error {
+		items = append(items, item{gr, objKey{kind: u.GetKind(), namespace: u.GetNamespace(), name: u.GetName()}})
+		return nil
+	}); err != nil {
 		return "", err
 	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
@@ -206,7 +214,7 @@ func missingWorkload(ctx context.Context, workloadPath string, listed map[string
 	}
 	want := map[schema.GroupResource]int{}
 	for _, it := range items {
-		want[it.gvr.GroupResource()]++
+		want[it.gr]++
 	}
 	var short []string
 	for _, l := range lists {
@@ -225,8 +233,8 @@ func missingWorkload(ctx context.Context, workloadPath string, listed map[string
 				continue
 			}
 			for _, it := range items {
-				if it.gvr.GroupResource() == gvr.GroupResource() && !have[itemKey(dv, it.obj.GetNamespace(), it.obj.GetName())] {
-					short = append(short, fmt.Sprintf("%s: no %s", dv, it.key()))
+				if it.gr == gvr.GroupResource() && !have[itemKey(dv, it.key.namespace, it.key.name)] {
+					short = append(short, fmt.Sprintf("%s: no %s", dv, it.key))
 					break
 				}
 			}

@@ -2,10 +2,11 @@ package restorejobs
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -100,9 +101,39 @@ func (v Verification) Err(allowDropped bool) error {
 // point at the owners' UIDs in the target, never at a backed-up UID.
 func Verify(ctx context.Context, cfg *rest.Config, path string) (Verification, error) {
 	v := Verification{Kinds: map[string]int{}, Found: map[string]int{}}
-	items, err := readBackup(ctx, path)
+	// What is checked of each backed-up object: no object is held, neither of the backup
+	// nor of the target (a million of them are the scale benchmark's).
+	type record struct {
+		gr    schema.GroupResource
+		sum   [sha256.Size]byte // of the data compared (dataSum)
+		owned bool              // it has ownerReferences in the backup
+		found bool              // in the target
+		seen  types.UID         // its UID in the target, once found
+	}
+	backup := map[objKey]*record{}
+	backedUIDs := map[types.UID]bool{}
+	namespaces := map[string]bool{}
+	preferred, err := eachBackedUp(ctx, path, func(gr schema.GroupResource, u *unstructured.Unstructured) error {
+		k := objKey{kind: u.GetKind(), namespace: u.GetNamespace(), name: u.GetName()}
+		backup[k] = &record{gr: gr, sum: dataSum(u), owned: len(u.GetOwnerReferences()) > 0}
+		backedUIDs[u.GetUID()] = true
+		if k.namespace != "" {
+			namespaces[k.namespace] = true
+		}
+		v.Kinds[k.kind]++
+		v.Objects++
+		return nil
+	})
 	if err != nil {
 		return v, err
+	}
+	gvrs := map[schema.GroupVersionResource]bool{}
+	for k, r := range backup {
+		ver, ok := preferred[r.gr]
+		if !ok {
+			return v, fmt.Errorf("%s: no preferred version of %s", k, r.gr)
+		}
+		gvrs[r.gr.WithVersion(ver)] = true
 	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = 1000, 1000
@@ -110,22 +141,12 @@ func Verify(ctx context.Context, cfg *rest.Config, path string) (Verification, e
 	if err != nil {
 		return v, err
 	}
-	backup := map[objKey]*unstructured.Unstructured{}
-	backedUIDs := map[types.UID]objKey{}
-	namespaces := map[string]bool{}
-	gvrs := map[schema.GroupVersionResource]bool{}
-	for _, it := range items {
-		k := it.key()
-		backup[k] = it.obj
-		backedUIDs[it.obj.GetUID()] = k
-		if k.namespace != "" {
-			namespaces[k.namespace] = true
-		}
-		gvrs[it.gvr] = true
-		v.Kinds[k.kind]++
-		v.Objects++
+	// The ownerReferences of the objects found, checked once every owner is found.
+	type refsOf struct {
+		k    objKey
+		refs []metav1.OwnerReference
 	}
-	target := map[objKey]*unstructured.Unstructured{}
+	var pending []refsOf
 	for _, gvr := range slices.SortedFunc(maps.Keys(gvrs), func(a, b schema.GroupVersionResource) int { return strings.Compare(a.String(), b.String()) }) {
 		opts := metav1.ListOptions{Limit: 1000}
 		for {
@@ -139,10 +160,23 @@ func Verify(ctx context.Context, cfg *rest.Config, path string) (Verification, e
 				if k.kind == "" { // list items carry their kind; be safe
 					k.kind = strings.TrimSuffix(list.GetKind(), "List")
 				}
-				_, inBackup := backup[k]
+				r, inBackup := backup[k]
 				switch {
 				case inBackup:
-					target[k] = u
+					r.found, r.seen = true, u.GetUID()
+					v.Found[k.kind]++
+					if dataSum(u) != r.sum {
+						v.DataDiffs.add(k.String())
+					}
+					refs := u.GetOwnerReferences()
+					if r.owned {
+						v.Owned++
+					}
+					if r.owned && len(refs) == 0 {
+						v.Dropped.add(k.String())
+					} else if len(refs) > 0 || r.owned {
+						pending = append(pending, refsOf{k, refs})
+					}
 				case k.namespace != "" && namespaces[k.namespace]:
 					v.Extra.add(k.String())
 				}
@@ -152,43 +186,30 @@ func Verify(ctx context.Context, cfg *rest.Config, path string) (Verification, e
 			}
 		}
 	}
-	for k, b := range backup {
-		t, ok := target[k]
-		if !ok {
+	for k, r := range backup {
+		if !r.found {
 			v.Missing.add(k.String())
-			continue
 		}
-		v.Found[k.kind]++
-		if !sameData(b, t) {
-			v.DataDiffs.add(k.String())
-		}
-		brefs := b.GetOwnerReferences()
-		trefs := t.GetOwnerReferences()
-		if len(brefs) > 0 {
-			v.Owned++
-			if len(trefs) == 0 {
-				v.Dropped.add(k.String())
-				continue
-			}
-		}
+	}
+	for _, p := range pending {
 		good := true
-		for _, r := range trefs {
-			owner := objKey{kind: r.Kind, namespace: k.namespace, name: r.Name}
-			o, found := target[owner]
+		for _, ref := range p.refs {
+			owner := objKey{kind: ref.Kind, namespace: p.k.namespace, name: ref.Name}
+			o, ok := backup[owner]
 			switch {
-			case !found:
-				v.WrongOwner.add(fmt.Sprintf("%s: owner %s not restored", k, owner))
+			case !ok || !o.found:
+				v.WrongOwner.add(fmt.Sprintf("%s: owner %s not restored", p.k, owner))
 				good = false
-			case r.UID != o.GetUID():
+			case ref.UID != o.seen:
 				why := "not the owner's"
-				if _, old := backedUIDs[r.UID]; old {
+				if backedUIDs[ref.UID] {
 					why = "a backed-up UID"
 				}
-				v.WrongOwner.add(fmt.Sprintf("%s: owner %s by UID %s, %s", k, owner, r.UID, why))
+				v.WrongOwner.add(fmt.Sprintf("%s: owner %s by UID %s, %s", p.k, owner, ref.UID, why))
 				good = false
 			}
 		}
-		if len(brefs) > 0 && good {
+		if good && backup[p.k].owned {
 			v.Remapped++
 		}
 	}
@@ -198,20 +219,24 @@ func Verify(ctx context.Context, cfg *rest.Config, path string) (Verification, e
 	return v, nil
 }
 
-// sameData compares what a restore must carry over byte for byte: a Secret's type and
-// data, a ConfigMap's data and binaryData (maps of strings: base64 for bytes).
-func sameData(b, t *unstructured.Unstructured) bool {
+// dataSum is the SHA-256 of what is compared of u between the backup and the target: a
+// Secret's type and data, a ConfigMap's data and binaryData, as encoding/json encodes them
+// (map keys sorted); of any other object, nothing.
+func dataSum(u *unstructured.Unstructured) [sha256.Size]byte {
 	var fields []string
-	switch b.GroupVersionKind().GroupKind() {
+	switch u.GroupVersionKind().GroupKind() {
 	case schema.GroupKind{Kind: "Secret"}:
 		fields = []string{"type", "data"}
 	case schema.GroupKind{Kind: "ConfigMap"}:
 		fields = []string{"data", "binaryData"}
 	}
+	h := sha256.New()
 	for _, f := range fields {
-		if !reflect.DeepEqual(b.Object[f], t.Object[f]) {
-			return false
-		}
+		b, _ := json.Marshal(u.Object[f]) // values decoded from JSON encode again
+		h.Write(b)
+		h.Write([]byte{0})
 	}
-	return true
+	var out [sha256.Size]byte
+	h.Sum(out[:0])
+	return out
 }
