@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -228,7 +227,7 @@ func run(ctx context.Context, c config) error {
 			}
 			passes := -1
 			if tool != restorejobs.ToolCeiling {
-				if passes, err = reportPasses(filepath.Join(work, "restore-report.txt")); err != nil {
+				if passes, err = restorejobs.ReportPasses(filepath.Join(work, "restore-report.txt")); err != nil {
 					progress("restore %d objects with %s: %v", r.Objects, tool, err)
 				}
 			}
@@ -305,23 +304,6 @@ func runLive(ctx context.Context, tool, path, stash string, bins restorejobs.Bin
 // restoreArgs are examples/restore's arguments besides --kubeconfig and --backup: its
 // defaults, with the report in JSON, whose summary counts the passes over the tarball.
 var restoreArgs = []string{"-o", "json"}
-
-// passesRE finds the summary's count of passes (restore.Summary.Passes) in a JSON report.
-var passesRE = regexp.MustCompile(`\n\s*"passes": (\d+)`)
-
-// reportPasses reads the passes over the tarball from the JSON report at path, the last
-// count it holds; -1 and an error when it holds none.
-func reportPasses(path string) (int, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return -1, err
-	}
-	m := passesRE.FindAllSubmatch(b, -1)
-	if len(m) == 0 {
-		return -1, fmt.Errorf("report %s: no summary with passes", path)
-	}
-	return strconv.Atoi(string(m[len(m)-1][1]))
-}
 
 // measurePlan plans the backup of n ConfigMaps at path without the manifest beside it and,
 // when examples/restore reads one (siblings), with it: the sibling archive.Writer wrote with

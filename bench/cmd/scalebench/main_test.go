@@ -119,10 +119,10 @@ func TestOrderAndPasses(t *testing.T) {
 
 	report := filepath.Join(t.TempDir(), "report.json")
 	require.NoError(t, os.WriteFile(report, []byte("{\n  \"items\": [\n  ],\n  \"total\": 3,\n  \"passes\": 2\n}\n"), 0o600))
-	passes, err := reportPasses(report)
+	passes, err := restorejobs.ReportPasses(report)
 	require.NoError(t, err)
 	require.Equal(t, 2, passes)
 	require.NoError(t, os.WriteFile(report, []byte("Restored 3 of 3 items\n"), 0o600))
-	_, err = reportPasses(report)
+	_, err = restorejobs.ReportPasses(report)
 	require.ErrorContains(t, err, "no summary with passes")
 }

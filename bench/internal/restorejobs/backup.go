@@ -60,11 +60,13 @@ type BackupSpec struct {
 // BackupResult is one measured backup. A run that fails or misses a workload object has
 // Failure set; its figures are then not to be reported as a time.
 type BackupResult struct {
-	Tool     string         `json:"tool"`
-	Workload int            `json:"workload"` // objects of the workload put into the cluster
-	Listed   map[string]int `json:"listed"`   // objects per "<resource dir>/<version>" listed (the ceiling) or written (the backup)
-	Items    int            `json:"items"`    // the sum of Listed: every object once per version
-	Bytes    int64          `json:"bytes"`    // the tarball's size; 0 for the ceiling
+	Tool     string `json:"tool"`
+	Workload int    `json:"workload"` // objects of the workload put into the cluster
+	// FillWall is how long Ceiling took to put them there (not part of the measured run).
+	FillWall int64          `json:"fillWallNanos"`
+	Listed   map[string]int `json:"listed"` // objects per "<resource dir>/<version>" listed (the ceiling) or written (the backup)
+	Items    int            `json:"items"`  // the sum of Listed: every object once per version
+	Bytes    int64          `json:"bytes"`  // the tarball's size; 0 for the ceiling
 	Wall     int64          `json:"wallNanos"`
 	Client   int64          `json:"clientCPUNanos"`
 	Server   int64          `json:"serverCPUNanos"`
@@ -92,7 +94,10 @@ func RunBackup(ctx context.Context, spec BackupSpec) (BackupResult, error) {
 	defer c.Stop()
 	defer os.Remove(kubeconfig)
 	cfg := c.RESTConfig()
-	if res.Workload, err = Ceiling(ctx, cfg, spec.Workload, DefaultWorkers, wire.DynamicJSON); err != nil {
+	fillStart := time.Now()
+	res.Workload, err = Ceiling(ctx, cfg, spec.Workload, DefaultWorkers, wire.DynamicJSON)
+	res.FillWall = int64(time.Since(fillStart))
+	if err != nil {
 		return res, fmt.Errorf("filling the cluster with %s: %w", spec.Workload, err)
 	}
 	cctx, cancel := childContext(ctx, spec.Timeout)
