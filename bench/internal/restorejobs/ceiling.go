@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 
@@ -19,8 +20,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/backupkit/backupkit/archive"
-	"github.com/backupkit/backupkit/bench/internal/listceiling"
 	"github.com/backupkit/backupkit/bench/internal/wire"
+	"github.com/backupkit/backupkit/internal/archiveopt"
 	"github.com/backupkit/backupkit/manifest"
 	"github.com/backupkit/backupkit/restore/actions"
 )
@@ -109,37 +110,84 @@ const DefaultWorkers = 32
 // (owners among them); then the owned objects, their ownerReferences remapped to the UIDs
 // the target gave their owners. One POST per object; nothing is read back. It returns the
 // number of objects created; the first failed create is its error.
+//
+// It streams the backup: one pass over the file finds the Namespaces and the preferred
+// versions, a second creates what has no ownerReferences as it reads it, keeping only the
+// bytes of the owned objects for the third barrier.
 func Ceiling(ctx context.Context, cfg *rest.Config, path string, workers int, mode wire.Mode) (int, error) {
-	items, err := readBackup(ctx, path)
-	if err != nil {
-		return 0, err
-	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = 10_000, 10_000
 	client, err := wire.New(cfg, mode)
 	if err != nil {
 		return 0, err
 	}
-	var namespaces, free, owned []backedUp
-	for _, it := range items {
-		backedUID := it.obj.GetUID()
-		if err := prepare(ctx, it.obj); err != nil {
-			return 0, fmt.Errorf("%s: %w", it.obj.GetName(), err)
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	scan := func(ctx context.Context, visit func(*archive.Item) error) (*archive.Index, error) {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
 		}
-		it.obj.SetUID(backedUID) // kept until the create, for the UID map; cleared there
-		switch {
-		case it.gvr.Group == "" && it.gvr.Resource == "namespaces":
-			namespaces = append(namespaces, it)
-		case len(it.obj.GetOwnerReferences()) > 0:
-			owned = append(owned, it)
-		default:
-			free = append(free, it)
+		idx, err := archive.Scan(ctx, f, archive.WithVisitor(visit), archiveopt.WithoutItemList())
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		return idx, nil
+	}
+
+	// Pass 1: the Namespaces, and the preferred versions every later item needs.
+	var nsRaw []heldItem
+	idx, err := scan(ctx, func(it *archive.Item) error {
+		if it.VersionDir != "" || !isNamespace(it.ItemRef) {
+			return nil
+		}
+		b, err := it.Bytes()
+		if err != nil {
+			return err
+		}
+		nsRaw = append(nsRaw, heldItem{it.ItemRef, b})
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	load := func(h heldItem) (backedUp, error) {
+		gv, ok := idx.GroupVersions[h.ref.GroupResource]
+		if !ok || gv.PreferredVersion.Version == "" {
+			return backedUp{}, fmt.Errorf("%s: no preferred version of %s", h.ref.Path, h.ref.GroupResource)
+		}
+		u := &unstructured.Unstructured{}
+		if err := json.Unmarshal(h.data, &u.Object); err != nil {
+			return backedUp{}, fmt.Errorf("%s: %w", h.ref.Path, err)
+		}
+		backedUID := u.GetUID()
+		if err := prepare(ctx, u); err != nil {
+			return backedUp{}, fmt.Errorf("%s: %w", u.GetName(), err)
+		}
+		u.SetUID(backedUID) // kept until the create, for the UID map; cleared there
+		return backedUp{gvr: schema.GroupVersionResource{Group: h.ref.Group, Version: gv.PreferredVersion.Version, Resource: h.ref.Resource}, obj: u}, nil
+	}
+	held := func(items []heldItem) func(ctx context.Context, send func(backedUp) error) error {
+		return func(ctx context.Context, send func(backedUp) error) error {
+			for _, h := range items {
+				it, err := load(h)
+				if err != nil {
+					return err
+				}
+				if err := send(it); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 	}
+
 	var mu sync.RWMutex
 	newUIDs := map[types.UID]types.UID{}
 	created := 0
-	create := func(it backedUp) error {
+	create := func(ctx context.Context, it backedUp) error {
 		old := it.obj.GetUID()
 		unstructured.RemoveNestedField(it.obj.Object, "metadata", "uid")
 		if len(it.obj.GetOwnerReferences()) > 0 {
@@ -160,12 +208,90 @@ func Ceiling(ctx context.Context, cfg *rest.Config, path string, workers int, mo
 		mu.Unlock()
 		return nil
 	}
-	for _, phase := range [][]backedUp{namespaces, free, owned} {
-		if err := listceiling.Parallel(ctx, workers, phase, create); err != nil {
-			return created, err
-		}
+	if err := createAll(ctx, workers, held(nsRaw), create); err != nil {
+		return created, err
+	}
+	nsRaw = nil
+
+	// Pass 2: everything else without ownerReferences, created as read; the owned kept raw.
+	var owned []heldItem
+	err = createAll(ctx, workers, func(ctx context.Context, send func(backedUp) error) error {
+		_, err := scan(ctx, func(it *archive.Item) error {
+			if it.VersionDir != "" || isNamespace(it.ItemRef) {
+				return nil
+			}
+			b, err := it.Bytes() // the caller's to keep
+			if err != nil {
+				return err
+			}
+			h := heldItem{it.ItemRef, b}
+			obj, err := load(h)
+			if err != nil {
+				return err
+			}
+			if len(obj.obj.GetOwnerReferences()) > 0 {
+				owned = append(owned, h)
+				return nil
+			}
+			return send(obj)
+		})
+		return err
+	}, create)
+	if err != nil {
+		return created, err
+	}
+
+	// Pass 3: the owned objects, remapped to their owners' new UIDs.
+	if err := createAll(ctx, workers, held(owned), create); err != nil {
+		return created, err
 	}
 	return created, nil
+}
+
+// heldItem is an item's bytes at its legacy path, kept for a later barrier.
+type heldItem struct {
+	ref  archive.ItemRef
+	data []byte
+}
+
+// isNamespace reports whether ref is a Namespace.
+func isNamespace(ref archive.ItemRef) bool { return ref.Group == "" && ref.Resource == "namespaces" }
+
+// createAll runs create on workers goroutines (at least one) for every object feed sends,
+// and returns once feed has returned and every create has. The first error, of a create or
+// of feed, cancels the context both were given (ending the sends and the creates under
+// way) and is returned; nil if there was none and ctx was not cancelled.
+func createAll(ctx context.Context, workers int, feed func(ctx context.Context, send func(backedUp) error) error, create func(context.Context, backedUp) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	work := make(chan backedUp)
+	var wg sync.WaitGroup
+	for range max(1, workers) {
+		wg.Go(func() {
+			for it := range work {
+				if ctx.Err() != nil {
+					continue
+				}
+				if err := create(ctx, it); err != nil {
+					cancel(err) // only the first cause is kept
+				}
+			}
+		})
+	}
+	err := feed(ctx, func(it backedUp) error {
+		select {
+		case work <- it:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	})
+	if err != nil {
+		cancel(err)
+	}
+	close(work)
+	wg.Wait()
+	return context.Cause(ctx)
 }
 
 // resetMetadata keeps of the metadata what the restore sends (name, namespace, labels,

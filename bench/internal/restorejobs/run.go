@@ -31,7 +31,7 @@ const (
 	// ToolBackupkitProtobuf is examples/restore with --protobuf (restore/protowire: the
 	// creates of Kubernetes' own kinds as protobuf; issue 45).
 	ToolBackupkitProtobuf = "backupkit-protobuf"
-	ToolCeiling   = "ceiling"   // Ceiling, DefaultWorkers workers, wire.DynamicJSON
+	ToolCeiling           = "ceiling" // Ceiling, DefaultWorkers workers, wire.DynamicJSON
 	// ToolCeilingTypedJSON and ToolCeilingTypedProtobuf are the ceiling with
 	// wire.TypedJSON and wire.TypedProtobuf (issue 45).
 	ToolCeilingTypedJSON     = "ceiling-typed-json"
