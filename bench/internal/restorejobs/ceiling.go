@@ -6,7 +6,6 @@
 package restorejobs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,40 +48,25 @@ func (k objKey) String() string {
 // readBackup reads every item at its legacy path (the preferred version, which is what
 // Velero restores without its API group versions feature) and decodes it.
 func readBackup(ctx context.Context, path string) ([]backedUp, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	type raw struct {
-		ref archive.ItemRef
+		gr  schema.GroupResource
 		obj *unstructured.Unstructured
 	}
 	var raws []raw
-	idx, err := archive.Scan(ctx, bytes.NewReader(data), archive.WithVisitor(func(it *archive.Item) error {
-		if it.VersionDir != "" {
-			return nil
-		}
-		b, err := it.Bytes()
-		if err != nil {
-			return err
-		}
-		u := &unstructured.Unstructured{}
-		if err := json.Unmarshal(b, &u.Object); err != nil {
-			return fmt.Errorf("%s: %w", it.Path, err)
-		}
-		raws = append(raws, raw{it.ItemRef, u})
+	preferred, err := eachBackedUp(ctx, path, func(gr schema.GroupResource, u *unstructured.Unstructured) error {
+		raws = append(raws, raw{gr, u})
 		return nil
-	}))
+	})
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, err
 	}
 	out := make([]backedUp, 0, len(raws))
 	for _, r := range raws {
-		gv, ok := idx.GroupVersions[r.ref.GroupResource]
-		if !ok || gv.PreferredVersion.Version == "" {
-			return nil, fmt.Errorf("%s: no preferred version of %s", r.ref.Path, r.ref.GroupResource)
+		v, ok := preferred[r.gr]
+		if !ok {
+			return nil, fmt.Errorf("%s: no preferred version of %s", backedUp{obj: r.obj}.key(), r.gr)
 		}
-		out = append(out, backedUp{gvr: schema.GroupVersionResource{Group: r.ref.Group, Version: gv.PreferredVersion.Version, Resource: r.ref.Resource}, obj: r.obj})
+		out = append(out, backedUp{gvr: r.gr.WithVersion(v), obj: r.obj})
 	}
 	return out, nil
 }
