@@ -205,30 +205,40 @@ func (rb *restoreBackup) scaleMixed(n int) error {
 	// A cycle of 10 slots, 11 objects: the Deployment brings its ReplicaSet.
 	cycle := []string{"cm", "cm", "secret", "cm", "deploy", "cm", "sa", "cm", "secret", "cm"}
 	left := n - min(n, ConfigMapsNamespaces)
-	total := left
-	for i := 0; left > 0; i++ {
-		ns := fmt.Sprintf("scale-%02d", (total-left)*ConfigMapsNamespaces/max(total, 1))
+	return rb.inTurn(left, cycle, func(i, done int, kind string) (string, string) {
+		return fmt.Sprintf("scale-%02d", done*ConfigMapsNamespaces/max(left, 1)), fmt.Sprintf("%s-%07d", kind, i)
+	}, rb.configMapOf)
+}
+
+// inTurn writes left objects, the kinds of cycle in turn: "cm" a ConfigMap (by cm),
+// "secret", "sa" a ServiceAccount, "svc" a Service, "deploy" a Deployment and the
+// ReplicaSet it owns (two objects; a ConfigMap when one is left). at gives the namespace
+// and name of slot i, with done objects written before it.
+func (rb *restoreBackup) inTurn(left int, cycle []string, at func(i, done int, kind string) (ns, name string), cm func(ns, name string) error) error {
+	for i, done := 0, 0; done < left; i++ {
 		kind := cycle[i%len(cycle)]
-		name := fmt.Sprintf("%s-%07d", kind, i)
+		ns, name := at(i, done, kind)
 		var err error
 		switch {
-		case kind == "deploy" && left >= 2:
+		case kind == "deploy" && left-done >= 2:
 			if err := rb.deployment(ns, name); err != nil {
 				return err
 			}
-			left -= 2
+			done += 2
 			continue
 		case kind == "cm" || kind == "deploy":
-			err = rb.configMapOf(ns, name)
+			err = cm(ns, name)
 		case kind == "secret":
 			err = rb.secret(ns, name)
 		case kind == "sa":
 			err = rb.object("serviceaccounts", "ServiceAccount", "v1", ns, name, nil)
+		case kind == "svc":
+			err = rb.service(ns, name)
 		}
 		if err != nil {
 			return err
 		}
-		left--
+		done++
 	}
 	return nil
 }
@@ -266,34 +276,9 @@ func (rb *restoreBackup) mixed(n int) error {
 	// A cycle of 17 slots, 20 objects: 5 ConfigMaps, 5 Secrets, 2 ServiceAccounts, 2
 	// Services, and 3 Deployments with their ReplicaSets (6 objects).
 	cycle := []string{"cm", "secret", "cm", "deploy", "sa", "secret", "cm", "svc", "deploy", "secret", "cm", "sa", "secret", "deploy", "cm", "svc", "secret"}
-	left := n - nsCount
-	for i := 0; left > 0; i++ {
-		ns := nss[i%len(nss)]
-		kind := cycle[i%len(cycle)]
-		name := fmt.Sprintf("%s-%s-%05d", rb.g.word(), kind, i)
-		var err error
-		switch {
-		case kind == "deploy" && left >= 2:
-			if err := rb.deployment(ns, name); err != nil {
-				return err
-			}
-			left -= 2
-			continue
-		case kind == "cm" || kind == "deploy":
-			err = rb.configMap(ns, name)
-		case kind == "secret":
-			err = rb.secret(ns, name)
-		case kind == "sa":
-			err = rb.object("serviceaccounts", "ServiceAccount", "v1", ns, name, nil)
-		case kind == "svc":
-			err = rb.service(ns, name)
-		}
-		if err != nil {
-			return err
-		}
-		left--
-	}
-	return nil
+	return rb.inTurn(n-nsCount, cycle, func(i, _ int, kind string) (string, string) {
+		return nss[i%len(nss)], fmt.Sprintf("%s-%s-%05d", rb.g.word(), kind, i)
+	}, rb.configMap)
 }
 
 // meta is the metadata of a backed-up object: what the API server had set.
