@@ -8,7 +8,7 @@ import (
 
 // item is an object a listing hands to Run: what Run reads of every object (apiVersion,
 // kind, name, namespace, labels), and the whole object, decoded only when asked for
-// (object), which most objects of most backups never are.
+// (object): Run asks when the plan defers resources (OnlyUsed) and for a Pod's hooks.
 type item struct {
 	head itemHead
 	raw  []byte // the object's JSON as listed, when it came from a raw page
