@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -70,11 +71,24 @@ func TestItemStreamWaitedItemMissing(t *testing.T) {
 		}
 		return paths[i]
 	}
-	s := streamItems(t.Context(), FromBytes(b), archive.Limits{}, len(paths)+1, len(paths)+1, locate, name, 1, 1)
+	// The backup opens only once the take waits for the missing item, so that no pass can
+	// end before the wait is known: the pass under way then (if any) or the next one is
+	// the last.
+	ready := make(chan struct{})
+	src := func(ctx context.Context) (io.ReadCloser, error) { <-ready; return FromBytes(b)(ctx) }
+	s := streamItems(t.Context(), src, archive.Limits{}, len(paths)+1, len(paths)+1, locate, name, 1, 1)
 	defer s.close()
-	_, err := s.take(t.Context(), missing)
+	errc := make(chan error, 1)
+	go func() { _, err := s.take(t.Context(), missing); errc <- err }()
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.waits) > 0
+	}, time.Minute, time.Millisecond)
+	close(ready)
+	err := <-errc
 	require.ErrorIs(t, err, errChanged)
 	require.ErrorContains(t, err, "reading missing.json from the backup")
 	<-s.done
-	require.LessOrEqual(t, s.passesMade(), 3)
+	require.LessOrEqual(t, s.passesMade(), 2)
 }
