@@ -57,8 +57,10 @@ func Redact(rawURL string) string {
 		u.RawQuery = q.Encode()
 	}
 	shown := u.String()
-	if _, err := url.Parse(shown); err != nil {
-		return unparsable // net/url renders some paths ("// ") as what it cannot read back
+	// net/url renders some paths as what it cannot read back ("// ") or reads back as
+	// another URL ("// @", rendered "//%20@": an empty host with user information).
+	if v, err := url.Parse(shown); err != nil || v.User != nil || v.Host != u.Host || v.Path != u.Path {
+		return unparsable
 	}
 	return shown
 }
