@@ -114,7 +114,7 @@ type resolver struct {
 	byKind    map[schema.GroupKind][]string   // resources of each group and kind, sorted
 	slices    map[[2]string][]*manifest.Item  // EndpointSlices by namespace and Service
 	workloads map[string][]*manifest.Item     // items with pod labels, by namespace
-	podLabels map[types.UID]map[string]string // their pod labels
+	podLabels map[types.UID]references.Labels // their pod labels
 }
 
 func (r *resolver) index() {
@@ -125,7 +125,7 @@ func (r *resolver) index() {
 	r.byKind = map[schema.GroupKind][]string{}
 	r.slices = map[[2]string][]*manifest.Item{}
 	r.workloads = map[string][]*manifest.Item{}
-	r.podLabels = map[types.UID]map[string]string{}
+	r.podLabels = map[types.UID]references.Labels{}
 	for _, it := range r.m.Items() { // in String order
 		gk := schema.GroupKind{Group: it.Group, Kind: it.Kind}
 		if !slices.Contains(r.byKind[gk], it.Resource) {
@@ -197,9 +197,9 @@ func (r *resolver) servers(ns, name string) []server {
 }
 
 // selects reports whether every key of the selector has its value in labels.
-func selects(sel, labels map[string]string) bool {
+func selects(sel map[string]string, labels references.Labels) bool {
 	for k, v := range sel {
-		if l, ok := labels[k]; !ok || l != v {
+		if !labels.Has(k) || labels.Get(k) != v {
 			return false
 		}
 	}

@@ -28,7 +28,10 @@ const maxReadAhead = 1 << 20
 // is in the tarball's order when it was read from the tarball), so what it wants out of
 // that order is what the resource order wants first: the namespaces, the custom resource
 // definitions; items of the resources before them in the backup are held up to maxHeld.
-const maxHeld = 16 << 20
+// Holding more saves a pass only over a backup whose out-of-order part fits in it, a small
+// one, whose extra pass costs little; what is held is live heap the garbage collector's
+// headroom doubles, at every size (bench/NOTES.md, "The restore's memory at a million").
+const maxHeld = 4 << 20
 
 // itemStream reads the planned items' bytes in a second streaming pass over the backup,
 // while the restore runs: an item's bytes are held from the moment the pass reaches them

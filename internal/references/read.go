@@ -8,7 +8,10 @@
 package references
 
 import (
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,10 +27,7 @@ const (
 
 // podTemplates says where the pod spec and the pod labels of a kind that runs pods are,
 // and whether the kind serves a Service (its pods are what a selector selects).
-var podTemplates = map[schema.GroupKind]struct {
-	spec, labels []string
-	serves       bool
-}{
+var podTemplates = map[schema.GroupKind]podTemplate{
 	{Kind: "Pod"}:                             {[]string{"spec"}, []string{"metadata", "labels"}, true},
 	{Kind: "ReplicationController"}:           {templateSpec, templateLabels, true},
 	{Group: "apps", Kind: "Deployment"}:       {templateSpec, templateLabels, true},
@@ -39,6 +39,11 @@ var podTemplates = map[schema.GroupKind]struct {
 	{Group: "extensions", Kind: "ReplicaSet"}: {templateSpec, templateLabels, true},
 	{Group: "batch", Kind: "Job"}:             {templateSpec, templateLabels, false},
 	{Group: "batch", Kind: "CronJob"}:         {cronJobSpec, cronJobLabels, false},
+}
+
+type podTemplate struct {
+	spec, labels []string
+	serves       bool
 }
 
 // ServesPods reports whether objects of gk run pods that a Service's selector selects (a
@@ -130,7 +135,7 @@ type Refs struct {
 	Selector map[string]string
 	// PodLabels are the labels of the pods a workload runs (a Pod's own labels); nil
 	// when the object runs no pods a Service can select or has no such labels.
-	PodLabels map[string]string
+	PodLabels Labels
 }
 
 // Read reads what the object names in its body, by the group and kind of its
@@ -177,10 +182,9 @@ func Read(u *unstructured.Unstructured) Refs {
 	r := &refReader{kind: gk.Kind}
 	obj := u.Object
 	if t, ok := podTemplates[gk]; ok {
-		prefix := strings.Join(t.spec, ".")
-		r.podSpec(field(obj, t.spec...), prefix)
+		r.podSpec(field(obj, t.spec...), specPrefixes[len(t.spec)])
 		if t.serves {
-			r.out.PodLabels = stringMap(field(obj, t.labels...))
+			r.out.PodLabels = labelsOf(field(obj, t.labels...))
 		}
 		if gk == (schema.GroupKind{Group: "apps", Kind: "StatefulSet"}) {
 			for _, c := range objects(field(obj, "spec", "volumeClaimTemplates")) {
@@ -194,7 +198,7 @@ func Read(u *unstructured.Unstructured) Refs {
 		r.out.Selector = stringMap(field(obj, "spec", "selector"))
 	case schema.GroupKind{Kind: kindPVC}:
 		r.storageClass(obj, "")
-		r.add(kinds.PersistentVolumes, false, "", str(obj, "spec", "volumeName"), "spec.volumeName")
+		r.add(kinds.PersistentVolumes, false, "", str(obj, "spec", "volumeName"), "", "spec.volumeName")
 		for _, f := range []string{"dataSource", "dataSourceRef"} {
 			src := field(obj, "spec", f)
 			ns, local := str(src, "namespace"), true
@@ -233,13 +237,13 @@ type refReader struct {
 }
 
 // add records a reference to resource gr named name, in the referrer's namespace when
-// local, else cluster-scoped. An empty name is nothing.
-func (r *refReader) add(gr schema.GroupResource, local bool, ns, name, why string) {
+// local, else cluster-scoped, by the rule prefix+rule. An empty name is nothing.
+func (r *refReader) add(gr schema.GroupResource, local bool, ns, name, prefix, rule string) {
 	if name == "" {
 		return
 	}
 	r.out.Refs = append(r.out.Refs, Ref{Group: gr.Group, Resource: gr.Resource, Local: local, Namespace: ns,
-		Name: name, Why: r.kind + " " + why})
+		Name: name, Why: why(r.kind, prefix, rule)})
 }
 
 // addKind records a reference by kind; one without a kind or a name is nothing.
@@ -247,15 +251,41 @@ func (r *refReader) addKind(ref Ref) {
 	if ref.Kind == "" || ref.Name == "" {
 		return
 	}
-	ref.Why = r.kind + " " + ref.Why
+	ref.Why = why(r.kind, "", ref.Why)
 	r.out.Refs = append(r.out.Refs, ref)
 }
 
 // secretRefVolumes are the volume sources that name a Secret of the pod's namespace in
-// secretRef.name.
-var secretRefVolumes = []string{"cephfs", "cinder", "flexVolume", "iscsi", "rbd", "scaleIO"}
+// secretRef.name, with the rule naming each.
+var secretRefVolumes = func() (out [][2]string) {
+	for _, src := range []string{"cephfs", "cinder", "flexVolume", "iscsi", "rbd", "scaleIO"} {
+		out = append(out, [2]string{src, ".volumes." + src + ".secretRef"})
+	}
+	return out
+}()
 
-// podSpec reads a pod spec; prefix names it in Why ("Deployment spec.template.spec").
+// containerLists are a pod spec's lists of containers, with the rules of the references
+// their env and envFrom make.
+var containerLists = func() (out []struct{ list, envCM, envSecret, fromCM, fromSecret string }) {
+	for _, l := range []string{"containers", "initContainers", "ephemeralContainers"} {
+		p := "." + l + "."
+		out = append(out, struct{ list, envCM, envSecret, fromCM, fromSecret string }{l,
+			p + "env.valueFrom.configMapKeyRef", p + "env.valueFrom.secretKeyRef", p + "envFrom.configMapRef", p + "envFrom.secretRef"})
+	}
+	return out
+}()
+
+// specPrefixes are the pod specs' paths by their length in podTemplates, joined by dots
+// ("spec.template.spec").
+var specPrefixes = func() map[int]string {
+	out := map[int]string{}
+	for _, t := range podTemplates {
+		out[len(t.spec)] = strings.Join(t.spec, ".")
+	}
+	return out
+}()
+
+// podSpec reads a pod spec; prefix names it in Why ("spec.template.spec").
 func (r *refReader) podSpec(spec any, prefix string) {
 	if spec == nil {
 		return
@@ -264,42 +294,40 @@ func (r *refReader) podSpec(spec any, prefix string) {
 	// is empty, and to "default" when both are.
 	switch sa, dep := str(spec, "serviceAccountName"), str(spec, "serviceAccount"); {
 	case sa != "":
-		r.add(kinds.ServiceAccounts, true, "", sa, prefix+".serviceAccountName")
+		r.add(kinds.ServiceAccounts, true, "", sa, prefix, ".serviceAccountName")
 	case dep != "":
-		r.add(kinds.ServiceAccounts, true, "", dep, prefix+".serviceAccount")
+		r.add(kinds.ServiceAccounts, true, "", dep, prefix, ".serviceAccount")
 	default:
-		r.add(kinds.ServiceAccounts, true, "", defaultServiceAccount, prefix+".serviceAccountName (default)")
+		r.add(kinds.ServiceAccounts, true, "", defaultServiceAccount, prefix, ".serviceAccountName (default)")
 	}
-	r.add(kinds.PriorityClasses, false, "", str(spec, "priorityClassName"), prefix+".priorityClassName")
-	r.add(kinds.RuntimeClasses, false, "", str(spec, "runtimeClassName"), prefix+".runtimeClassName")
+	r.add(kinds.PriorityClasses, false, "", str(spec, "priorityClassName"), prefix, ".priorityClassName")
+	r.add(kinds.RuntimeClasses, false, "", str(spec, "runtimeClassName"), prefix, ".runtimeClassName")
 	for _, s := range objects(field(spec, "imagePullSecrets")) {
-		r.add(kinds.Secrets, true, "", str(s, "name"), prefix+".imagePullSecrets")
+		r.add(kinds.Secrets, true, "", str(s, "name"), prefix, ".imagePullSecrets")
 	}
 	for _, v := range objects(field(spec, "volumes")) {
-		p := prefix + ".volumes."
-		r.add(kinds.ConfigMaps, true, "", str(v, "configMap", "name"), p+"configMap")
-		r.add(kinds.Secrets, true, "", str(v, "secret", "secretName"), p+"secret")
-		r.add(kinds.PersistentVolumeClaims, true, "", str(v, "persistentVolumeClaim", "claimName"), p+"persistentVolumeClaim")
-		r.add(kinds.Secrets, true, "", str(v, "csi", "nodePublishSecretRef", "name"), p+"csi.nodePublishSecretRef")
-		r.add(kinds.Secrets, true, "", str(v, "azureFile", "secretName"), p+"azureFile.secretName")
+		r.add(kinds.ConfigMaps, true, "", str(v, "configMap", "name"), prefix, ".volumes.configMap")
+		r.add(kinds.Secrets, true, "", str(v, "secret", "secretName"), prefix, ".volumes.secret")
+		r.add(kinds.PersistentVolumeClaims, true, "", str(v, "persistentVolumeClaim", "claimName"), prefix, ".volumes.persistentVolumeClaim")
+		r.add(kinds.Secrets, true, "", str(v, "csi", "nodePublishSecretRef", "name"), prefix, ".volumes.csi.nodePublishSecretRef")
+		r.add(kinds.Secrets, true, "", str(v, "azureFile", "secretName"), prefix, ".volumes.azureFile.secretName")
 		for _, src := range secretRefVolumes {
-			r.add(kinds.Secrets, true, "", str(v, src, "secretRef", "name"), p+src+".secretRef")
+			r.add(kinds.Secrets, true, "", str(v, src[0], "secretRef", "name"), prefix, src[1])
 		}
 		for _, s := range objects(field(v, "projected", "sources")) {
-			r.add(kinds.ConfigMaps, true, "", str(s, "configMap", "name"), p+"projected.sources.configMap")
-			r.add(kinds.Secrets, true, "", str(s, "secret", "name"), p+"projected.sources.secret")
+			r.add(kinds.ConfigMaps, true, "", str(s, "configMap", "name"), prefix, ".volumes.projected.sources.configMap")
+			r.add(kinds.Secrets, true, "", str(s, "secret", "name"), prefix, ".volumes.projected.sources.secret")
 		}
 	}
-	for _, list := range []string{"containers", "initContainers", "ephemeralContainers"} {
-		for _, c := range objects(field(spec, list)) {
-			p := prefix + "." + list + "."
+	for _, l := range containerLists {
+		for _, c := range objects(field(spec, l.list)) {
 			for _, e := range objects(field(c, "env")) {
-				r.add(kinds.ConfigMaps, true, "", str(e, "valueFrom", "configMapKeyRef", "name"), p+"env.valueFrom.configMapKeyRef")
-				r.add(kinds.Secrets, true, "", str(e, "valueFrom", "secretKeyRef", "name"), p+"env.valueFrom.secretKeyRef")
+				r.add(kinds.ConfigMaps, true, "", str(e, "valueFrom", "configMapKeyRef", "name"), prefix, l.envCM)
+				r.add(kinds.Secrets, true, "", str(e, "valueFrom", "secretKeyRef", "name"), prefix, l.envSecret)
 			}
 			for _, e := range objects(field(c, "envFrom")) {
-				r.add(kinds.ConfigMaps, true, "", str(e, "configMapRef", "name"), p+"envFrom.configMapRef")
-				r.add(kinds.Secrets, true, "", str(e, "secretRef", "name"), p+"envFrom.secretRef")
+				r.add(kinds.ConfigMaps, true, "", str(e, "configMapRef", "name"), prefix, l.fromCM)
+				r.add(kinds.Secrets, true, "", str(e, "secretRef", "name"), prefix, l.fromSecret)
 			}
 		}
 	}
@@ -313,10 +341,10 @@ func (r *refReader) storageClass(obj any, at string) {
 		at += "."
 	}
 	if sc := str(obj, "spec", "storageClassName"); sc != "" {
-		r.add(kinds.StorageClasses, false, "", sc, at+"spec.storageClassName")
+		r.add(kinds.StorageClasses, false, "", sc, at, "spec.storageClassName")
 		return
 	}
-	r.add(kinds.StorageClasses, false, "", str(obj, "metadata", "annotations", storageClassAnno), at+"metadata.annotations["+storageClassAnno+"]")
+	r.add(kinds.StorageClasses, false, "", str(obj, "metadata", "annotations", storageClassAnno), at, "metadata.annotations["+storageClassAnno+"]")
 }
 
 // binding reads a RoleBinding (namespaced) or ClusterRoleBinding.
@@ -326,10 +354,10 @@ func (r *refReader) binding(obj any, namespaced bool) {
 		switch str(roleRef, "kind") {
 		case "Role":
 			if namespaced {
-				r.add(kinds.Roles, true, "", str(roleRef, "name"), "roleRef")
+				r.add(kinds.Roles, true, "", str(roleRef, "name"), "", "roleRef")
 			}
 		case "ClusterRole":
-			r.add(kinds.ClusterRoles, false, "", str(roleRef, "name"), "roleRef")
+			r.add(kinds.ClusterRoles, false, "", str(roleRef, "name"), "", "roleRef")
 		}
 	}
 	for _, s := range objects(field(obj, "subjects")) {
@@ -342,16 +370,16 @@ func (r *refReader) binding(obj any, namespaced bool) {
 		if ns == "" && !namespaced {
 			continue
 		}
-		r.add(kinds.ServiceAccounts, ns == "", ns, str(s, "name"), "subjects")
+		r.add(kinds.ServiceAccounts, ns == "", ns, str(s, "name"), "", "subjects")
 	}
 }
 
 // ingress reads an Ingress of networking.k8s.io/v1, v1beta1 or extensions/v1beta1.
 func (r *refReader) ingress(obj any) {
-	r.add(kinds.IngressClasses, false, "", str(obj, "spec", "ingressClassName"), "spec.ingressClassName")
+	r.add(kinds.IngressClasses, false, "", str(obj, "spec", "ingressClassName"), "", "spec.ingressClassName")
 	if str(obj, "spec", "ingressClassName") == "" {
 		r.add(kinds.IngressClasses, false, "", str(obj, "metadata", "annotations", ingressClassAnno),
-			"metadata.annotations["+ingressClassAnno+"]")
+			"", "metadata.annotations["+ingressClassAnno+"]")
 	}
 	r.backend(field(obj, "spec", "defaultBackend"), "spec.defaultBackend")
 	r.backend(field(obj, "spec", "backend"), "spec.backend")
@@ -361,14 +389,14 @@ func (r *refReader) ingress(obj any) {
 		}
 	}
 	for _, t := range objects(field(obj, "spec", "tls")) {
-		r.add(kinds.Secrets, true, "", str(t, "secretName"), "spec.tls.secretName")
+		r.add(kinds.Secrets, true, "", str(t, "secretName"), "", "spec.tls.secretName")
 	}
 }
 
 // backend reads one Ingress backend of either shape, or a resource backend.
 func (r *refReader) backend(b any, at string) {
-	r.add(kinds.Services, true, "", str(b, "service", "name"), at+".service")
-	r.add(kinds.Services, true, "", str(b, "serviceName"), at+".serviceName")
+	r.add(kinds.Services, true, "", str(b, "service", "name"), at, ".service")
+	r.add(kinds.Services, true, "", str(b, "serviceName"), at, ".serviceName")
 	res := field(b, "resource")
 	r.addKind(Ref{Group: str(res, "apiGroup"), Kind: str(res, "kind"), Local: true, Name: str(res, "name"), Why: at + ".resource"})
 }
@@ -380,7 +408,7 @@ func (r *refReader) service(svc any, at string) {
 		return
 	}
 	r.out.Refs = append(r.out.Refs, Ref{Resource: kinds.Services.Resource, Namespace: ns, Name: name,
-		Ready: true, Serving: true, Why: r.kind + " " + at})
+		Ready: true, Serving: true, Why: why(r.kind, "", at)})
 }
 
 // field returns the value at path in nested objects, nil where the path leaves them.
@@ -413,6 +441,24 @@ func objects(v any) []map[string]any {
 	return out
 }
 
+// labelsOf returns v as Labels: nil if v is not an object, is empty or holds a value that
+// is not a string.
+func labelsOf(v any) Labels {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return nil
+	}
+	out := make(Labels, 0, 2*len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		s, ok := m[k].(string)
+		if !ok {
+			return nil
+		}
+		out = append(out, k, s)
+	}
+	return out
+}
+
 // stringMap returns v as a map of strings: nil if v is not an object, is empty or holds a
 // value that is not a string.
 func stringMap(v any) map[string]string {
@@ -429,4 +475,31 @@ func stringMap(v any) map[string]string {
 		out[k] = s
 	}
 	return out
+}
+
+// whys holds the Why strings built, so that each is one string however many objects a
+// plan reads name it. A Why is made of the referrer's kind, a path prefix and a rule, all
+// of which come from this file's tables and literals for the kinds Read knows, never from
+// an object's values: the set is bounded by those.
+var whys = struct {
+	sync.RWMutex
+	m map[[3]string]string
+}{m: map[[3]string]string{}}
+
+// why returns kind+" "+prefix+rule, one string per distinct value.
+func why(kind, prefix, rule string) string {
+	k := [3]string{kind, prefix, rule}
+	whys.RLock()
+	s, ok := whys.m[k]
+	whys.RUnlock()
+	if ok {
+		return s
+	}
+	whys.Lock()
+	defer whys.Unlock()
+	if s, ok = whys.m[k]; !ok {
+		s = kind + " " + prefix + rule
+		whys.m[k] = s
+	}
+	return s
 }

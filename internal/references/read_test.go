@@ -2,6 +2,7 @@ package references
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -90,4 +91,79 @@ func TestServesPods(t *testing.T) {
 	require.True(t, ServesPods(schema.GroupKind{Kind: "Pod"}))
 	require.False(t, ServesPods(schema.GroupKind{Group: "batch", Kind: "Job"}))
 	require.False(t, ServesPods(schema.GroupKind{Kind: "Service"}))
+}
+
+// TestWhyBounded: the rules' names are kept once each, whatever the objects read name:
+// reading many objects that differ in every value adds no Why beyond the first's.
+func TestWhyBounded(t *testing.T) {
+	deployment := func(i int) string {
+		return fmt.Sprintf(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d%[1]d"},"spec":{"template":{"metadata":{"labels":{"app":"a%[1]d"}},
+			"spec":{"serviceAccountName":"sa%[1]d","volumes":[{"configMap":{"name":"cm%[1]d"}},{"rbd":{"secretRef":{"name":"s%[1]d"}}}],
+			"containers":[{"name":"c%[1]d","envFrom":[{"secretRef":{"name":"e%[1]d"}}]}]}}}}`, i)
+	}
+	first := Read(obj(t, deployment(0)))
+	require.Equal(t, []string{"Deployment spec.template.spec.serviceAccountName", "Deployment spec.template.spec.volumes.configMap",
+		"Deployment spec.template.spec.volumes.rbd.secretRef", "Deployment spec.template.spec.containers.envFrom.secretRef"}, whysOf(first))
+	require.Equal(t, Labels{"app", "a0"}, first.PodLabels)
+	whys.RLock()
+	n := len(whys.m)
+	whys.RUnlock()
+	for i := 1; i < 200; i++ {
+		r := Read(obj(t, deployment(i)))
+		require.Equal(t, whysOf(first), whysOf(r))
+		require.Equal(t, fmt.Sprint("sa", i), r.Refs[0].Name)
+	}
+	whys.RLock()
+	defer whys.RUnlock()
+	require.Equal(t, n, len(whys.m))
+}
+
+func whysOf(r Refs) []string {
+	var out []string
+	for _, ref := range r.Refs {
+		out = append(out, ref.Why)
+	}
+	return out
+}
+
+// richStatefulSet names something by every rule of a pod spec, and its claim templates.
+const richStatefulSet = `{"apiVersion":"apps/v1","kind":"StatefulSet","spec":{"volumeClaimTemplates":[{"spec":{"storageClassName":"fast"}},{"metadata":{"annotations":{"volume.beta.kubernetes.io/storage-class":"slow"}}}],
+"template":{"metadata":{"labels":{"app":"web","tier":"front"}},"spec":{"serviceAccount":"old","priorityClassName":"high","runtimeClassName":"gvisor","imagePullSecrets":[{"name":"pull"}],
+"volumes":[{"configMap":{"name":"cm"}},{"secret":{"secretName":"s"}},{"persistentVolumeClaim":{"claimName":"data"}},{"csi":{"nodePublishSecretRef":{"name":"csi"}}},{"azureFile":{"secretName":"az"}},
+{"cephfs":{"secretRef":{"name":"ceph"}}},{"cinder":{"secretRef":{"name":"cin"}}},{"flexVolume":{"secretRef":{"name":"flex"}}},{"iscsi":{"secretRef":{"name":"isc"}}},{"rbd":{"secretRef":{"name":"rbd"}}},{"scaleIO":{"secretRef":{"name":"sio"}}},
+{"projected":{"sources":[{"configMap":{"name":"pcm"}},{"secret":{"name":"psec"}}]}}],
+"containers":[{"env":[{"valueFrom":{"configMapKeyRef":{"name":"ecm"}}},{"valueFrom":{"secretKeyRef":{"name":"esec"}}}],"envFrom":[{"configMapRef":{"name":"fcm"}},{"secretRef":{"name":"fsec"}}]}],
+"initContainers":[{"env":[{"valueFrom":{"configMapKeyRef":{"name":"icm"}}}]}],
+"ephemeralContainers":[{"envFrom":[{"secretRef":{"name":"xsec"}}]}]}}}}`
+
+// TestReadWhy: each reference names its rule, the referrer's kind, the path of its pod
+// spec and the field.
+func TestReadWhy(t *testing.T) {
+	require.Equal(t, []string{
+		"StatefulSet spec.template.spec.serviceAccount",
+		"StatefulSet spec.template.spec.priorityClassName",
+		"StatefulSet spec.template.spec.runtimeClassName",
+		"StatefulSet spec.template.spec.imagePullSecrets",
+		"StatefulSet spec.template.spec.volumes.configMap",
+		"StatefulSet spec.template.spec.volumes.secret",
+		"StatefulSet spec.template.spec.volumes.persistentVolumeClaim",
+		"StatefulSet spec.template.spec.volumes.csi.nodePublishSecretRef",
+		"StatefulSet spec.template.spec.volumes.azureFile.secretName",
+		"StatefulSet spec.template.spec.volumes.cephfs.secretRef",
+		"StatefulSet spec.template.spec.volumes.cinder.secretRef",
+		"StatefulSet spec.template.spec.volumes.flexVolume.secretRef",
+		"StatefulSet spec.template.spec.volumes.iscsi.secretRef",
+		"StatefulSet spec.template.spec.volumes.rbd.secretRef",
+		"StatefulSet spec.template.spec.volumes.scaleIO.secretRef",
+		"StatefulSet spec.template.spec.volumes.projected.sources.configMap",
+		"StatefulSet spec.template.spec.volumes.projected.sources.secret",
+		"StatefulSet spec.template.spec.containers.env.valueFrom.configMapKeyRef",
+		"StatefulSet spec.template.spec.containers.env.valueFrom.secretKeyRef",
+		"StatefulSet spec.template.spec.containers.envFrom.configMapRef",
+		"StatefulSet spec.template.spec.containers.envFrom.secretRef",
+		"StatefulSet spec.template.spec.initContainers.env.valueFrom.configMapKeyRef",
+		"StatefulSet spec.template.spec.ephemeralContainers.envFrom.secretRef",
+		"StatefulSet spec.volumeClaimTemplates.spec.storageClassName",
+		"StatefulSet spec.volumeClaimTemplates.metadata.annotations[volume.beta.kubernetes.io/storage-class]",
+	}, whysOf(Read(obj(t, richStatefulSet))))
 }

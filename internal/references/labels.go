@@ -1,0 +1,33 @@
+package references
+
+import "sort"
+
+// Labels are labels as pairs sorted by key: key, value, key, value. A workload's pod labels
+// are kept as Labels rather than a map for every workload a plan reads: one to eight
+// labels cost a Go map about 300 bytes, Labels 32 bytes a label. It implements
+// k8s.io/apimachinery/pkg/labels.Labels.
+type Labels []string
+
+// Get returns the value of key, "" when there is none.
+func (l Labels) Get(key string) string {
+	v, _ := l.lookup(key)
+	return v
+}
+
+// Has reports whether key is one of the labels.
+func (l Labels) Has(key string) bool {
+	_, ok := l.lookup(key)
+	return ok
+}
+
+func (l Labels) lookup(key string) (string, bool) {
+	n := len(l) / 2
+	i := sort.Search(n, func(i int) bool { return l[2*i] >= key })
+	if i < n && l[2*i] == key {
+		return l[2*i+1], true
+	}
+	return "", false
+}
+
+// Len is how many labels there are.
+func (l Labels) Len() int { return len(l) / 2 }
