@@ -3,6 +3,7 @@ package references
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -166,4 +167,25 @@ func TestReadWhy(t *testing.T) {
 		"StatefulSet spec.volumeClaimTemplates.spec.storageClassName",
 		"StatefulSet spec.volumeClaimTemplates.metadata.annotations[volume.beta.kubernetes.io/storage-class]",
 	}, whysOf(Read(obj(t, richStatefulSet))))
+}
+
+// TestReadConcurrent: Read is safe to call from many goroutines at once (the backup reads
+// objects of several listings in parallel); -race checks the shared Why strings.
+func TestReadConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				kind := []string{"Pod", "ReplicationController"}[(g+i)%2]
+				u := obj(t, fmt.Sprintf(`{"apiVersion":"v1","kind":%q,"spec":{"template":{"spec":{"runtimeClassName":"r%d"}},"runtimeClassName":"r%d"}}`, kind, i, i))
+				r := Read(u)
+				if len(r.Refs) != 2 || r.Refs[1].Why != kind+map[string]string{"Pod": " spec", "ReplicationController": " spec.template.spec"}[kind]+".runtimeClassName" {
+					t.Errorf("%s: %+v", kind, r.Refs)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
