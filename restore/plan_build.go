@@ -37,7 +37,7 @@ type planConfig struct {
 	apiGroupVersions bool
 	limits           archive.Limits
 	priorities       ResourcePriorities
-	refs             map[types.UID]references.Refs // read from the objects by NewPlan
+	refs             map[types.UID]references.Packed // read from the objects by NewPlan
 	sibling          Source
 	given            *archive.Sibling          // WithSibling
 	served           []*metav1.APIResourceList // WithServedResources; nil: not known
@@ -196,7 +196,7 @@ func NewPlan(ctx context.Context, src Source, target []metav1.APIGroup, opts ...
 	if err := checkMapping(cfg.mapping); err != nil {
 		return nil, err
 	}
-	body := &bodyReader{refs: map[types.UID]references.Refs{}}
+	body := &bodyReader{refs: map[types.UID]references.Packed{}}
 	var idx *archive.Index
 	var err error
 	switch {

@@ -19,9 +19,10 @@ import (
 )
 
 // bodyReader collects, during the planning scan, the references of the objects whose
-// bodies can name dependencies (needsBody), by their backed-up UID.
+// bodies can name dependencies (needsBody), by their backed-up UID, packed (a plan of a
+// million objects holds those of every workload until the scan ends).
 type bodyReader struct {
-	refs map[types.UID]references.Refs
+	refs map[types.UID]references.Packed
 }
 
 // bodyResources are the resources of the kinds needsBody accepts, under the names
@@ -56,7 +57,8 @@ func (b *bodyReader) visit(it *archive.Item) error {
 		return nil
 	}
 	if r := references.Read(u); len(r.Refs) > 0 || r.Selector != nil || r.PodLabels != nil {
-		b.refs[u.GetUID()] = r
+		p := references.Pack(string(u.GetUID()), r)
+		b.refs[types.UID(p.Key())] = p // the key in p's bytes: no string of its own
 	}
 	return nil
 }
@@ -64,7 +66,7 @@ func (b *bodyReader) visit(it *archive.Item) error {
 // addOrder adds to the backup's manifest the dependencies read from the objects and the
 // resource priorities, so that the waves and the walk take them in; it records both in
 // the plan.
-func (p *Plan) addOrder(refs map[types.UID]references.Refs, prio ResourcePriorities, served []*metav1.APIResourceList) {
+func (p *Plan) addOrder(refs map[types.UID]references.Packed, prio ResourcePriorities, served []*metav1.APIResourceList) {
 	m := p.manifest
 	p.deps = dependencies(m, refs)
 	for _, d := range p.deps {

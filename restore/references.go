@@ -43,7 +43,7 @@ type dependency struct {
 // and the extensions Deployments, DaemonSets and ReplicaSets. m is only read. The
 // namespace of a reference within the referrer's namespace is that of the referrer's item
 // in m.
-func dependencies(m *manifest.Manifest, refs map[types.UID]references.Refs) []dependency {
+func dependencies(m *manifest.Manifest, refs map[types.UID]references.Packed) []dependency {
 	r := resolver{m: m, refs: refs}
 	type pair struct{ from, to *manifest.Item }
 	type edge struct {
@@ -64,11 +64,12 @@ func dependencies(m *manifest.Manifest, refs map[types.UID]references.Refs) []de
 		e.ready = e.ready || ready
 		e.why[why] = true
 	}
-	for uid, rs := range refs {
+	for uid, p := range refs {
 		from, ok := m.Get(uid)
 		if !ok {
 			continue
 		}
+		rs := unpack(p)
 		for _, ref := range rs.Refs {
 			ns := ref.Namespace
 			if ref.Local {
@@ -108,7 +109,7 @@ func dependencies(m *manifest.Manifest, refs map[types.UID]references.Refs) []de
 // resolver finds the items references name. Its indexes are built on first use.
 type resolver struct {
 	m    *manifest.Manifest
-	refs map[types.UID]references.Refs
+	refs map[types.UID]references.Packed
 
 	indexed   bool
 	byKind    map[schema.GroupKind][]string   // resources of each group and kind, sorted
@@ -137,9 +138,11 @@ func (r *resolver) index() {
 				r.slices[k] = append(r.slices[k], it)
 			}
 		}
-		if rs, ok := r.refs[it.UID]; ok && rs.PodLabels != nil && references.ServesPods(gk) {
-			r.workloads[it.Namespace] = append(r.workloads[it.Namespace], it)
-			r.podLabels[it.UID] = rs.PodLabels
+		if p, ok := r.refs[it.UID]; ok && references.ServesPods(gk) {
+			if labels := unpack(p).PodLabels; labels != nil {
+				r.workloads[it.Namespace] = append(r.workloads[it.Namespace], it)
+				r.podLabels[it.UID] = labels
+			}
 		}
 	}
 	for _, rs := range r.byKind {
@@ -184,7 +187,7 @@ func (r *resolver) servers(ns, name string) []server {
 	if !ok {
 		return out
 	}
-	sel := r.refs[svc.UID].Selector
+	sel := unpack(r.refs[svc.UID]).Selector
 	if len(sel) == 0 {
 		return out
 	}
@@ -194,6 +197,13 @@ func (r *resolver) servers(ns, name string) []server {
 		}
 	}
 	return out
+}
+
+// unpack returns the Refs p holds, none for "" (no entry). Unpack fails only for a string
+// references.Pack did not make, and refs holds only what it made.
+func unpack(p references.Packed) references.Refs {
+	rs, _ := p.Unpack()
+	return rs
 }
 
 // selects reports whether every key of the selector has its value in labels.

@@ -259,7 +259,7 @@ func cmpOr(ss ...string) string {
 func TestDependenciesProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := manifest.New()
-		refs := map[types.UID]references.Refs{}
+		refs := map[types.UID]references.Packed{}
 		wants := map[types.UID][]want{}
 		for i := range rapid.IntRange(1, 5).Draw(t, "referrers") {
 			u, w := drawReferrer(t, i)
@@ -268,7 +268,7 @@ func TestDependenciesProperties(t *testing.T) {
 			if err := m.Add(it); err != nil {
 				continue // the same identity drawn twice
 			}
-			refs[u.GetUID()] = references.Read(u)
+			refs[u.GetUID()] = references.Pack(string(u.GetUID()), references.Read(u))
 			wants[u.GetUID()] = w
 		}
 		for _, tk := range targetKinds {
@@ -322,7 +322,7 @@ func TestDependenciesProperties(t *testing.T) {
 		}
 
 		// Deterministic: the same again, from a copy of refs built in another order.
-		again := map[types.UID]references.Refs{}
+		again := map[types.UID]references.Packed{}
 		keys := make([]types.UID, 0, len(refs))
 		for k := range refs {
 			keys = append(keys, k)

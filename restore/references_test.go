@@ -53,9 +53,9 @@ func object(apiVersion, kind, id, body string) *unstructured.Unstructured {
 
 // plan adds the objects to a manifest and reads the references of those that need it, as
 // planning does.
-func plan(t require.TestingT, objs []*unstructured.Unstructured) (*manifest.Manifest, map[types.UID]references.Refs) {
+func plan(t require.TestingT, objs []*unstructured.Unstructured) (*manifest.Manifest, map[types.UID]references.Packed) {
 	m := manifest.New()
-	refs := map[types.UID]references.Refs{}
+	refs := map[types.UID]references.Packed{}
 	for _, u := range objs {
 		res, ok := plural[u.GetKind()]
 		require.True(t, ok, "no resource for kind %s", u.GetKind())
@@ -64,7 +64,7 @@ func plan(t require.TestingT, objs []*unstructured.Unstructured) (*manifest.Mani
 		err = m.Add(it)
 		require.NoError(t, err)
 		if references.NeedsBody(u.GroupVersionKind().GroupKind()) {
-			refs[u.GetUID()] = references.Read(u)
+			refs[u.GetUID()] = references.Pack(string(u.GetUID()), references.Read(u))
 		} else {
 			require.Empty(t, references.Read(u).Refs, "%s names dependencies but needsBody is false", u.GetUID())
 		}
@@ -398,7 +398,7 @@ func FuzzReadReferences(f *testing.F) {
 		if err := m.Add(it); err != nil {
 			return
 		}
-		targets[it.UID] = refs
+		targets[it.UID] = references.Pack(string(it.UID), refs)
 		for _, d := range dependencies(m, targets) {
 			require.NotEqual(t, d.From, d.To)
 		}

@@ -478,13 +478,15 @@ func stringMap(v any) map[string]string {
 }
 
 // whys holds the Why strings built, so that each is one string however many objects a
-// plan reads name it. A Why is made of the referrer's kind, a path prefix and a rule, all
-// of which come from this file's tables and literals for the kinds Read knows, never from
-// an object's values: the set is bounded by those.
+// plan reads name it, and numbers them for Pack. A Why is made of the referrer's kind, a
+// path prefix and a rule, all of which come from this file's tables and literals for the
+// kinds Read knows, never from an object's values: the set is bounded by those.
 var whys = struct {
 	sync.RWMutex
-	m map[[3]string]string
-}{m: map[[3]string]string{}}
+	m    map[[3]string]string
+	ids  map[string]uint64 // 1 + the index in list
+	list []string
+}{m: map[[3]string]string{}, ids: map[string]uint64{}}
 
 // why returns kind+" "+prefix+rule, one string per distinct value.
 func why(kind, prefix, rule string) string {
@@ -500,6 +502,27 @@ func why(kind, prefix, rule string) string {
 	if s, ok = whys.m[k]; !ok {
 		s = kind + " " + prefix + rule
 		whys.m[k] = s
+		if _, ok := whys.ids[s]; !ok {
+			whys.list = append(whys.list, s)
+			whys.ids[s] = uint64(len(whys.list))
+		}
 	}
 	return s
+}
+
+// whyID returns the number of a Why that why made, 0 for any other string.
+func whyID(s string) uint64 {
+	whys.RLock()
+	defer whys.RUnlock()
+	return whys.ids[s]
+}
+
+// whyOfID returns the Why numbered id by whyID; ok is false for a number it never gave.
+func whyOfID(id uint64) (string, bool) {
+	whys.RLock()
+	defer whys.RUnlock()
+	if id == 0 || id > uint64(len(whys.list)) {
+		return "", false
+	}
+	return whys.list[id-1], true
 }
