@@ -249,15 +249,11 @@ func (r *resource) Get(_ context.Context, name string, _ metav1.GetOptions, _ ..
 }
 
 func (s standIn) wait(ctx context.Context) error {
-	if s.delay <= 0 {
-		return ctx.Err()
+	if s.delay > 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(s.delay): // unreferenced timers are collected (Go 1.23)
+		}
 	}
-	t := time.NewTimer(s.delay)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return ctx.Err()
 }
