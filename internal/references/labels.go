@@ -10,17 +10,19 @@ type Labels []string
 
 // Get returns the value of key, "" when there is none.
 func (l Labels) Get(key string) string {
-	v, _ := l.lookup(key)
+	v, _ := l.Lookup(key)
 	return v
 }
 
 // Has reports whether key is one of the labels.
 func (l Labels) Has(key string) bool {
-	_, ok := l.lookup(key)
+	_, ok := l.Lookup(key)
 	return ok
 }
 
-func (l Labels) lookup(key string) (string, bool) {
+// Lookup returns the value of key and whether it is one of the labels (the method newer
+// apimachinery versions add to labels.Labels).
+func (l Labels) Lookup(key string) (string, bool) {
 	n := len(l) / 2
 	i := sort.Search(n, func(i int) bool { return l[2*i] >= key })
 	if i < n && l[2*i] == key {

@@ -21,6 +21,9 @@ func TestLabels(t *testing.T) {
 		require.Equal(t, tc.has, l.Has(tc.key), tc.key)
 	}
 	require.Equal(t, 3, l.Len())
+	v, ok := l.Lookup("empty")
+	require.True(t, ok)
+	require.Empty(t, v)
 	require.Nil(t, labelsOf(nil))
 	require.Nil(t, labelsOf(map[string]any{}))
 	require.Nil(t, labelsOf(map[string]any{"app": 1}), "a value that is not a string")

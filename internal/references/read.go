@@ -182,7 +182,7 @@ func Read(u *unstructured.Unstructured) Refs {
 	r := &refReader{kind: gk.Kind}
 	obj := u.Object
 	if t, ok := podTemplates[gk]; ok {
-		r.podSpec(field(obj, t.spec...), specPrefixes[len(t.spec)])
+		r.podSpec(field(obj, t.spec...), specPrefixes[gk])
 		if t.serves {
 			r.out.PodLabels = labelsOf(field(obj, t.labels...))
 		}
@@ -275,12 +275,12 @@ var containerLists = func() (out []struct{ list, envCM, envSecret, fromCM, fromS
 	return out
 }()
 
-// specPrefixes are the pod specs' paths by their length in podTemplates, joined by dots
+// specPrefixes are the paths of the pod specs of podTemplates' kinds, joined by dots
 // ("spec.template.spec").
-var specPrefixes = func() map[int]string {
-	out := map[int]string{}
-	for _, t := range podTemplates {
-		out[len(t.spec)] = strings.Join(t.spec, ".")
+var specPrefixes = func() map[schema.GroupKind]string {
+	out := map[schema.GroupKind]string{}
+	for gk, t := range podTemplates {
+		out[gk] = strings.Join(t.spec, ".")
 	}
 	return out
 }()
