@@ -207,9 +207,9 @@ func unpack(p references.Packed) references.Refs {
 }
 
 // selects reports whether every key of the selector has its value in labels.
-func selects(sel map[string]string, labels references.Labels) bool {
-	for k, v := range sel {
-		if !labels.Has(k) || labels.Get(k) != v {
+func selects(sel, labels references.Labels) bool {
+	for i := 0; i+1 < len(sel); i += 2 {
+		if v, ok := labels.Lookup(sel[i]); !ok || v != sel[i+1] {
 			return false
 		}
 	}

@@ -3,8 +3,8 @@ package references
 import "sort"
 
 // Labels are labels as pairs sorted by key: key, value, key, value. A workload's pod labels
-// are kept as Labels rather than a map for every workload a plan reads: one to eight
-// labels cost a Go map about 300 bytes, Labels 32 bytes a label. It implements
+// and a Service's selector are kept as Labels, not a map, for every workload a plan reads:
+// a small Go map costs several times the pairs it holds. It implements
 // k8s.io/apimachinery/pkg/labels.Labels.
 type Labels []string
 

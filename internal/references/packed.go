@@ -3,13 +3,11 @@ package references
 import (
 	"encoding/binary"
 	"errors"
-	"maps"
-	"slices"
 )
 
 // Packed is a key and the Refs read from one object, in one string, for a reader that
-// keeps the references of many objects: a workload's Refs of one reference and two pod
-// labels take some 400 bytes of Go's structures, maps and strings, packed about 80.
+// keeps the references of many objects: one allocation, where Refs' slices and strings are
+// several (bench/NOTES.md, "The restore's memory at a million").
 // Unpack gives back Refs equal to those packed, whose strings share the Packed's bytes.
 // A Packed is for the process that packed it: Why strings are kept by their number in it.
 type Packed string
@@ -50,20 +48,8 @@ func Pack(key string, r Refs) Packed {
 			b = appendString(b, ref.Why)
 		}
 	}
-	b = appendPairs(b, r.Selector != nil, func(yield func(string, string) bool) {
-		for _, k := range slices.Sorted(maps.Keys(r.Selector)) {
-			if !yield(k, r.Selector[k]) {
-				return
-			}
-		}
-	}, len(r.Selector))
-	b = appendPairs(b, r.PodLabels != nil, func(yield func(string, string) bool) {
-		for i := 0; i+1 < len(r.PodLabels); i += 2 {
-			if !yield(r.PodLabels[i], r.PodLabels[i+1]) {
-				return
-			}
-		}
-	}, r.PodLabels.Len())
+	b = appendLabels(b, r.Selector)
+	b = appendLabels(b, r.PodLabels)
 	return Packed(b)
 }
 
@@ -71,14 +57,14 @@ func appendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
-// appendPairs appends 0 for none (nil), else 1 + n and the n pairs.
-func appendPairs(b []byte, some bool, pairs func(func(string, string) bool), n int) []byte {
-	if !some {
+// appendLabels appends 0 for nil, else 1 + the number of labels and their pairs.
+func appendLabels(b []byte, l Labels) []byte {
+	if l == nil {
 		return append(b, 0)
 	}
-	b = binary.AppendUvarint(b, uint64(n)+1)
-	for k, v := range pairs {
-		b = appendString(appendString(b, k), v)
+	b = binary.AppendUvarint(b, uint64(l.Len())+1)
+	for _, s := range l {
+		b = appendString(b, s)
 	}
 	return b
 }
@@ -110,19 +96,7 @@ func (p Packed) Unpack() (Refs, error) {
 		}
 		r.Refs = append(r.Refs, ref)
 	}
-	if n := d.uvarint(); n > 0 {
-		r.Selector = make(map[string]string, min(n-1, uint64(len(d.s))))
-		for i := uint64(0); i < n-1 && d.err == nil; i++ {
-			k := d.string()
-			r.Selector[k] = d.string()
-		}
-	}
-	if n := d.uvarint(); n > 0 {
-		r.PodLabels = make(Labels, 0, 2*min(n-1, uint64(len(d.s))))
-		for i := uint64(0); i < n-1 && d.err == nil; i++ {
-			r.PodLabels = append(r.PodLabels, d.string(), d.string())
-		}
-	}
+	r.Selector, r.PodLabels = d.labels(), d.labels()
 	if d.err == nil && d.s != "" {
 		d.err = errPacked
 	}
@@ -164,6 +138,19 @@ func (d *decoder) byte() byte {
 	c := d.s[0]
 	d.s = d.s[1:]
 	return c
+}
+
+// labels reads what appendLabels wrote.
+func (d *decoder) labels() Labels {
+	n := d.uvarint()
+	if n == 0 {
+		return nil
+	}
+	l := make(Labels, 0, 2*min(n-1, uint64(len(d.s))))
+	for i := uint64(0); i < 2*(n-1) && d.err == nil; i++ {
+		l = append(l, d.string())
+	}
+	return l
 }
 
 func (d *decoder) string() string {

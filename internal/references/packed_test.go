@@ -1,6 +1,8 @@
 package references
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,19 +40,19 @@ func TestPropertyPack(t *testing.T) {
 				Local: rapid.Bool().Draw(t, "local"), Namespace: str.Draw(t, "namespace"), Name: str.Draw(t, "name"),
 				Ready: rapid.Bool().Draw(t, "ready"), Serving: rapid.Bool().Draw(t, "serving"), Why: why})
 		}
-		if rapid.Bool().Draw(t, "selector") {
-			r.Selector = pairs.Draw(t, "selector pairs")
-		}
-		if rapid.Bool().Draw(t, "pod labels") {
-			m := map[string]any{}
-			for k, v := range pairs.Draw(t, "label pairs") {
-				m[k] = v
+		// nil, empty (packed apart from nil) or some pairs.
+		labels := func(name string) Labels {
+			if !rapid.Bool().Draw(t, name) {
+				return nil
 			}
-			r.PodLabels = labelsOf(m)
-			if r.PodLabels == nil {
-				r.PodLabels = Labels{}
+			out := Labels{}
+			m := pairs.Draw(t, name+" pairs")
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				out = append(out, k, m[k])
 			}
+			return out
 		}
+		r.Selector, r.PodLabels = labels("selector"), labels("pod labels")
 		key := str.Draw(t, "key")
 		p := Pack(key, r)
 		require.Equal(t, key, p.Key())

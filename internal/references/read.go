@@ -132,7 +132,7 @@ type Refs struct {
 	Refs []Ref
 	// Selector is a Service's spec.selector; nil for other kinds, for a Service without
 	// one and for a malformed one.
-	Selector map[string]string
+	Selector Labels
 	// PodLabels are the labels of the pods a workload runs (a Pod's own labels); nil
 	// when the object runs no pods a Service can select or has no such labels.
 	PodLabels Labels
@@ -195,7 +195,7 @@ func Read(u *unstructured.Unstructured) Refs {
 	}
 	switch gk {
 	case schema.GroupKind{Kind: kindService}:
-		r.out.Selector = stringMap(field(obj, "spec", "selector"))
+		r.out.Selector = labelsOf(field(obj, "spec", "selector"))
 	case schema.GroupKind{Kind: kindPVC}:
 		r.storageClass(obj, "")
 		r.add(kinds.PersistentVolumes, false, "", str(obj, "spec", "volumeName"), "", "spec.volumeName")
@@ -455,24 +455,6 @@ func labelsOf(v any) Labels {
 			return nil
 		}
 		out = append(out, k, s)
-	}
-	return out
-}
-
-// stringMap returns v as a map of strings: nil if v is not an object, is empty or holds a
-// value that is not a string.
-func stringMap(v any) map[string]string {
-	m, ok := v.(map[string]any)
-	if !ok || len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, e := range m {
-		s, ok := e.(string)
-		if !ok {
-			return nil
-		}
-		out[k] = s
 	}
 	return out
 }
